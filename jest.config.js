@@ -1,0 +1,17 @@
+/** Tests run against one embedded DynamoDB Local, started in globalSetup. */
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/__tests__'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+  moduleNameMapper: {
+    '^dynafold$': '<rootDir>/lib/index.ts',
+    '^dynafold/(.*)$': '<rootDir>/lib/$1/index.ts',
+  },
+  globalSetup: '<rootDir>/__tests__/support/global-setup.ts',
+  globalTeardown: '<rootDir>/__tests__/support/global-teardown.ts',
+  setupFiles: ['<rootDir>/__tests__/support/set-env.ts'],
+  testTimeout: 60_000,
+  maxWorkers: 2,
+};
