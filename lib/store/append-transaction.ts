@@ -1,0 +1,127 @@
+import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TransactionLimitError, ValidationError } from '../errors';
+import { TransactionLimits } from './defaults';
+import { toEventItem, type EventCodec, type ValidEvent } from './event-codec';
+import { itemSize } from './item-size';
+import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf } from './layout';
+import { errorName, request } from './request';
+
+/** What one append transaction writes. */
+export interface AppendPlan {
+  readonly table: string;
+  readonly streamId: string;
+  readonly expectedVersion: number;
+  readonly events: ReadonlyArray<ValidEvent>;
+  readonly idempotencyKey?: string;
+  readonly timestamp: string;
+}
+
+/** How a cancelled append transaction failed. */
+export type AppendOutcome =
+  | { readonly kind: 'appended'; readonly items: ReadonlyArray<Record<string, unknown>> }
+  | { readonly kind: 'duplicate' } // the idempotency sentinel exists: an earlier append with this key won
+  | { readonly kind: 'conflict' } // the expected version is missing, or a new version exists already
+  | { readonly kind: 'contended' }; // DynamoDB cancelled it for a concurrent transaction: try again
+
+export function sentinelKey(codec: EventCodec, streamId: string, idempotencyKey: string): Record<string, string> {
+  return {
+    [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId),
+    [Layout.sortKey]: Layout.idempotencyPrefix + idempotencyKey,
+  };
+}
+
+/**
+ * Builds the items of an append and checks DynamoDB's transaction limits before anything is sent, so an
+ * append that can't succeed fails with a clear error instead of a service exception.
+ */
+export function planItems(codec: EventCodec, plan: AppendPlan): Record<string, unknown>[] {
+  const last = plan.expectedVersion + plan.events.length;
+  if (last > MAX_VERSION) throw new ValidationError(`Stream ${codec.streamName} "${plan.streamId}" would exceed version ${MAX_VERSION}.`);
+  const items = plan.events.map((event, index) =>
+    toEventItem(codec, plan.streamId, plan.expectedVersion + 1 + index, event, plan.timestamp),
+  );
+  const count = items.length + (plan.expectedVersion > 0 ? 1 : 0) + (plan.idempotencyKey === undefined ? 0 : 1);
+  if (count > TransactionLimits.items) {
+    throw new TransactionLimitError(
+      `An append of ${items.length} events needs ${count} transaction items; DynamoDB allows ${TransactionLimits.items}. ` +
+        'Split it into several appends.',
+      'items',
+    );
+  }
+  let total = 0;
+  items.forEach((item, index) => {
+    const size = itemSize(item);
+    total += size;
+    if (size > TransactionLimits.itemBytes) {
+      throw new TransactionLimitError(
+        `Event ${index} (${String(item['type'])}) of stream ${codec.streamName} is about ${Math.ceil(size / 1024)} KB stored, ` +
+          `over DynamoDB's 400 KB item limit${codec.compression === false ? ' (compression is off)' : ' even compressed'}. ` +
+          'Store large payloads elsewhere (e.g. S3) and put a reference in the event.',
+        'itemSize',
+      );
+    }
+  });
+  if (total > TransactionLimits.transactionBytes) {
+    throw new TransactionLimitError(
+      `An append of ${items.length} events is about ${Math.ceil(total / 1024)} KB, over DynamoDB's 4 MB transaction limit. ` +
+        'Split it into several appends.',
+      'transactionSize',
+    );
+  }
+  return items;
+}
+
+/**
+ * Sends the append as ONE TransactWriteItems: a ConditionCheck that `expectedVersion` exists (so versions
+ * stay contiguous: when n exists, 1..n are committed), a Put per new version conditioned on not existing,
+ * and the idempotency sentinel conditioned on not existing.
+ */
+export async function sendAppend(
+  documents: DynamoDBDocumentClient,
+  codec: EventCodec,
+  plan: AppendPlan,
+  items: ReadonlyArray<Record<string, unknown>>,
+): Promise<AppendOutcome> {
+  const pk = partitionKeyOf(codec.streamName, plan.streamId);
+  const notExists = { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': Layout.partitionKey } };
+  const transactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [];
+  if (plan.expectedVersion > 0) {
+    transactItems.push({
+      ConditionCheck: {
+        TableName: plan.table,
+        Key: { [Layout.partitionKey]: pk, [Layout.sortKey]: eventSortKey(plan.expectedVersion) },
+        ConditionExpression: 'attribute_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': Layout.partitionKey },
+      },
+    });
+  }
+  for (const item of items) transactItems.push({ Put: { TableName: plan.table, Item: item, ...notExists } });
+  const sentinelIndex = transactItems.length;
+  if (plan.idempotencyKey !== undefined) {
+    transactItems.push({
+      Put: {
+        TableName: plan.table,
+        Item: {
+          ...sentinelKey(codec, plan.streamId, plan.idempotencyKey),
+          [Layout.idempotencyMarker]: codec.streamName,
+          fromVersion: plan.expectedVersion + 1,
+          toVersion: plan.expectedVersion + items.length,
+          timestamp: plan.timestamp,
+        },
+        ...notExists,
+      },
+    });
+  }
+  try {
+    await documents.send(new TransactWriteCommand({ TransactItems: transactItems }));
+    return { kind: 'appended', items };
+  } catch (error) {
+    if (errorName(error) !== 'TransactionCanceledException') return request('TransactWriteItems', () => Promise.reject(error));
+    const reasons = (error as { CancellationReasons?: ReadonlyArray<{ Code?: string }> }).CancellationReasons ?? [];
+    const codes = reasons.map((reason) => reason.Code ?? 'None');
+    if (plan.idempotencyKey !== undefined && codes[sentinelIndex] === 'ConditionalCheckFailed') return { kind: 'duplicate' };
+    if (codes.includes('ConditionalCheckFailed')) return { kind: 'conflict' };
+    if (codes.includes('TransactionConflict')) return { kind: 'contended' };
+    return request('TransactWriteItems', () => Promise.reject(error));
+  }
+}

@@ -1,0 +1,99 @@
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ConfigurationError, DecodeError } from '../errors';
+import type { EventStream } from './event-stream';
+import { Layout } from './layout';
+import type { EventOf, EventSchemas } from './types';
+
+/** A stream image as Lambda, Pipes or GetRecords deliver it: binary as bytes or as base64 strings. */
+export type StreamImage = Readonly<Record<string, unknown>>;
+
+/** Any typed event stream. */
+export type AnyEventStream = EventStream<string, ReadonlyArray<string>, EventSchemas>;
+
+type EventsOf<S> = S extends EventStream<string, ReadonlyArray<string>, infer E> ? EventOf<E> : never;
+
+/** A decoded event with the name its stream was given in the decoder's map, which narrows `event`. */
+export type Decoded<Streams extends Record<string, AnyEventStream>> = {
+  [K in keyof Streams & string]: { readonly stream: K; readonly event: EventsOf<Streams[K]> };
+}[keyof Streams & string];
+
+/**
+ * Turns a stream image into plain values. Lambda and Pipes deliver binary attributes as base64 strings,
+ * the SDK's GetRecords as bytes; both become bytes here, so one codec decodes either.
+ */
+export function unmarshallImage(image: StreamImage): Record<string, unknown> {
+  return unmarshall(binaryAsBytes(image) as Record<string, AttributeValue>);
+}
+
+function binaryAsBytes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(binaryAsBytes);
+  if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return value;
+  const attribute = value as Record<string, unknown>;
+  if (typeof attribute['B'] === 'string') return { B: Buffer.from(attribute['B'], 'base64') };
+  if (Array.isArray(attribute['BS'])) {
+    return { BS: attribute['BS'].map((member: unknown) => (typeof member === 'string' ? Buffer.from(member, 'base64') : member)) };
+  }
+  return Object.fromEntries(Object.entries(attribute).map(([key, member]) => [key, binaryAsBytes(member)]));
+}
+
+/** The stream name an image's event marker names, or `undefined` for snapshots, sentinels and other items. */
+export function eventMarkerOf(image: StreamImage): string | undefined {
+  const marker = image[Layout.eventMarker] as { S?: unknown } | undefined;
+  return typeof marker?.S === 'string' ? marker.S : undefined;
+}
+
+/** Checks that no two streams store events under one marker, and indexes them by marker. */
+export function streamsByMarker<Streams extends Record<string, AnyEventStream>>(streams: Streams): Map<string, { key: string; stream: AnyEventStream }> {
+  const byMarker = new Map<string, { key: string; stream: AnyEventStream }>();
+  for (const [key, stream] of Object.entries(streams)) {
+    const other = byMarker.get(stream.name);
+    if (other !== undefined && other.stream !== stream) {
+      throw new ConfigurationError(
+        `Streams "${other.key}" and "${key}" both store events under the marker "${stream.name}": give each stream its own name.`,
+      );
+    }
+    byMarker.set(stream.name, { key, stream });
+  }
+  return byMarker;
+}
+
+/**
+ * One decoder for several streams. It dispatches on the image's event marker and returns `undefined` for
+ * snapshots, idempotency sentinels, other streams' events and other items; a broken event item of one of
+ * these streams throws {@link DecodeError}.
+ *
+ * @example
+ * ```ts
+ * const decode = decoder({ Order: OrderEvents })
+ * const decoded = decode(record.dynamodb.NewImage)
+ * if (decoded?.stream === 'Order') console.log(decoded.event.type)
+ * ```
+ */
+export function decoder<Streams extends Record<string, AnyEventStream>>(streams: Streams): (image: StreamImage) => Decoded<Streams> | undefined {
+  const byMarker = streamsByMarker(streams);
+  return (image) => {
+    if (typeof image !== 'object' || image === null) throw new DecodeError('A stream image must be an object of attribute values.', undefined);
+    const marker = eventMarkerOf(image);
+    const target = marker === undefined ? undefined : byMarker.get(marker);
+    if (target === undefined) return undefined;
+    let item: Record<string, unknown>;
+    try {
+      item = unmarshallImage(image);
+    } catch (cause) {
+      throw new DecodeError(`An image of stream ${target.stream.name} holds attribute values that can't be read.`, target.stream.name, [], { cause });
+    }
+    return { stream: target.key, event: target.stream.decodeItem(item) } as Decoded<Streams>;
+  };
+}
+
+/**
+ * The FilterCriteria pattern that keeps only INSERTs of these streams' events, for a Lambda event source
+ * mapping or a Pipe: `{ Filters: [{ Pattern: JSON.stringify(eventFilterPattern([OrderEvents])) }] }`.
+ */
+export function eventFilterPattern(streams: ReadonlyArray<AnyEventStream>): Record<string, unknown> {
+  return {
+    eventName: ['INSERT'],
+    dynamodb: { NewImage: { [Layout.eventMarker]: { S: [...new Set(streams.map((stream) => stream.name))] } } },
+  };
+}

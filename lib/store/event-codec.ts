@@ -1,0 +1,132 @@
+import type { z } from 'zod';
+import { DecodeError, ValidationError, type ValidationIssue } from '../errors';
+import { compress, decompress, type CompressionAlgorithm } from './compression';
+import { Layout, eventSortKey, partitionKeyOf } from './layout';
+import type { EventSchemas, StreamEvent } from './types';
+
+/** What encoding and decoding a stream's events needs to know. */
+export interface EventCodec {
+  readonly streamName: string;
+  readonly schemas: EventSchemas;
+  readonly compression: false | { readonly algorithm: CompressionAlgorithm; readonly thresholdBytes: number };
+}
+
+/** An event whose type is known and whose data passed its schema. */
+export interface ValidEvent {
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export function zodIssues(error: z.ZodError): ValidationIssue[] {
+  return error.issues.map((issue) => ({ path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: issue.message }));
+}
+
+function describeIssues(issues: ReadonlyArray<ValidationIssue>): string {
+  return issues.map((issue) => `${['data', ...issue.path].join('.')}: ${issue.message}`).join('; ');
+}
+
+/** Checks an event to append: a known type and data its schema accepts (the schema's output is stored). */
+export function validateNewEvent(codec: EventCodec, event: unknown, index: number): ValidEvent {
+  const candidate = (event ?? {}) as { type?: unknown; data?: unknown; metadata?: unknown };
+  const schema = typeof candidate.type === 'string' && Object.hasOwn(codec.schemas, candidate.type) ? codec.schemas[candidate.type] : undefined;
+  if (schema === undefined || typeof candidate.type !== 'string') {
+    throw new ValidationError(
+      `Event ${index} of stream ${codec.streamName} has the unknown type ${JSON.stringify(candidate.type)}: ` +
+        `expected one of ${Object.keys(codec.schemas).join(', ')}.`,
+      [{ path: [index, 'type'], message: 'unknown event type' }],
+    );
+  }
+  const parsed = schema.safeParse(candidate.data);
+  if (!parsed.success) {
+    const issues = zodIssues(parsed.error);
+    throw new ValidationError(
+      `Event ${index} (${candidate.type}) of stream ${codec.streamName} is invalid: ${describeIssues(issues)}.`,
+      issues.map((issue) => ({ ...issue, path: [index, 'data', ...issue.path] })),
+      { cause: parsed.error },
+    );
+  }
+  const metadata = candidate.metadata;
+  if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) {
+    throw new ValidationError(`Event ${index} (${candidate.type}) of stream ${codec.streamName}: metadata must be an object.`, [
+      { path: [index, 'metadata'], message: 'not an object' },
+    ]);
+  }
+  return { type: candidate.type, data: parsed.data, ...(metadata === undefined ? {} : { metadata: metadata as Record<string, unknown> }) };
+}
+
+/** The item that stores `event` as version `version` of the stream instance `streamId`. */
+export function toEventItem(
+  codec: EventCodec,
+  streamId: string,
+  version: number,
+  event: ValidEvent,
+  timestamp: string,
+): Record<string, unknown> {
+  const item: Record<string, unknown> = {
+    [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId),
+    [Layout.sortKey]: eventSortKey(version),
+    [Layout.eventMarker]: codec.streamName,
+    streamId,
+    version,
+    type: event.type,
+    timestamp,
+  };
+  const json = JSON.stringify(event.data ?? null);
+  if (codec.compression !== false && Buffer.byteLength(json) > codec.compression.thresholdBytes) {
+    item['data'] = compress(json, codec.compression.algorithm);
+    item[Layout.encoding] = codec.compression.algorithm;
+  } else {
+    // Plain data is stored as a map of its JSON form, so filter patterns and consoles can see into it.
+    item['data'] = JSON.parse(json) as unknown;
+  }
+  if (event.metadata !== undefined) item['metadata'] = event.metadata;
+  return item;
+}
+
+/**
+ * Decodes an event item (already unmarshalled) of this stream. Binary data may come as bytes (SDK reads,
+ * GetRecords) or as a base64 string (Lambda and Pipes events). A broken item is a {@link DecodeError}.
+ */
+export function fromEventItem(codec: EventCodec, item: Readonly<Record<string, unknown>>): StreamEvent {
+  const { streamId, version, type, timestamp } = item;
+  const where = `Event item ${String(item[Layout.partitionKey])} ${String(item[Layout.sortKey])} of stream ${codec.streamName}`;
+  if (typeof streamId !== 'string' || typeof version !== 'number' || !Number.isInteger(version) || typeof type !== 'string') {
+    throw new DecodeError(`${where} lacks a string streamId, an integer version or a string type.`, codec.streamName);
+  }
+  const schema = Object.hasOwn(codec.schemas, type) ? codec.schemas[type] : undefined;
+  if (schema === undefined) {
+    throw new DecodeError(`${where} has the unknown type "${type}": add it to the stream's events.`, codec.streamName);
+  }
+  const raw = decodeData(where, codec.streamName, item['data'], item[Layout.encoding]);
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = zodIssues(parsed.error);
+    throw new DecodeError(`${where} (${type}) does not match its schema: ${describeIssues(issues)}.`, codec.streamName, issues, {
+      cause: parsed.error,
+    });
+  }
+  const metadata = item['metadata'];
+  return {
+    streamName: codec.streamName,
+    streamId,
+    version,
+    type,
+    data: parsed.data,
+    ...(metadata !== undefined && typeof metadata === 'object' && metadata !== null ? { metadata: metadata as Record<string, unknown> } : {}),
+    timestamp: typeof timestamp === 'string' ? timestamp : '',
+  };
+}
+
+function decodeData(where: string, streamName: string, data: unknown, encoding: unknown): unknown {
+  if (encoding === undefined) return data;
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'base64') : data instanceof Uint8Array ? data : undefined;
+  if (bytes === undefined || typeof encoding !== 'string') {
+    throw new DecodeError(`${where} is marked as ${String(encoding)}-compressed but its data is not binary.`, streamName);
+  }
+  try {
+    return JSON.parse(decompress(bytes, encoding)) as unknown;
+  } catch (cause) {
+    throw new DecodeError(`${where} has ${encoding}-compressed data that does not decompress to JSON.`, streamName, [], { cause });
+  }
+}

@@ -1,0 +1,14 @@
+export { EventStream } from './event-stream';
+export type { EventStreamOptions, AppendOptions, AppendResult } from './event-stream';
+export type { Decider, LoadOptions, Loaded, CommandOptions, CommandResult } from './command';
+export type { Snapshot } from './snapshots';
+export { DEFAULT_SNAPSHOT_NAME } from './snapshots';
+export type { CompressionOptions, CompressionAlgorithm } from './compression';
+export { EventStreamDefaults, TransactionLimits } from './defaults';
+export { decoder, eventFilterPattern, unmarshallImage } from './decoder';
+export type { Decoded, StreamImage, AnyEventStream } from './decoder';
+export { ReadModel } from './read-model';
+export type { ReadModelOptions, Stored, ReadOptions, Page } from './read-model';
+export type { KeyDefinition, IndexDefinition, PrimaryKeyDefinition } from './read-model-keys';
+export { eventsTableDefinition, readModelTableDefinition } from './tables';
+export type { StreamEvent, EventOf, NewEventOf, EventSchemas, StreamIdOf, Fold } from './types';

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { ConfigurationError } from '../errors';
+import { joinComposite } from './composite';
+
+/** A key attribute computed from row fields: `<model name>#<values joined with #>`. */
+export interface KeyDefinition {
+  readonly field: string;
+  readonly composite: ReadonlyArray<string>;
+}
+
+/** A global secondary index: its DynamoDB name and key attributes. */
+export interface IndexDefinition {
+  readonly name: string;
+  readonly pk: KeyDefinition;
+  readonly sk?: KeyDefinition;
+}
+
+/** The primary key of a read model's rows. */
+export interface PrimaryKeyDefinition {
+  readonly pk: KeyDefinition;
+  readonly sk?: KeyDefinition;
+}
+
+/** Attributes dynafold keeps on every row besides the schema's fields. */
+export const RowAttributes = { createdAt: 'createdAt', updatedAt: 'updatedAt', model: '_rm', deleted: '_deleted' } as const;
+
+/** A key attribute's value; the model name first, so several models can share a table and its indexes. */
+export function keyValue(model: string, key: KeyDefinition, values: Readonly<Record<string, unknown>>): string {
+  if (key.composite.length === 0) return model;
+  return `${model}#${joinComposite(`Key ${key.field} of ${model}`, key.composite, values)}`;
+}
+
+/** The prefix that selects rows whose first `values.length` composites of `key` are the given ones. */
+export function keyPrefix(model: string, key: KeyDefinition, values: Readonly<Record<string, unknown>>): string | undefined {
+  const given = key.composite.filter((field) => values[field] !== undefined);
+  const leading = key.composite.slice(0, given.length);
+  if (given.length === 0) return undefined;
+  if (given.some((field, index) => field !== leading[index])) {
+    throw new ConfigurationError(`Key ${key.field} of ${model}: give a leading part of (${key.composite.join(', ')}), not ${given.join(', ')}.`);
+  }
+  const joined = `${model}#${joinComposite(`Key ${key.field} of ${model}`, leading, values)}`;
+  return given.length === key.composite.length ? joined : `${joined}#`;
+}
+
+/** Checks key and index definitions against the schema at construction. */
+export function validateKeys(
+  model: string,
+  schema: z.ZodObject,
+  key: PrimaryKeyDefinition,
+  indexes: Readonly<Record<string, IndexDefinition>>,
+): void {
+  const fields = new Set(Object.keys(schema.shape));
+  const attributes = new Set<string>();
+  const check = (where: string, definition: KeyDefinition | undefined) => {
+    if (definition === undefined) return;
+    if (typeof definition.field !== 'string' || definition.field === '') throw new ConfigurationError(`${model}: ${where} needs a \`field\` name.`);
+    if (fields.has(definition.field) || Object.values(RowAttributes).includes(definition.field as never)) {
+      throw new ConfigurationError(`${model}: key attribute \`${definition.field}\` (${where}) collides with a row field; name it apart (e.g. pk, gsi1pk).`);
+    }
+    for (const field of definition.composite) {
+      if (!fields.has(field)) throw new ConfigurationError(`${model}: ${where} composite \`${field}\` is not a field of the schema.`);
+    }
+    attributes.add(definition.field);
+  };
+  check('key.pk', key.pk);
+  check('key.sk', key.sk);
+  for (const [name, index] of Object.entries(indexes)) {
+    if (typeof index.name !== 'string' || index.name.length < 3) throw new ConfigurationError(`${model}: index ${name} needs a DynamoDB index \`name\` of at least 3 characters.`);
+    check(`indexes.${name}.pk`, index.pk);
+    check(`indexes.${name}.sk`, index.sk);
+  }
+  for (const reserved of [RowAttributes.createdAt, RowAttributes.updatedAt, RowAttributes.model, RowAttributes.deleted]) {
+    if (fields.has(reserved)) throw new ConfigurationError(`${model}: \`${reserved}\` is kept by dynafold; remove it from the schema.`);
+  }
+}
