@@ -1,0 +1,188 @@
+import { CheckpointStoreError, ConfigurationError, DynafoldError } from '../errors';
+import type { AcknowledgementTarget, ChangeFeedBatch } from './batch';
+import { Channel } from './channel';
+import type { FeedKey } from './checkpoint-store';
+import { ShardCoordinator } from './coordinator';
+import { FeedLease } from './lease';
+import { log } from './logger';
+import type { ChangeFeedStatus } from './metrics';
+import { resolveChangeFeedOptions, type ChangeFeedOptions, type ResolvedChangeFeedOptions } from './options';
+import { retrying } from './retry';
+import { Semaphore } from './semaphore';
+import type { ShardReaderContext } from './shard-reader';
+import { prepareStart } from './start';
+import { StreamsApi } from './streams-api';
+
+/**
+ * Reads a DynamoDB stream by polling the Streams API: finds the shards and follows their lineage,
+ * keeps iterators fresh, checkpoints what was acknowledged and holds a lease against a second consumer.
+ * It is an AsyncIterable of {@link ChangeFeedBatch}es, one shard's records each; acknowledge every batch.
+ * Delivery is at least once. The iteration ends when the table's stream is disabled and every shard is
+ * drained, on `stop()`, when `signal` aborts, or when the loop `break`s; the lease is then released.
+ * It fails with a `DynafoldError`: `ChangeFeedTrimmedError`, `LeaseHeldError`, `LeaseLostError`,
+ * `CheckpointStoreError` or `ChangeFeedError`.
+ *
+ * @example
+ * ```ts
+ * const feed = new ChangeFeedConsumer({
+ *   streamsClient: new DynamoDBStreamsClient({}),
+ *   streamArn,
+ *   consumer: 'audit',
+ *   checkpoints: new DynamoCheckpointStore({ client, table: 'checkpoints' }),
+ * })
+ * for await (const batch of feed) {
+ *   for (const record of batch.records) console.log(record.eventName, record.dynamodb?.Keys)
+ *   await batch.commit()
+ * }
+ * ```
+ */
+export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
+  /** The options with every default applied. */
+  readonly options: ResolvedChangeFeedOptions;
+  private readonly controller = new AbortController();
+  private readonly key: FeedKey;
+  private iterating = false;
+  private state: ChangeFeedStatus['state'] = 'idle';
+  private error: Error | undefined;
+  private lease: FeedLease | undefined;
+  private coordinator: ShardCoordinator | undefined;
+  private readonly ended: Promise<void>;
+  private markEnded!: () => void;
+
+  /** Validates the options; throws `ConfigurationError` naming the first one that can't be honoured. */
+  constructor(options: ChangeFeedOptions) {
+    this.options = resolveChangeFeedOptions(options);
+    this.key = { consumer: this.options.consumer, streamArn: this.options.streamArn };
+    this.ended = new Promise((resolve) => (this.markEnded = resolve));
+    const external = this.options.signal;
+    if (external?.aborted) this.controller.abort(external.reason);
+    else external?.addEventListener('abort', () => this.controller.abort(external.reason), { once: true });
+  }
+
+  /**
+   * Stops reading and ends the iteration; resolves once it has ended and the lease is released (at once
+   * if the feed was never iterated). Batches already handed out may still be acknowledged.
+   */
+  stop(): Promise<void> {
+    this.controller.abort();
+    return this.iterating ? this.ended : Promise.resolve();
+  }
+
+  /** A snapshot of the feed and of every shard it has seen, for a health endpoint. */
+  status(): ChangeFeedStatus {
+    const lease = this.lease;
+    return {
+      streamArn: this.options.streamArn,
+      consumer: this.options.consumer,
+      state: this.state,
+      lease: lease === undefined || lease.expiresAt === 0 ? undefined : { owner: lease.owner, expiresAt: lease.expiresAt, lost: lease.lost },
+      error: this.error,
+      shards: this.coordinator?.metrics() ?? [],
+    };
+  }
+
+  /** The batches; a feed can be iterated once. */
+  [Symbol.asyncIterator](): AsyncIterator<ChangeFeedBatch> {
+    if (this.iterating) throw new ConfigurationError('A ChangeFeedConsumer can be iterated only once: create a new one to read again');
+    this.iterating = true;
+    return this.run();
+  }
+
+  private async *run(): AsyncGenerator<ChangeFeedBatch, void, undefined> {
+    const signal = this.controller.signal;
+    const channel = new Channel<ChangeFeedBatch>();
+    const onAbort = () => channel.close();
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.state = 'starting';
+    try {
+      if (signal.aborted) return;
+      await this.start(channel, signal);
+      this.state = 'running';
+      for (;;) {
+        const next = await channel.take();
+        if (next.done) break;
+        yield next.value;
+      }
+    } catch (error) {
+      // After stop() every pending call rejects with the abort: that is the end asked for, not a failure.
+      if (!signal.aborted) {
+        this.error = error instanceof Error ? error : new Error(String(error));
+        this.state = 'failed';
+        log(this.options.logger, 'error', { err: error }, 'change feed failed');
+        throw error;
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      if (this.state !== 'failed') this.state = 'stopping';
+      this.controller.abort();
+      await this.coordinator?.settle();
+      await this.lease?.release();
+      if (this.state !== 'failed') this.state = 'ended';
+      this.markEnded();
+    }
+  }
+
+  private async start(channel: Channel<ChangeFeedBatch>, signal: AbortSignal): Promise<void> {
+    const { options, key } = this;
+    if (options.lease !== false) {
+      this.lease = new FeedLease({ store: options.checkpoints, key, lease: options.lease, backoff: options.backoff, logger: options.logger });
+      await this.lease.acquire(signal);
+      this.lease.keepAlive(signal).catch((error: unknown) => {
+        if (!signal.aborted) channel.fail(error);
+      });
+    }
+    const api = new StreamsApi({
+      client: options.streamsClient,
+      streamArn: options.streamArn,
+      reads: new Semaphore(options.maxConcurrentReads),
+      backoff: options.backoff,
+      signal,
+      logger: options.logger,
+    });
+    const { plan, snapshot, checkpoints } = await prepareStart({ api, store: options.checkpoints, key, startingPosition: options.startingPosition });
+    for (const shardId of plan.markFinished) await this.finish(shardId, signal);
+    log(options.logger, 'info', { read: plan.read.map((s) => s.shardId), finished: plan.finished.length + plan.markFinished.length }, 'change feed started');
+    const readerContext: Omit<ShardReaderContext, 'confirmClosed'> = {
+      streamArn: options.streamArn,
+      api,
+      batchSize: options.batchSize,
+      pollIntervalMs: options.pollIntervalMs,
+      backoff: options.backoff,
+      signal,
+      logger: options.logger,
+      acknowledgements: (shardId) => this.acknowledgements(shardId),
+      finish: (shardId) => this.finish(shardId, signal),
+    };
+    this.coordinator = new ShardCoordinator({
+      api,
+      channel,
+      signal,
+      pollIntervalMs: options.pollIntervalMs,
+      describeIntervalMs: options.describeIntervalMs,
+      logger: options.logger,
+      onMetrics: options.onMetrics,
+      checkpoints,
+      readerContext,
+    });
+    this.coordinator.begin(plan.read, [...plan.finished, ...plan.markFinished], snapshot);
+  }
+
+  private acknowledgements(shardId: string): AcknowledgementTarget {
+    return {
+      checkpoint: (sequenceNumber) => this.options.checkpoints.putCheckpoint(this.key, shardId, sequenceNumber),
+      assertLease: () => this.lease?.assertHeld(),
+    };
+  }
+
+  /** Checkpoints a shard as finished; transient store failures are retried, as the shard can't be re-read cheaply. */
+  private async finish(shardId: string, signal: AbortSignal): Promise<void> {
+    this.lease?.assertHeld();
+    const { checkpoints, backoff, logger } = this.options;
+    try {
+      await retrying(() => checkpoints.putFinished(this.key, shardId), { backoff, signal, logger, operation: 'putFinished' });
+    } catch (error) {
+      if (signal.aborted || error instanceof DynafoldError) throw error;
+      throw new CheckpointStoreError(`Checkpointing shard ${shardId} as finished failed`, { cause: error });
+    }
+  }
+}

@@ -1,0 +1,185 @@
+import { sleep } from '../util/sleep';
+import type { ChangeFeedBatch } from './batch';
+import type { Channel } from './channel';
+import type { ShardCheckpoint } from './checkpoint-store';
+import { canStart, discoveredPosition, newShards, streamEnded, type PlannedShard, type ShardInfo, type ShardPosition } from './lineage';
+import { log, type ChangeFeedLogger } from './logger';
+import { ShardMeter, type ShardMetrics } from './metrics';
+import { readShard, type ShardReaderContext } from './shard-reader';
+import type { StreamSnapshot, StreamsApi } from './streams-api';
+
+/** What the coordinator needs from its feed. */
+export interface CoordinatorOptions {
+  readonly api: StreamsApi;
+  readonly channel: Channel<ChangeFeedBatch>;
+  readonly signal: AbortSignal;
+  readonly pollIntervalMs: number;
+  readonly describeIntervalMs: number;
+  readonly logger: ChangeFeedLogger | undefined;
+  readonly onMetrics: ((metrics: ShardMetrics) => void) | undefined;
+  /** The checkpoints loaded at the start, for shards discovered later. */
+  readonly checkpoints: ReadonlyMap<string, ShardCheckpoint>;
+  /** What every shard reader shares; the coordinator adds its own `confirmClosed`. */
+  readonly readerContext: Omit<ShardReaderContext, 'confirmClosed'>;
+}
+
+interface TrackedShard {
+  readonly info: ShardInfo;
+  readonly position: ShardPosition;
+  running: boolean;
+}
+
+/**
+ * Keeps the set of shards and their lineage while the feed runs: starts a shard's reader once its parent
+ * is finished or gone, discovers new shards (a describe every `describeIntervalMs`; the children of a
+ * drained shard at once with ShardFilter, falling back to a full describe shared by every shard drained
+ * meanwhile, at most one per `pollIntervalMs`), and closes the channel when the stream is disabled and
+ * every shard is drained.
+ *
+ * @example
+ * ```ts
+ * const coordinator = new ShardCoordinator(options)
+ * coordinator.begin(plan.read, finished, snapshot)
+ * await coordinator.settle()
+ * ```
+ */
+export class ShardCoordinator {
+  private readonly tracked = new Map<string, TrackedShard>();
+  private readonly finished = new Set<string>();
+  private readonly meters = new Map<string, ShardMeter>();
+  private readonly tasks = new Set<Promise<void>>();
+  private described: StreamSnapshot = { status: undefined, shards: [] };
+  private describing: Promise<StreamSnapshot> | undefined;
+  private lastDescribeAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly options: CoordinatorOptions) {}
+
+  /** Starts from the plan: `read` are the shards to read, `finished` those done already. */
+  begin(read: ReadonlyArray<PlannedShard>, finished: Iterable<string>, snapshot: StreamSnapshot): void {
+    for (const shardId of finished) this.finished.add(shardId);
+    for (const shard of read) this.track(shard, shard.position);
+    this.absorb(snapshot, Date.now());
+    this.spawn(this.describeEvery());
+  }
+
+  /** Figures of every shard seen, for `feed.status()`. */
+  metrics(): ShardMetrics[] {
+    return [...this.meters.values()].map((meter) => meter.snapshot());
+  }
+
+  /** Waits for every reader and loop to end (after the signal aborted or the stream ended). */
+  async settle(): Promise<void> {
+    while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
+  }
+
+  /** Whether a shard that gave no next iterator is closed, describing the stream again if it looked open. */
+  private async confirmClosed(shardId: string): Promise<boolean> {
+    if (this.shardInfo(shardId)?.closed === true) return true;
+    const snapshot = await this.refresh();
+    const listed = snapshot.shards.find((shard) => shard.shardId === shardId);
+    // A shard no longer listed has left the stream: having given no iterator, it has nothing more to read.
+    return listed === undefined || listed.closed;
+  }
+
+  private shardInfo(shardId: string): ShardInfo | undefined {
+    return this.tracked.get(shardId)?.info ?? this.described.shards.find((shard) => shard.shardId === shardId);
+  }
+
+  private track(info: ShardInfo, position: ShardPosition): void {
+    if (this.tracked.has(info.shardId) || this.finished.has(info.shardId)) return;
+    this.tracked.set(info.shardId, { info, position, running: false });
+    this.meter(info.shardId);
+  }
+
+  private meter(shardId: string): ShardMeter {
+    let meter = this.meters.get(shardId);
+    if (meter === undefined) {
+      meter = new ShardMeter(shardId, this.options.onMetrics);
+      this.meters.set(shardId, meter);
+    }
+    return meter;
+  }
+
+  /** Starts every waiting shard whose parent is no longer pending, then checks whether the feed is over. */
+  private startReady(): void {
+    const pending = new Set(this.tracked.keys());
+    for (const shard of this.tracked.values()) {
+      if (shard.running || !canStart(shard.info, pending)) continue;
+      shard.running = true;
+      this.spawn(this.pump(shard));
+    }
+    if (streamEnded(this.described.status, this.described.shards, this.finished, this.tracked.size)) {
+      log(this.options.logger, 'info', { status: this.described.status }, 'stream disabled and every shard drained: the feed ends');
+      this.options.channel.close();
+    }
+  }
+
+  private async pump(shard: TrackedShard): Promise<void> {
+    const { shardId } = shard.info;
+    const context: ShardReaderContext = { ...this.options.readerContext, confirmClosed: (id) => this.confirmClosed(id) };
+    for await (const batch of readShard(context, shardId, shard.position, this.meter(shardId))) {
+      this.options.channel.push(batch);
+    }
+    this.tracked.delete(shardId);
+    this.finished.add(shardId);
+    await this.discoverChildren(shardId);
+  }
+
+  private async discoverChildren(shardId: string): Promise<void> {
+    const children = await this.options.api.childShards(shardId);
+    if (children !== undefined && children.length > 0) {
+      for (const child of children) this.trackDiscovered(child);
+      this.startReady();
+      return;
+    }
+    await this.refresh();
+  }
+
+  private trackDiscovered(shard: ShardInfo): void {
+    const position = discoveredPosition(this.options.checkpoints.get(shard.shardId));
+    if (position === undefined) this.finished.add(shard.shardId);
+    else this.track(shard, position);
+  }
+
+  /** A full describe, shared by every caller meanwhile and at most one per `pollIntervalMs`. */
+  private refresh(): Promise<StreamSnapshot> {
+    this.describing ??= (async () => {
+      try {
+        const wait = this.lastDescribeAt + this.options.pollIntervalMs - Date.now();
+        if (wait > 0) await sleep(wait, this.options.signal);
+        const snapshot = await this.options.api.describe();
+        this.absorb(snapshot, Date.now());
+        return snapshot;
+      } finally {
+        this.describing = undefined;
+      }
+    })();
+    return this.describing;
+  }
+
+  private absorb(snapshot: StreamSnapshot, at: number): void {
+    this.lastDescribeAt = at;
+    this.described = snapshot;
+    for (const shard of newShards(snapshot.shards, (id) => this.tracked.has(id) || this.finished.has(id))) {
+      log(this.options.logger, 'info', { shardId: shard.shardId, parentShardId: shard.parentShardId }, 'new shard found');
+      this.trackDiscovered(shard);
+    }
+    this.startReady();
+  }
+
+  private async describeEvery(): Promise<void> {
+    for (;;) {
+      await sleep(this.options.describeIntervalMs, this.options.signal);
+      await this.refresh();
+    }
+  }
+
+  /** Runs a task; its failure fails the feed, unless the feed is stopping anyway. */
+  private spawn(task: Promise<void>): void {
+    const tracked = task.catch((error: unknown) => {
+      if (!this.options.signal.aborted) this.options.channel.fail(error);
+    });
+    this.tasks.add(tracked);
+    void tracked.finally(() => this.tasks.delete(tracked));
+  }
+}

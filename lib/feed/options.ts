@@ -1,0 +1,200 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { ConfigurationError } from '../errors';
+import type { Backoff } from '../util/backoff';
+import type { CheckpointStore } from './checkpoint-store';
+import type { ChangeFeedLogger } from './logger';
+import type { ShardMetrics } from './metrics';
+
+/** Where shards start when the consumer has no checkpoints for the stream at all. */
+export type StartingPosition = 'TRIM_HORIZON' | 'LATEST';
+
+/** The feed's lease, kept in the checkpoint store, against an accidental second consumer. */
+export interface LeaseOptions {
+  /** How long a taken or renewed lease lasts. @defaultValue 30000 */
+  readonly durationMs?: number;
+  /** How often the lease is renewed; must be less than half of `durationMs`. @defaultValue durationMs / 3 */
+  readonly renewEveryMs?: number;
+  /** What to do when another owner holds the lease: fail with `LeaseHeldError`, or wait for it. @defaultValue 'fail' */
+  readonly onHeld?: 'fail' | 'wait';
+  /** This process's name in the lease. @defaultValue `<hostname>-<pid>-<random>` */
+  readonly owner?: string;
+}
+
+/** Options of a {@link ChangeFeedConsumer}. Durations are in milliseconds. */
+export interface ChangeFeedOptions {
+  /** The Streams API client; the feed never constructs or destroys it. */
+  readonly streamsClient: DynamoDBStreamsClient;
+  /** The stream to read (the table's `LatestStreamArn`). */
+  readonly streamArn: string;
+  /** The application; checkpoints and the lease are kept per consumer. @defaultValue 'default' */
+  readonly consumer?: string;
+  /** Keeps shard checkpoints and the lease. */
+  readonly checkpoints: CheckpointStore;
+  /** Where shards start when the consumer has no checkpoints for the stream. @defaultValue 'TRIM_HORIZON' */
+  readonly startingPosition?: StartingPosition;
+  /** How long an idle open shard waits between empty reads. @defaultValue 1000 */
+  readonly pollIntervalMs?: number;
+  /** Records per batch (GetRecords `Limit`), 1 to 1000. @defaultValue 100 */
+  readonly batchSize?: number;
+  /** How often the whole stream is described again for new shards. @defaultValue 30000 */
+  readonly describeIntervalMs?: number;
+  /** GetShardIterator / GetRecords calls in flight at once, across all shards. @defaultValue 16 */
+  readonly maxConcurrentReads?: number;
+  /** Backoff for throttling, transient errors and re-reading a failed batch. @defaultValue `{ initialMs: 100, maxMs: 10000 }` */
+  readonly backoff?: Backoff;
+  /** The lease, or `false` to read without one. @defaultValue enabled with {@link ChangeFeedDefaults}.lease */
+  readonly lease?: LeaseOptions | false;
+  /** Stops the feed when aborted, like `stop()`. */
+  readonly signal?: AbortSignal;
+  /** Receives the feed's diagnostics (pino, Powertools Logger or console shape). */
+  readonly logger?: ChangeFeedLogger;
+  /** Called with a shard's figures whenever they change (a read, an acknowledgement, a failure). */
+  readonly onMetrics?: (metrics: ShardMetrics) => void;
+}
+
+/**
+ * Defaults of {@link ChangeFeedOptions}, in one place.
+ *
+ * @example
+ * ```ts
+ * const fast = { pollIntervalMs: ChangeFeedDefaults.pollIntervalMs / 10 }
+ * ```
+ */
+export const ChangeFeedDefaults = {
+  consumer: 'default',
+  startingPosition: 'TRIM_HORIZON',
+  pollIntervalMs: 1_000,
+  batchSize: 100,
+  maxBatchSize: 1_000,
+  describeIntervalMs: 30_000,
+  maxConcurrentReads: 16,
+  backoff: { initialMs: 100, maxMs: 10_000 },
+  lease: { durationMs: 30_000, onHeld: 'fail' },
+} as const satisfies Record<string, unknown>;
+
+/** A lease with every default applied. */
+export interface ResolvedLease {
+  readonly durationMs: number;
+  readonly renewEveryMs: number;
+  readonly onHeld: 'fail' | 'wait';
+  readonly owner: string;
+}
+
+/** {@link ChangeFeedOptions} with every default applied and validated. */
+export interface ResolvedChangeFeedOptions {
+  readonly streamsClient: DynamoDBStreamsClient;
+  readonly streamArn: string;
+  readonly consumer: string;
+  readonly checkpoints: CheckpointStore;
+  readonly startingPosition: StartingPosition;
+  readonly pollIntervalMs: number;
+  readonly batchSize: number;
+  readonly describeIntervalMs: number;
+  readonly maxConcurrentReads: number;
+  readonly backoff: Backoff;
+  readonly lease: ResolvedLease | false;
+  readonly signal: AbortSignal | undefined;
+  readonly logger: ChangeFeedLogger | undefined;
+  readonly onMetrics: ((metrics: ShardMetrics) => void) | undefined;
+}
+
+/**
+ * Applies the defaults and validates every option once, naming the option that can't be honoured.
+ * Throws `ConfigurationError`.
+ *
+ * @example
+ * ```ts
+ * const resolved = resolveChangeFeedOptions({ streamsClient, streamArn, checkpoints, batchSize: 500 })
+ * ```
+ */
+export function resolveChangeFeedOptions(options: ChangeFeedOptions): ResolvedChangeFeedOptions {
+  const streamsClient = options.streamsClient as DynamoDBStreamsClient | undefined;
+  if (streamsClient === undefined || typeof streamsClient.send !== 'function') {
+    throw new ConfigurationError('Expected `streamsClient` to be a DynamoDBStreamsClient from @aws-sdk/client-dynamodb-streams');
+  }
+  const checkpoints = options.checkpoints as CheckpointStore | undefined;
+  if (checkpoints === undefined || typeof checkpoints.getCheckpoints !== 'function') {
+    throw new ConfigurationError('Expected `checkpoints` to be a CheckpointStore, e.g. a DynamoCheckpointStore');
+  }
+  const startingPosition = options.startingPosition ?? ChangeFeedDefaults.startingPosition;
+  if (startingPosition !== 'TRIM_HORIZON' && startingPosition !== 'LATEST') {
+    throw new ConfigurationError("Expected `startingPosition` to be 'TRIM_HORIZON' or 'LATEST'");
+  }
+  const backoff: Backoff = options.backoff ?? ChangeFeedDefaults.backoff;
+  requireNumber('backoff.initialMs', backoff.initialMs, { min: 1 });
+  requireNumber('backoff.maxMs', backoff.maxMs, { min: backoff.initialMs, minLabel: '`backoff.initialMs`' });
+  if (backoff.factor !== undefined) requireNumber('backoff.factor', backoff.factor, { min: 1, unit: 'a number' });
+  return {
+    streamsClient,
+    streamArn: requireText('streamArn', options.streamArn),
+    consumer: requireText('consumer', options.consumer ?? ChangeFeedDefaults.consumer),
+    checkpoints,
+    startingPosition,
+    pollIntervalMs: requireNumber('pollIntervalMs', options.pollIntervalMs ?? ChangeFeedDefaults.pollIntervalMs, { min: 0 }),
+    batchSize: requireInteger('batchSize', options.batchSize ?? ChangeFeedDefaults.batchSize, 1, ChangeFeedDefaults.maxBatchSize),
+    describeIntervalMs: requireNumber('describeIntervalMs', options.describeIntervalMs ?? ChangeFeedDefaults.describeIntervalMs, {
+      min: 1,
+    }),
+    maxConcurrentReads: requireInteger('maxConcurrentReads', options.maxConcurrentReads ?? ChangeFeedDefaults.maxConcurrentReads, 1),
+    backoff,
+    lease: options.lease === false ? false : resolveLease(options.lease ?? {}),
+    signal: options.signal,
+    logger: options.logger,
+    onMetrics: options.onMetrics,
+  };
+}
+
+function resolveLease(lease: LeaseOptions): ResolvedLease {
+  const durationMs = requireNumber('lease.durationMs', lease.durationMs ?? ChangeFeedDefaults.lease.durationMs, { min: 1 });
+  const renewEveryMs = requireNumber('lease.renewEveryMs', lease.renewEveryMs ?? durationMs / 3, { min: 1 });
+  // duration − 2 × renewEvery is the time left to retry a failed renewal in: it must not be empty.
+  if (renewEveryMs * 2 >= durationMs) {
+    throw new ConfigurationError(
+      `Expected \`lease.renewEveryMs\` (${renewEveryMs}) to be less than half of \`lease.durationMs\` (${durationMs}), ` +
+        'which leaves time to retry a failed renewal before the lease lapses',
+    );
+  }
+  const onHeld = lease.onHeld ?? ChangeFeedDefaults.lease.onHeld;
+  if (onHeld !== 'fail' && onHeld !== 'wait') throw new ConfigurationError("Expected `lease.onHeld` to be 'fail' or 'wait'");
+  const owner = requireText('lease.owner', lease.owner ?? defaultLeaseOwner());
+  return { durationMs, renewEveryMs, onHeld, owner };
+}
+
+/**
+ * A lease owner name unique to this process: `<hostname>-<pid>-<random>`.
+ *
+ * @example
+ * ```ts
+ * defaultLeaseOwner() // 'web-1-4242-9f3a1c2b'
+ * ```
+ */
+export function defaultLeaseOwner(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
+function requireText(name: string, value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) throw new ConfigurationError(`Expected \`${name}\` to be a non-empty string`);
+  return value;
+}
+
+function requireInteger(name: string, value: unknown, min: number, max?: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || (max !== undefined && value > max)) {
+    throw new ConfigurationError(
+      max === undefined
+        ? `Expected \`${name}\` to be an integer of at least ${min}, got ${String(value)}`
+        : `Expected \`${name}\` to be an integer from ${min} to ${max}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+function requireNumber(name: string, value: unknown, bound: { min: number; minLabel?: string; unit?: string }): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < bound.min) {
+    throw new ConfigurationError(
+      `Expected \`${name}\` to be ${bound.unit ?? 'a number of milliseconds'} of at least ${bound.minLabel ?? bound.min}, got ${String(value)}`,
+    );
+  }
+  return value;
+}

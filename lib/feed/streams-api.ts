@@ -1,0 +1,135 @@
+import {
+  DescribeStreamCommand,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type DynamoDBStreamsClient,
+  type _Record,
+} from '@aws-sdk/client-dynamodb-streams';
+import { ChangeFeedError } from '../errors';
+import type { Backoff } from '../util/backoff';
+import { toShardInfo, type ShardInfo, type ShardPosition } from './lineage';
+import type { ChangeFeedLogger } from './logger';
+import { classifyFailure, retrying } from './retry';
+import type { Semaphore } from './semaphore';
+
+/** The stream as one describe saw it. */
+export interface StreamSnapshot {
+  readonly status: string | undefined;
+  readonly shards: ReadonlyArray<ShardInfo>;
+}
+
+/** One GetRecords answer; `next` is undefined once a closed shard is drained. */
+export interface RecordsPage {
+  readonly records: ReadonlyArray<_Record>;
+  readonly next: string | undefined;
+}
+
+/** Settings shared by every Streams call of one feed. */
+export interface StreamsApiOptions {
+  readonly client: DynamoDBStreamsClient;
+  readonly streamArn: string;
+  readonly reads: Semaphore;
+  readonly backoff: Backoff;
+  readonly signal: AbortSignal;
+  readonly logger: ChangeFeedLogger | undefined;
+}
+
+/**
+ * The Streams API calls of one feed. Throttling and transient errors are retried without limit;
+ * GetShardIterator and GetRecords each hold one `maxConcurrentReads` permit while in flight. Describe
+ * calls turn any other failure into `ChangeFeedError`; shard reads rethrow it for the reader to judge
+ * (an expired iterator or trimmed records mean different things there).
+ *
+ * @example
+ * ```ts
+ * const api = new StreamsApi({ client, streamArn, reads: new Semaphore(16), backoff, signal, logger })
+ * const { shards } = await api.describe()
+ * ```
+ */
+export class StreamsApi {
+  constructor(private readonly options: StreamsApiOptions) {}
+
+  /** Every shard of the stream, following `LastEvaluatedShardId` page by page. */
+  async describe(): Promise<StreamSnapshot> {
+    const shards: ShardInfo[] = [];
+    let status: string | undefined;
+    let exclusiveStartShardId: string | undefined;
+    do {
+      const page = await this.call('DescribeStream', (abortSignal) =>
+        this.options.client.send(
+          new DescribeStreamCommand({ StreamArn: this.options.streamArn, ExclusiveStartShardId: exclusiveStartShardId }),
+          { abortSignal },
+        ),
+      ).catch((error: unknown) => this.fail('DescribeStream', error));
+      const description = page.StreamDescription;
+      status = description?.StreamStatus ?? status;
+      for (const shard of description?.Shards ?? []) {
+        const info = toShardInfo(shard);
+        if (info !== undefined) shards.push(info);
+      }
+      exclusiveStartShardId = description?.LastEvaluatedShardId;
+    } while (exclusiveStartShardId !== undefined);
+    return { status, shards };
+  }
+
+  /**
+   * The children of a shard, found with `ShardFilter: CHILD_SHARDS`; undefined where the filter is not
+   * supported, so that the caller falls back to a full describe.
+   */
+  async childShards(shardId: string): Promise<ShardInfo[] | undefined> {
+    try {
+      const page = await this.call('DescribeStream', (abortSignal) =>
+        this.options.client.send(
+          new DescribeStreamCommand({ StreamArn: this.options.streamArn, ShardFilter: { Type: 'CHILD_SHARDS', ShardId: shardId } }),
+          { abortSignal },
+        ),
+      );
+      // A server that ignores the filter answers with every shard: keep the children only.
+      return (page.StreamDescription?.Shards ?? []).flatMap((shard) => toShardInfo(shard) ?? []).filter((s) => s.parentShardId === shardId);
+    } catch (error) {
+      if (this.options.signal.aborted) throw error;
+      if (classifyFailure(error) === 'fatal' && error instanceof Error && error.name === 'ValidationException') return undefined;
+      return this.fail('DescribeStream', error);
+    }
+  }
+
+  /** An iterator from `position`; SDK errors other than transient ones are rethrown as they are. */
+  async shardIterator(shardId: string, position: ShardPosition): Promise<string | undefined> {
+    const sequenceNumber = 'sequenceNumber' in position ? position.sequenceNumber : undefined;
+    const answer = await this.read('GetShardIterator', (abortSignal) =>
+      this.options.client.send(
+        new GetShardIteratorCommand({
+          StreamArn: this.options.streamArn,
+          ShardId: shardId,
+          ShardIteratorType: position.type,
+          SequenceNumber: sequenceNumber,
+        }),
+        { abortSignal },
+      ),
+    );
+    return answer.ShardIterator;
+  }
+
+  /** Up to `limit` records from `iterator`; SDK errors other than transient ones are rethrown as they are. */
+  async records(iterator: string, limit: number): Promise<RecordsPage> {
+    const answer = await this.read('GetRecords', (abortSignal) =>
+      this.options.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }), { abortSignal }),
+    );
+    return { records: answer.Records ?? [], next: answer.NextShardIterator };
+  }
+
+  private read<T>(operation: string, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    // A permit per attempt, not per retried call: a throttled reader must not hold one while it backs off.
+    return this.call(operation, (abortSignal) => this.options.reads.use(() => send(abortSignal), abortSignal));
+  }
+
+  private call<T>(operation: string, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    const { backoff, signal, logger } = this.options;
+    return retrying(() => send(signal), { backoff, signal, logger, operation });
+  }
+
+  private fail(operation: string, error: unknown): never {
+    if (this.options.signal.aborted) throw error;
+    throw new ChangeFeedError(operation, error);
+  }
+}
