@@ -5,6 +5,7 @@
  * The change feed lives in `dynafold/feed`, the embedded DynamoDB Local in `dynafold/local`.
  */
 export * from './store';
+export * from './projector';
 export {
   DynafoldError,
   ConcurrencyError,

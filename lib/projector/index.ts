@@ -1,0 +1,15 @@
+export { Projection } from './projection';
+export type { ProjectionBatchResult } from './projection';
+export type { ProjectionOptions, EventsOfStream, StreamIdOfStream, RowOfModel } from './types';
+export { skipEvent } from './skip';
+export type { SkipEvent } from './skip';
+export { ProjectionDefaults } from './defaults';
+export type { RowOutcome, AppliedOutcome, FailedOutcome, ApplyResult, Rejected } from './outcome';
+export { processBatch } from './process-batch';
+export type { ProcessBatchOptions, ProcessResult, Unrouted } from './process-batch';
+export { BatchResponse, batchResponse } from './batch-response';
+export type { PartialBatchResponse } from './batch-response';
+export type { StreamRecordLike, RecordSource, RecordReading, DecodeFailure } from './records';
+export { lambdaHandler } from './lambda';
+export type { LambdaHandlerOptions } from './lambda';
+export type { RebuildResult } from './rebuild';
