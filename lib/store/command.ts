@@ -90,7 +90,16 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
         ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
         ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
       });
-      return { state: appended.events.reduce(decider.evolve, state), version: appended.version, events: appended.events };
+      const first = appended.events[0]?.version;
+      if (first !== version + 1) {
+        // An earlier append with this idempotency key answered: its events may already be in `state`, and
+        // other events may follow them, so fold the stream again instead of adding them to `state`.
+        const current = await loadState(stream, streamId, decider, options);
+        return { ...current, events: appended.events };
+      }
+      let next = state;
+      for (const event of appended.events) next = decider.evolve(next, event);
+      return { state: next, version: appended.version, events: appended.events };
     } catch (error) {
       if (!(error instanceof ConcurrencyError) || attempt + 1 >= attempts) throw error;
       await sleep(backoffDelay(attempt, EventStreamDefaults.appendBackoff));

@@ -39,6 +39,12 @@ export interface AppendOptions {
   readonly idempotencyKey?: string;
   /** Stored on every event of the append (an event's own metadata wins per key). */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * Tries of an append at the head (no `expectedVersion`) that keeps losing to concurrent appends, and of
+   * transactions DynamoDB cancels for contention, before `ConcurrencyError`. Raise it for hot streams.
+   * @defaultValue 10 ({@link EventStreamDefaults.appendAttempts})
+   */
+  readonly attempts?: number;
 }
 
 /** What an append wrote. */
@@ -112,7 +118,7 @@ export class EventStream<Name extends string = string, Fields extends ReadonlyAr
   async append(id: StreamIdOf<Fields> | string, events: ReadonlyArray<NewEventOf<Events>>, options: AppendOptions = {}): Promise<AppendResult<EventOf<Events>>> {
     const streamId = this.formatStreamId(id);
     const valid = this.validateAppend(events, options);
-    const attempts = EventStreamDefaults.appendAttempts;
+    const attempts = options.attempts ?? EventStreamDefaults.appendAttempts;
     for (let attempt = 0; ; attempt++) {
       const expectedVersion = options.expectedVersion ?? (await this.version(streamId));
       const outcome = await this.appendAt(streamId, expectedVersion, valid, options);
@@ -162,7 +168,10 @@ export class EventStream<Name extends string = string, Fields extends ReadonlyAr
     if (!Array.isArray(events) || events.length === 0) {
       throw new ValidationError(`An append to ${this.name} needs at least one event.`, [{ path: [], message: 'no events' }]);
     }
-    const { expectedVersion, idempotencyKey, metadata } = options;
+    const { expectedVersion, idempotencyKey, metadata, attempts } = options;
+    if (attempts !== undefined && (!Number.isSafeInteger(attempts) || attempts < 1)) {
+      throw new ValidationError(`Expected \`attempts\` to be an integer ≥ 1, got ${String(attempts)}.`, [{ path: ['attempts'], message: 'not an integer ≥ 1' }]);
+    }
     if (expectedVersion !== undefined && (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0)) {
       throw new ValidationError(`Expected \`expectedVersion\` to be an integer ≥ 0, got ${String(expectedVersion)}.`, [
         { path: ['expectedVersion'], message: 'not an integer ≥ 0' },
