@@ -10,6 +10,7 @@ import type { CompressionOptions } from './compression';
 import { EventStreamDefaults } from './defaults';
 import { documentClient } from './document-client';
 import { fromEventItem, validateNewEvent, type EventCodec, type ValidEvent } from './event-codec';
+import { MAX_VERSION } from './layout';
 import { getItem } from './request';
 import { loadSnapshot, saveSnapshot, type Snapshot } from './snapshots';
 import { readEvents, readHead } from './stream-reader';
@@ -73,6 +74,8 @@ export class EventStream<Name extends string = string, Fields extends ReadonlyAr
   readonly table: string;
   readonly streamIdFields: Fields;
   readonly events: Events;
+  /** Type-level only (no runtime value): the stream's event, new-event and id types, for inference. */
+  declare readonly $types: { readonly event: EventOf<Events>; readonly newEvent: NewEventOf<Events>; readonly streamId: StreamIdOf<Fields> };
   /** @internal */
   readonly codec: EventCodec;
   private readonly documents: DynamoDBDocumentClient;
@@ -187,22 +190,29 @@ export class EventStream<Name extends string = string, Fields extends ReadonlyAr
   }
 
   /** The stream instance's current version (0 when it has no events), strongly consistent. */
-  version(id: StreamIdOf<Fields> | string): Promise<number> {
+  async version(id: StreamIdOf<Fields> | string): Promise<number> {
     return readHead(this.documents, this.table, this.codec, this.formatStreamId(id));
   }
 
   /** Events of a stream instance in version order, paged, strongly consistent: from `fromVersion` (default 1) to `toVersion` (default the head). */
-  iterate(
+  async *iterate(
     id: StreamIdOf<Fields> | string,
     range: { fromVersion?: number; toVersion?: number; signal?: AbortSignal } = {},
   ): AsyncGenerator<EventOf<Events>> {
     const streamId = this.formatStreamId(id);
-    return readEvents(
+    const fromVersion = range.fromVersion ?? 1;
+    const toVersion = Math.min(range.toVersion ?? MAX_VERSION, MAX_VERSION);
+    for (const [name, value] of [['fromVersion', fromVersion], ['toVersion', toVersion]] as const) {
+      if (!Number.isSafeInteger(value) || value < 0) {
+        throw new ValidationError(`Expected \`${name}\` to be an integer ≥ 0, got ${String(value)}.`, [{ path: [name], message: 'not an integer ≥ 0' }]);
+      }
+    }
+    yield* readEvents(
       this.documents,
       this.table,
       this.codec,
       streamId,
-      { fromVersion: range.fromVersion ?? 1, toVersion: range.toVersion ?? Number.MAX_SAFE_INTEGER },
+      { fromVersion, toVersion },
       EventStreamDefaults.readPageSize,
       range.signal,
     ) as AsyncGenerator<EventOf<Events>>;
@@ -216,7 +226,7 @@ export class EventStream<Name extends string = string, Fields extends ReadonlyAr
   }
 
   /** The events after `afterVersion`, up to `toVersion` (default the head). */
-  readFrom(id: StreamIdOf<Fields> | string, afterVersion: number, options: { toVersion?: number } = {}): Promise<EventOf<Events>[]> {
+  async readFrom(id: StreamIdOf<Fields> | string, afterVersion: number, options: { toVersion?: number } = {}): Promise<EventOf<Events>[]> {
     return this.read(id, { fromVersion: afterVersion + 1, ...options });
   }
 
@@ -226,17 +236,17 @@ export class EventStream<Name extends string = string, Fields extends ReadonlyAr
   }
 
   /** Saves a snapshot unless a newer one exists; resolves whether it was written. */
-  saveSnapshot<State>(id: StreamIdOf<Fields> | string, snapshot: Snapshot<State>, name?: string): Promise<boolean> {
+  async saveSnapshot<State>(id: StreamIdOf<Fields> | string, snapshot: Snapshot<State>, name?: string): Promise<boolean> {
     return saveSnapshot(this.documents, this.table, this.codec, this.formatStreamId(id), snapshot, name);
   }
 
   /** The latest snapshot under `name`, if any. */
-  loadSnapshot<State>(id: StreamIdOf<Fields> | string, name?: string): Promise<Snapshot<State> | undefined> {
+  async loadSnapshot<State>(id: StreamIdOf<Fields> | string, name?: string): Promise<Snapshot<State> | undefined> {
     return loadSnapshot<State>(this.documents, this.table, this.codec, this.formatStreamId(id), name);
   }
 
   /** Folds the stream instance from its latest snapshot (if `snapshot` is given) plus the newer events. */
-  load<State>(id: StreamIdOf<Fields> | string, fold: Decider<State, EventOf<Events>, NewEventOf<Events>> | Omit<Decider<State, EventOf<Events>, NewEventOf<Events>>, 'decide'>, options: LoadOptions = {}): Promise<Loaded<State>> {
+  async load<State>(id: StreamIdOf<Fields> | string, fold: Decider<State, EventOf<Events>, NewEventOf<Events>> | Omit<Decider<State, EventOf<Events>, NewEventOf<Events>>, 'decide'>, options: LoadOptions = {}): Promise<Loaded<State>> {
     return loadState(this, this.formatStreamId(id), fold, options);
   }
 
@@ -244,7 +254,7 @@ export class EventStream<Name extends string = string, Fields extends ReadonlyAr
    * Runs a command: load → decide → append with `expectedVersion`, retrying on `ConcurrencyError` a bounded
    * number of times. `decide` may throw a domain error, which is passed through unretried.
    */
-  execute<State>(id: StreamIdOf<Fields> | string, decider: Decider<State, EventOf<Events>, NewEventOf<Events>>, options: CommandOptions = {}): Promise<CommandResult<State, EventOf<Events>>> {
+  async execute<State>(id: StreamIdOf<Fields> | string, decider: Decider<State, EventOf<Events>, NewEventOf<Events>>, options: CommandOptions = {}): Promise<CommandResult<State, EventOf<Events>>> {
     return executeCommand(this, this.formatStreamId(id), decider, options);
   }
 }
