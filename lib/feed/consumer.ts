@@ -48,6 +48,10 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
   private coordinator: ShardCoordinator | undefined;
   private readonly ended: Promise<void>;
   private markEnded!: () => void;
+  private readonly channel = new Channel<ChangeFeedBatch>();
+  private stopRequested = false;
+  private failure: { error: unknown } | undefined;
+  private shutdownDone: Promise<void> | undefined;
 
   /** Validates the options; throws `ConfigurationError` naming the first one that can't be honoured. */
   constructor(options: ChangeFeedOptions) {
@@ -55,8 +59,8 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
     this.key = { consumer: this.options.consumer, streamArn: this.options.streamArn };
     this.ended = new Promise((resolve) => (this.markEnded = resolve));
     const external = this.options.signal;
-    if (external?.aborted) this.controller.abort(external.reason);
-    else external?.addEventListener('abort', () => this.controller.abort(external.reason), { once: true });
+    if (external?.aborted) void this.stop();
+    else external?.addEventListener('abort', () => void this.stop(), { once: true });
   }
 
   /**
@@ -64,6 +68,7 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
    * if the feed was never iterated). Batches already handed out may still be acknowledged.
    */
   stop(): Promise<void> {
+    this.stopRequested = true;
     this.controller.abort();
     return this.iterating ? this.ended : Promise.resolve();
   }
@@ -90,14 +95,19 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
 
   private async *run(): AsyncGenerator<ChangeFeedBatch, void, undefined> {
     const signal = this.controller.signal;
-    const channel = new Channel<ChangeFeedBatch>();
-    const onAbort = () => channel.close();
+    const channel = this.channel;
+    // Stopping must not wait for the consumer to ask for the next batch: clean up at once.
+    const onAbort = () => {
+      channel.close();
+      void this.shutdown();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
     this.state = 'starting';
     try {
       if (signal.aborted) return;
-      await this.start(channel, signal);
-      this.state = 'running';
+      await this.start(signal);
+      if (this.state === 'starting') this.state = 'running';
       for (;;) {
         const next = await channel.take();
         if (next.done) break;
@@ -105,30 +115,51 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
       }
     } catch (error) {
       // After stop() every pending call rejects with the abort: that is the end asked for, not a failure.
-      if (!signal.aborted) {
-        this.error = error instanceof Error ? error : new Error(String(error));
-        this.state = 'failed';
-        log(this.options.logger, 'error', { err: error }, 'change feed failed');
-        throw error;
-      }
+      if (this.failure === undefined && this.stopRequested) return;
+      this.fail(error);
+      throw this.failure?.error ?? error;
     } finally {
-      signal.removeEventListener('abort', onAbort);
-      if (this.state !== 'failed') this.state = 'stopping';
-      this.controller.abort();
-      await this.coordinator?.settle();
-      await this.lease?.release();
-      if (this.state !== 'failed') this.state = 'ended';
-      this.markEnded();
+      await this.shutdown();
     }
   }
 
-  private async start(channel: Channel<ChangeFeedBatch>, signal: AbortSignal): Promise<void> {
+  /** Ends the feed with `error` (the first failure wins) and cleans up without waiting for the consumer. */
+  private fail(error: unknown): void {
+    if (this.failure !== undefined) return;
+    this.failure = { error };
+    this.error = error instanceof Error ? error : new Error(String(error));
+    this.state = 'failed';
+    log(this.options.logger, 'error', { err: error }, 'change feed failed');
+    this.channel.fail(error);
+    void this.shutdown();
+  }
+
+  /** Stops every reader and loop, then releases the lease; runs once, whoever asks first. */
+  private shutdown(): Promise<void> {
+    if (this.shutdownDone === undefined) {
+      if (this.state !== 'failed') this.state = 'stopping';
+      this.shutdownDone = (async () => {
+        // Aborting re-enters shutdown() through the abort listener: the promise above is already set.
+        await Promise.resolve();
+        this.controller.abort();
+        await this.coordinator?.settle();
+        await this.lease?.release();
+        if (this.state !== 'failed') this.state = 'ended';
+        this.markEnded();
+      })();
+    }
+    return this.shutdownDone;
+  }
+
+  private async start(signal: AbortSignal): Promise<void> {
     const { options, key } = this;
     if (options.lease !== false) {
       this.lease = new FeedLease({ store: options.checkpoints, key, lease: options.lease, backoff: options.backoff, logger: options.logger });
       await this.lease.acquire(signal);
+      // A stop during the acquisition may have found nothing to release yet.
+      if (signal.aborted) return this.lease.release();
       this.lease.keepAlive(signal).catch((error: unknown) => {
-        if (!signal.aborted) channel.fail(error);
+        if (!signal.aborted) this.fail(error);
       });
     }
     const api = new StreamsApi({
@@ -141,6 +172,7 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
     });
     const { plan, snapshot, checkpoints } = await prepareStart({ api, store: options.checkpoints, key, startingPosition: options.startingPosition });
     for (const shardId of plan.markFinished) await this.finish(shardId, signal);
+    if (signal.aborted) return;
     log(options.logger, 'info', { read: plan.read.map((s) => s.shardId), finished: plan.finished.length + plan.markFinished.length }, 'change feed started');
     const readerContext: Omit<ShardReaderContext, 'confirmClosed'> = {
       streamArn: options.streamArn,
@@ -155,7 +187,8 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
     };
     this.coordinator = new ShardCoordinator({
       api,
-      channel,
+      channel: this.channel,
+      fail: (error) => this.fail(error),
       signal,
       pollIntervalMs: options.pollIntervalMs,
       describeIntervalMs: options.describeIntervalMs,

@@ -12,6 +12,8 @@ import type { StreamSnapshot, StreamsApi } from './streams-api';
 export interface CoordinatorOptions {
   readonly api: StreamsApi;
   readonly channel: Channel<ChangeFeedBatch>;
+  /** Ends the feed with an error. */
+  readonly fail: (error: unknown) => void;
   readonly signal: AbortSignal;
   readonly pollIntervalMs: number;
   readonly describeIntervalMs: number;
@@ -177,7 +179,7 @@ export class ShardCoordinator {
   /** Runs a task; its failure fails the feed, unless the feed is stopping anyway. */
   private spawn(task: Promise<void>): void {
     const tracked = task.catch((error: unknown) => {
-      if (!this.options.signal.aborted) this.options.channel.fail(error);
+      if (!this.options.signal.aborted) this.options.fail(error);
     });
     this.tasks.add(tracked);
     void tracked.finally(() => this.tasks.delete(tracked));
