@@ -1,0 +1,127 @@
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { ChangeFeedConsumer, ChangeFeedError, ChangeFeedTrimmedError, MemoryCheckpointStore, runBatches } from '../../lib/feed';
+import { testClient } from '../support/dynamo';
+import { createStreamedTable, disableStream, keysOf, serviceError, streamsClient, waitFor, writeItems } from './support';
+
+const client = testClient();
+const clients: DynamoDBStreamsClient[] = [];
+
+afterAll(() => {
+  client.destroy();
+  for (const streams of clients) streams.destroy();
+});
+
+/** A real Streams client whose requests of `operation` fail with `fault()` while it returns an error. */
+function faultyClient(fault: (operation: string) => Error | undefined): DynamoDBStreamsClient {
+  const streams = streamsClient();
+  clients.push(streams);
+  streams.middlewareStack.add(
+    (next, context) => async (args) => {
+      const error = fault(context.commandName ?? '');
+      if (error !== undefined) throw error;
+      return next(args);
+    },
+    { step: 'initialize', name: 'faultInjection' },
+  );
+  return streams;
+}
+
+describe('Streams API failures', () => {
+  it('retries throttling and internal errors with backoff, without losing records', async () => {
+    const { table, streamArn } = await createStreamedTable(client);
+    await writeItems(client, table, 't', 0, 6);
+    const counts = { GetRecordsCommand: 0, DescribeStreamCommand: 0, GetShardIteratorCommand: 0 };
+    const names = ['LimitExceededException', 'ThrottlingException', 'InternalServerError'];
+    const streams = faultyClient((operation) => {
+      if (!(operation in counts)) return undefined;
+      const count = counts[operation as keyof typeof counts]++;
+      // The first three calls of each kind fail, then every other one.
+      return count < 3 || count % 2 === 1 ? serviceError(names[count % names.length] ?? 'ThrottlingException') : undefined;
+    });
+    const warnings: unknown[] = [];
+    const feed = new ChangeFeedConsumer({
+      streamsClient: streams,
+      streamArn,
+      checkpoints: new MemoryCheckpointStore(),
+      pollIntervalMs: 10,
+      batchSize: 2,
+      backoff: { initialMs: 5, maxMs: 20 },
+      logger: { warn: (details) => warnings.push(details) },
+    });
+    const seen: string[] = [];
+    const run = runBatches(feed, async (batch) => {
+      seen.push(...keysOf(batch));
+      return { batchItemFailures: [] };
+    });
+    await waitFor(() => seen.length >= 6, 15_000, 'every record');
+    await disableStream(client, table);
+    await run;
+    expect(seen).toEqual(['t:0', 't:1', 't:2', 't:3', 't:4', 't:5']);
+    expect(counts.GetRecordsCommand).toBeGreaterThan(6);
+    expect(warnings.length).toBeGreaterThan(5);
+  });
+
+  it('ends the feed with a ChangeFeedError, the SDK error as cause, for an error it does not retry', async () => {
+    const { table, streamArn } = await createStreamedTable(client);
+    await writeItems(client, table, 'v', 0, 1);
+    const denied = serviceError('AccessDeniedException', 'not allowed');
+    const streams = faultyClient((operation) => (operation === 'GetRecordsCommand' ? denied : undefined));
+    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints: new MemoryCheckpointStore(), pollIntervalMs: 10 });
+    const run = runBatches(feed, async () => ({ batchItemFailures: [] }));
+    await expect(run).rejects.toBeInstanceOf(ChangeFeedError);
+    await expect(run).rejects.toMatchObject({ operation: 'GetRecords', cause: denied, code: 'feed.request' });
+    expect(feed.status().state).toBe('failed');
+  });
+
+  it('fails with ChangeFeedError for a stream that does not exist', async () => {
+    const feed = new ChangeFeedConsumer({
+      streamsClient: faultyClient(() => undefined),
+      streamArn: 'arn:aws:dynamodb:ddblocal:000000000000:table/missing/stream/2020-01-01T00:00:00.000',
+      checkpoints: new MemoryCheckpointStore(),
+    });
+    await expect(runBatches(feed, async () => ({ batchItemFailures: [] }))).rejects.toMatchObject({
+      name: 'ChangeFeedError',
+      operation: 'DescribeStream',
+    });
+  });
+
+  it('reports trimmed records (TrimmedDataAccessException) as ChangeFeedTrimmedError', async () => {
+    const { table, streamArn } = await createStreamedTable(client);
+    await writeItems(client, table, 'x', 0, 1);
+    const streams = faultyClient((operation) =>
+      operation === 'GetRecordsCommand' ? serviceError('TrimmedDataAccessException', 'trimmed') : undefined,
+    );
+    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints: new MemoryCheckpointStore(), pollIntervalMs: 10 });
+    const next = feed[Symbol.asyncIterator]().next();
+    await expect(next).rejects.toBeInstanceOf(ChangeFeedTrimmedError);
+    await expect(next).rejects.toMatchObject({ streamArn, code: 'feed.trimmed' });
+  });
+
+  it('re-acquires an expired iterator from the shard position', async () => {
+    const { table, streamArn } = await createStreamedTable(client);
+    await writeItems(client, table, 'i', 0, 2);
+    let expire = 0;
+    const streams = faultyClient((operation) =>
+      operation === 'GetRecordsCommand' && expire++ === 1 ? serviceError('ExpiredIteratorException', 'UnknownError') : undefined,
+    );
+    let iterators = 0;
+    streams.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'GetShardIteratorCommand') iterators++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countIterators' },
+    );
+    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints: new MemoryCheckpointStore(), pollIntervalMs: 10, batchSize: 1 });
+    const seen: string[] = [];
+    const run = runBatches(feed, async (batch) => {
+      seen.push(...keysOf(batch));
+      return { batchItemFailures: [] };
+    });
+    await waitFor(() => seen.length >= 2, 10_000, 'both records');
+    await disableStream(client, table);
+    await run;
+    expect(seen).toEqual(['i:0', 'i:1']);
+    expect(iterators).toBeGreaterThanOrEqual(2);
+  });
+});
