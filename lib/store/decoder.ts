@@ -1,17 +1,26 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError, DecodeError } from '../errors';
-import type { EventStream } from './event-stream';
 import { Layout } from './layout';
-import type { EventOf, EventSchemas } from './types';
+import type { StreamEvent } from './types';
 
 /** A stream image as Lambda, Pipes or GetRecords deliver it: binary as bytes or as base64 strings. */
 export type StreamImage = Readonly<Record<string, unknown>>;
 
-/** Any typed event stream. */
-export type AnyEventStream = EventStream<string, ReadonlyArray<string>, EventSchemas>;
+/** What decoders, projections and feeds need of any event stream, whatever its types. */
+export interface AnyEventStream {
+  readonly name: string;
+  readonly table: string;
+  readonly streamIdFields: ReadonlyArray<string>;
+  formatStreamId(id: string | Readonly<Record<string, string>>): string;
+  parseStreamId(streamId: string): Readonly<Record<string, string>>;
+  decodeItem(item: Readonly<Record<string, unknown>>): StreamEvent;
+  version(id: string): Promise<number>;
+  read(id: string, range?: { fromVersion?: number; toVersion?: number }): Promise<StreamEvent[]>;
+  readFrom(id: string, afterVersion: number, options?: { toVersion?: number }): Promise<StreamEvent[]>;
+}
 
-type EventsOf<S> = S extends EventStream<string, ReadonlyArray<string>, infer E> ? EventOf<E> : never;
+type EventsOf<S> = S extends { readonly $types: { readonly event: infer E } } ? E : StreamEvent;
 
 /** A decoded event with the name its stream was given in the decoder's map, which narrows `event`. */
 export type Decoded<Streams extends Record<string, AnyEventStream>> = {
@@ -20,21 +29,29 @@ export type Decoded<Streams extends Record<string, AnyEventStream>> = {
 
 /**
  * Turns a stream image into plain values. Lambda and Pipes deliver binary attributes as base64 strings,
- * the SDK's GetRecords as bytes; both become bytes here, so one codec decodes either.
+ * the SDK's GetRecords as bytes; both become bytes here, so one codec decodes either. DynamoDB Local's
+ * stream images render an empty map as `{}` instead of `{ M: {} }`; that is read as the empty map.
  */
 export function unmarshallImage(image: StreamImage): Record<string, unknown> {
-  return unmarshall(binaryAsBytes(image) as Record<string, AttributeValue>);
+  return unmarshall(normalizeMap(image) as Record<string, AttributeValue>);
 }
 
-function binaryAsBytes(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(binaryAsBytes);
-  if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return value;
+function normalizeMap(map: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(map).map(([name, value]) => [name, normalizeValue(value)]));
+}
+
+function normalizeValue(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) return value;
   const attribute = value as Record<string, unknown>;
+  if (Object.keys(attribute).length === 0) return { M: {} };
   if (typeof attribute['B'] === 'string') return { B: Buffer.from(attribute['B'], 'base64') };
   if (Array.isArray(attribute['BS'])) {
     return { BS: attribute['BS'].map((member: unknown) => (typeof member === 'string' ? Buffer.from(member, 'base64') : member)) };
   }
-  return Object.fromEntries(Object.entries(attribute).map(([key, member]) => [key, binaryAsBytes(member)]));
+  const map = attribute['M'];
+  if (typeof map === 'object' && map !== null && !Array.isArray(map)) return { M: normalizeMap(map as Record<string, unknown>) };
+  if (Array.isArray(attribute['L'])) return { L: attribute['L'].map(normalizeValue) };
+  return attribute;
 }
 
 /** The stream name an image's event marker names, or `undefined` for snapshots, sentinels and other items. */
