@@ -1,4 +1,5 @@
 import { sleep } from '../util/sleep';
+import { SharedRefresh } from './shared-refresh';
 import type { ChangeFeedBatch } from './batch';
 import type { Channel } from './channel';
 import type { ShardCheckpoint } from './checkpoint-store';
@@ -51,16 +52,22 @@ export class ShardCoordinator {
   private readonly meters = new Map<string, ShardMeter>();
   private readonly tasks = new Set<Promise<void>>();
   private described: StreamSnapshot = { status: undefined, shards: [] };
-  private describing: Promise<StreamSnapshot> | undefined;
-  private lastDescribeAt = Number.NEGATIVE_INFINITY;
+  private readonly refresher: SharedRefresh<StreamSnapshot>;
 
-  constructor(private readonly options: CoordinatorOptions) {}
+  constructor(private readonly options: CoordinatorOptions) {
+    this.refresher = new SharedRefresh(async () => {
+      const snapshot = await options.api.describe();
+      this.absorb(snapshot);
+      return snapshot;
+    }, options.pollIntervalMs, options.signal);
+  }
 
   /** Starts from the plan: `read` are the shards to read, `finished` those done already. */
   begin(read: ReadonlyArray<PlannedShard>, finished: Iterable<string>, snapshot: StreamSnapshot): void {
     for (const shardId of finished) this.finished.add(shardId);
     for (const shard of read) this.track(shard, shard.position);
-    this.absorb(snapshot, Date.now());
+    this.refresher.markDone();
+    this.absorb(snapshot);
     this.spawn(this.describeEvery());
   }
 
@@ -145,22 +152,10 @@ export class ShardCoordinator {
 
   /** A full describe, shared by every caller meanwhile and at most one per `pollIntervalMs`. */
   private refresh(): Promise<StreamSnapshot> {
-    this.describing ??= (async () => {
-      try {
-        const wait = this.lastDescribeAt + this.options.pollIntervalMs - Date.now();
-        if (wait > 0) await sleep(wait, this.options.signal);
-        const snapshot = await this.options.api.describe();
-        this.absorb(snapshot, Date.now());
-        return snapshot;
-      } finally {
-        this.describing = undefined;
-      }
-    })();
-    return this.describing;
+    return this.refresher.run();
   }
 
-  private absorb(snapshot: StreamSnapshot, at: number): void {
-    this.lastDescribeAt = at;
+  private absorb(snapshot: StreamSnapshot): void {
     this.described = snapshot;
     for (const shard of newShards(snapshot.shards, (id) => this.tracked.has(id) || this.finished.has(id))) {
       log(this.options.logger, 'info', { shardId: shard.shardId, parentShardId: shard.parentShardId }, 'new shard found');
