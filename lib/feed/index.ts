@@ -29,3 +29,5 @@ export {
   LeaseHeldError,
   LeaseLostError,
 } from '../errors';
+export { runChangeFeed } from './run-change-feed';
+export type { FeedProjections, RunChangeFeedOptions } from './run-change-feed';

@@ -1,0 +1,72 @@
+import { eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from '../../lib/feed';
+import { createTestTable, testClient } from '../support/dynamo';
+import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';
+import { orderStream } from '../support/orders';
+import { disableStream, streamsClient } from './support';
+
+const client = testClient();
+const streams = streamsClient();
+
+afterAll(() => {
+  client.destroy();
+  streams.destroy();
+});
+
+describe('runChangeFeed', () => {
+  it('projects every event of the feed into read-model rows, calling onBatch before each acknowledgement', async () => {
+    const events = await createTestTable(client, eventsTableDefinition, 'events');
+    const stream = orderStream(client, events.name);
+    const views = (await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name)]), 'views')).name;
+    const summaries = orderSummaries(client, views);
+    const projection = orderSummaryProjection(stream, summaries);
+    const orderIds = ['o-1', 'o-2', 'o-3'];
+    await Promise.all(
+      orderIds.map(async (orderId) => {
+        await stream.append({ orderId }, [{ type: 'OrderPlaced', data: { customer: `c-${orderId}` } }], { expectedVersion: 0 });
+        await stream.append({ orderId }, [
+          { type: 'ItemAdded', data: { sku: 'a', price: 3 } },
+          { type: 'ItemAdded', data: { sku: 'b', price: 4 } },
+        ]);
+      }),
+    );
+    await disableStream(client, events.name);
+
+    const checkpoints = new MemoryCheckpointStore();
+    const streamArn = events.streamArn as string;
+    const applied: string[] = [];
+    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints, pollIntervalMs: 20, batchSize: 4 });
+    await runChangeFeed(feed, {
+      projections: { summaries: projection },
+      onBatch: async (batch, result) => {
+        expect((await checkpoints.getCheckpoints({ consumer: 'default', streamArn })).get(batch.shardId)).not.toEqual({
+          kind: 'sequence',
+          sequenceNumber: batch.lastSequenceNumber,
+        });
+        for (const outcome of result.outcomes.summaries) if (outcome.status === 'applied') applied.push(...outcome.applied.map((e) => `${e.streamId}:${e.version}`));
+      },
+    });
+
+    for (const orderId of orderIds) {
+      const row = await summaries.get({ orderId }, { consistent: true });
+      const history = await stream.read({ orderId });
+      expect(row).toMatchObject(foldSummary(orderId, history));
+    }
+    expect(applied.sort()).toEqual(orderIds.flatMap((id) => [`${id}:1`, `${id}:2`, `${id}:3`]).sort());
+  });
+
+  it('ends without acknowledging when onBatch fails', async () => {
+    const events = await createTestTable(client, eventsTableDefinition, 'events');
+    const stream = orderStream(client, events.name);
+    const views = (await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name)]), 'views')).name;
+    const projection = orderSummaryProjection(stream, orderSummaries(client, views));
+    await stream.append({ orderId: 'o-9' }, [{ type: 'OrderPlaced', data: { customer: 'x' } }], { expectedVersion: 0 });
+    const checkpoints = new MemoryCheckpointStore();
+    const streamArn = events.streamArn as string;
+    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints, pollIntervalMs: 20 });
+    const failure = new Error('side effect failed');
+    await expect(runChangeFeed(feed, { projections: { summaries: projection }, onBatch: () => Promise.reject(failure) })).rejects.toBe(failure);
+    expect((await checkpoints.getCheckpoints({ consumer: 'default', streamArn })).size).toBe(0);
+    expect(feed.status().state).toBe('ended');
+  });
+});
