@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigurationError } from '../errors';
+import { ConfigurationError, ValidationError } from '../errors';
 import { joinComposite } from './composite';
 
 /** A key attribute computed from row fields: `<model name>#<values joined with #>`. */
@@ -36,7 +36,9 @@ export function keyPrefix(model: string, key: KeyDefinition, values: Readonly<Re
   const leading = key.composite.slice(0, given.length);
   if (given.length === 0) return undefined;
   if (given.some((field, index) => field !== leading[index])) {
-    throw new ConfigurationError(`Key ${key.field} of ${model}: give a leading part of (${key.composite.join(', ')}), not ${given.join(', ')}.`);
+    throw new ValidationError(`Key ${key.field} of ${model}: give a leading part of (${key.composite.join(', ')}), not ${given.join(', ')}.`, [
+      { path: [key.field], message: 'not a leading part of the key' },
+    ]);
   }
   const joined = `${model}#${joinComposite(`Key ${key.field} of ${model}`, leading, values)}`;
   return given.length === key.composite.length ? joined : `${joined}#`;

@@ -74,7 +74,11 @@ export class ReadModel<Schema extends z.ZodObject = z.ZodObject, Indexes extends
     this.key = options.key;
     this.indexes = options.indexes ?? ({} as Indexes);
     validateKeys(this.name, this.schema, this.key, this.indexes);
-    this.hidden = new Set(options.hidden ?? []);
+    const hidden = options.hidden ?? [];
+    for (const field of hidden) {
+      if (!Object.hasOwn(this.schema.shape, field)) throw new ConfigurationError(`${this.name}: hidden field \`${field}\` is not a field of the schema.`);
+    }
+    this.hidden = new Set(hidden);
     this.documents = documentClient(options.client);
   }
 

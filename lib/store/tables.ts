@@ -1,4 +1,5 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { ConfigurationError } from '../errors';
 import { Layout } from './layout';
 import type { ReadModel } from './read-model';
 
@@ -38,7 +39,15 @@ export function eventsTableDefinition(tableName: string): CreateTableCommandInpu
  */
 export function readModelTableDefinition(tableName: string, models: ReadonlyArray<ReadModel>): CreateTableCommandInput {
   const first = models[0];
-  if (first === undefined) throw new Error('readModelTableDefinition needs at least one read model');
+  if (first === undefined) throw new ConfigurationError('readModelTableDefinition needs at least one read model.');
+  for (const model of models) {
+    if (model.key.pk.field !== first.key.pk.field || model.key.sk?.field !== first.key.sk?.field) {
+      throw new ConfigurationError(
+        `Read models ${first.name} and ${model.name} can't share a table: their key attributes differ ` +
+          `(${[first.key.pk.field, first.key.sk?.field].filter(Boolean).join(', ')} vs ${[model.key.pk.field, model.key.sk?.field].filter(Boolean).join(', ')}).`,
+      );
+    }
+  }
   const attributes = new Set<string>();
   const keySchema = (pk: string, sk: string | undefined) => {
     attributes.add(pk);
@@ -51,7 +60,7 @@ export function readModelTableDefinition(tableName: string, models: ReadonlyArra
       const known = indexes.get(index.name);
       const wanted = { pk: index.pk.field, sk: index.sk?.field };
       if (known !== undefined && (known.pk !== wanted.pk || known.sk !== wanted.sk)) {
-        throw new Error(`Index ${index.name} is declared with different key attributes by two read models`);
+        throw new ConfigurationError(`Index ${index.name} is declared with different key attributes by two read models sharing the table.`);
       }
       indexes.set(index.name, wanted);
     }
