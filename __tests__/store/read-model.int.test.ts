@@ -84,7 +84,7 @@ test('put and get a row: reserved words as field names, timestamps, consistent r
   await Summaries.put(summary('rm-1', { status: 'shipped', version: 2 }));
   const second = await Summaries.get({ orderId: 'rm-1' });
   expect(second).toMatchObject({ status: 'shipped', version: 2, createdAt: first?.createdAt });
-  expect(second?.updatedAt >= beforeSecond).toBe(true);
+  expect((second?.updatedAt ?? '') >= beforeSecond).toBe(true);
   expect(second).not.toHaveProperty('note'); // a put writes the whole row: absent optional fields go
   expect(await Summaries.get({ orderId: 'rm-missing' })).toBeUndefined();
 
