@@ -4,7 +4,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/__tests__'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+  transform: { '^.+\\.ts$': 'ts-jest' },
   moduleNameMapper: {
     '^dynafold$': '<rootDir>/lib/index.ts',
     '^dynafold/(.*)$': '<rootDir>/lib/$1/index.ts',

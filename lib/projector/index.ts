@@ -1,5 +1,5 @@
 export { Projection } from './projection';
-export type { ProjectionBatchResult } from './projection';
+export type { ProjectionBatchResult, AnyProjection } from './projection';
 export type { ProjectionOptions, EventsOfStream, StreamIdOfStream, RowOfModel } from './types';
 export { skipEvent } from './skip';
 export type { SkipEvent } from './skip';

@@ -3,10 +3,10 @@ import { ValidationError } from '../errors';
 import type { AnyEventStream } from '../store';
 import { batchResponse } from './batch-response';
 import { processBatch, type ProcessBatchOptions, type ProcessResult } from './process-batch';
-import type { Projection } from './projection';
+import type { AnyProjection } from './projection';
 
 /** Options of {@link lambdaHandler}. */
-export interface LambdaHandlerOptions<P extends Record<string, Projection>, St extends Record<string, AnyEventStream>>
+export interface LambdaHandlerOptions<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>>
   extends Omit<ProcessBatchOptions<P, St, DynamoDBRecord>, 'source' | 'image' | 'identifier'> {
   /**
    * Runs after the batch is applied and before the response is returned: act on `applied` or `unrouted`
@@ -24,7 +24,7 @@ export interface LambdaHandlerOptions<P extends Record<string, Projection>, St e
  * export const handler = lambdaHandler({ projections: { summaries }, onBatch: async (result) => { ... } })
  * ```
  */
-export function lambdaHandler<P extends Record<string, Projection>, St extends Record<string, AnyEventStream> = Record<string, never>>(
+export function lambdaHandler<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream> = Record<string, never>>(
   options: LambdaHandlerOptions<P, St>,
 ): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
   const { onBatch, ...processOptions } = options;

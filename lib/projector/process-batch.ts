@@ -2,12 +2,11 @@ import { ValidationError } from '../errors';
 import { decoder, type AnyEventStream, type StreamEvent } from '../store';
 import { batchResponse, type PartialBatchResponse } from './batch-response';
 import type { RowOutcome } from './outcome';
-import type { Projection } from './projection';
+import type { AnyProjection } from './projection';
 import { imageReader, type DecodeFailure, type RecordReading, type StreamRecordLike } from './records';
 import type { Entry } from './row-plan';
 import type { EventsOfStream } from './types';
 
-type AnyProjection = Projection<AnyEventStream, never, never> | Projection;
 
 /** Options of {@link processBatch}. */
 export interface ProcessBatchOptions<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R = StreamRecordLike>
@@ -28,7 +27,7 @@ export type Unrouted<St extends Record<string, AnyEventStream>> = {
 /** What {@link processBatch} did with a batch. */
 export interface ProcessResult<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream> = Record<string, AnyEventStream>, R = StreamRecordLike> {
   /** Each projection's row outcomes, under its name; positions index the records. */
-  readonly outcomes: { readonly [K in keyof P]: ReadonlyArray<RowOutcome<P[K] extends Projection<infer S> ? EventsOfStream<S> : StreamEvent>> };
+  readonly outcomes: { readonly [K in keyof P]: ReadonlyArray<RowOutcome<P[K] extends { readonly stream: infer S } ? EventsOfStream<S> : StreamEvent>> };
   /** Per projection, positions of its stream's events that address no row. */
   readonly ignored: { readonly [K in keyof P]: ReadonlyArray<number> };
   readonly unrouted: ReadonlyArray<Unrouted<St>>;
@@ -54,7 +53,7 @@ export async function processBatch<P extends Record<string, AnyProjection>, St e
   options: ProcessBatchOptions<P, St, R>,
 ): Promise<ProcessResult<P, St, R>> {
   if (!Array.isArray(records)) throw new ValidationError('processBatch expects an array of stream records (event.Records).');
-  const projections = Object.entries(options.projections) as Array<[string, Projection]>;
+  const projections = Object.entries(options.projections) as Array<[string, AnyProjection]>;
   const extra = Object.entries(options.streams ?? {});
   // Keys name where each stream came from, so a marker shared by two streams is reported by both names.
   const decode = decoder(

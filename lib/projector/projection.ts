@@ -13,8 +13,16 @@ import type { EventsOfStream, ProjectionOptions, StreamIdOfStream } from './type
 
 type Key = Readonly<Record<string, unknown>>;
 
+/** What routing a batch needs of a projection, whatever its types. */
+export interface AnyProjection {
+  readonly name: string;
+  readonly stream: AnyEventStream;
+  /** @internal */
+  applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>): Promise<ApplyResult>;
+}
+
 /** The result of a projection's own `processBatch`. */
-export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<ProcessResult<Record<'projection', Projection>, Record<string, never>, R>, 'outcomes' | 'ignored' | 'unrouted'> & {
+export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<ProcessResult<Record<'projection', AnyProjection>, Record<string, never>, R>, 'outcomes' | 'ignored' | 'unrouted'> & {
   readonly outcomes: ReadonlyArray<RowOutcome<Event, Key>>;
   readonly ignored: ReadonlyArray<number>;
 };
@@ -37,7 +45,7 @@ export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<ProcessRes
  * const { response } = await summaries.processBatch(event.Records, { source: 'lambda' })
  * ```
  */
-export class Projection<S extends AnyEventStream = AnyEventStream, M extends ReadModel = ReadModel, State = Record<string, unknown>> {
+export class Projection<S extends AnyEventStream = AnyEventStream, M extends ReadModel = ReadModel, State = Record<string, unknown>> implements AnyProjection {
   readonly name: string;
   readonly stream: S;
   readonly readModel: M;
@@ -137,8 +145,8 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
    * Decodes the INSERTs of this stream's events in raw stream records, applies them, and builds the partial
    * batch response: the earliest record of every failed row plus every record that failed to decode.
    */
-  async processBatch<R>(records: ReadonlyArray<R>, options: Omit<ProcessBatchOptions<Record<'projection', Projection>, Record<string, AnyEventStream>, R>, 'projections' | 'streams'> = {}): Promise<ProjectionBatchResult<EventsOfStream<S>, R>> {
-    const result = await processBatch(records, { ...options, projections: { projection: this as unknown as Projection } });
+  async processBatch<R>(records: ReadonlyArray<R>, options: Omit<ProcessBatchOptions<Record<'projection', AnyProjection>, Record<string, never>, R>, 'projections' | 'streams'> = {}): Promise<ProjectionBatchResult<EventsOfStream<S>, R>> {
+    const result = await processBatch(records, { ...options, projections: { projection: this as AnyProjection } });
     return {
       outcomes: result.outcomes.projection as ReadonlyArray<RowOutcome<EventsOfStream<S>, Key>>,
       ignored: result.ignored.projection,

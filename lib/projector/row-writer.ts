@@ -42,18 +42,7 @@ export async function writeRow(
   read: ReadRow<unknown>,
   item: Record<string, unknown>,
 ): Promise<boolean> {
-  const names: Record<string, string> = { '#pk': readModel.key.pk.field };
-  let condition = 'attribute_not_exists(#pk)';
-  let values: Record<string, unknown> | undefined;
-  if (read.exists) {
-    names['#cp'] = checkpoint.field;
-    if (read.storedCheckpoint === undefined) {
-      condition = 'attribute_exists(#pk) AND attribute_not_exists(#cp)';
-    } else {
-      condition = '#cp = :cp';
-      values = { ':cp': read.storedCheckpoint };
-    }
-  }
+  const { condition, names, values } = rowCondition(readModel, checkpoint, read);
   try {
     await readModel.documents.send(
       new PutCommand({
@@ -69,6 +58,19 @@ export async function writeRow(
     if (errorName(error) === 'ConditionalCheckFailedException') return false;
     return request('PutItem', () => Promise.reject(error));
   }
+}
+
+/** The condition that what was read is still there: no row, the same checkpoint, or still none. */
+function rowCondition(
+  readModel: ReadModel,
+  checkpoint: CheckpointField,
+  read: ReadRow<unknown>,
+): { condition: string; names: Record<string, string>; values: Record<string, unknown> | undefined } {
+  if (!read.exists) return { condition: 'attribute_not_exists(#pk)', names: { '#pk': readModel.key.pk.field }, values: undefined };
+  if (read.storedCheckpoint === undefined) {
+    return { condition: 'attribute_exists(#pk) AND attribute_not_exists(#cp)', names: { '#pk': readModel.key.pk.field, '#cp': checkpoint.field }, values: undefined };
+  }
+  return { condition: '#cp = :cp', names: { '#cp': checkpoint.field }, values: { ':cp': read.storedCheckpoint } };
 }
 
 /** The stored item of a folded row: `toItem` applied, checkpoint set, `createdAt` kept. */

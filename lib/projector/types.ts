@@ -1,13 +1,13 @@
 import type { z } from 'zod';
-import type { EventOf, EventSchemas, EventStream, ReadModel, StreamIdOf } from '../store';
+import type { ReadModel, StreamEvent } from '../store';
 import type { IndexDefinition } from '../store';
 import type { Backoff } from '../util/backoff';
 import type { SkipEvent } from './skip';
 
 /** The events of a stream, as a union narrowed by `type`. */
-export type EventsOfStream<S> = S extends EventStream<string, ReadonlyArray<string>, infer E> ? EventOf<E> : never;
+export type EventsOfStream<S> = S extends { readonly $types: { readonly event: infer E } } ? E : StreamEvent;
 /** The structured id of a stream's instances. */
-export type StreamIdOfStream<S> = S extends EventStream<string, infer F, EventSchemas> ? StreamIdOf<F> : never;
+export type StreamIdOfStream<S> = S extends { readonly $types: { readonly streamId: infer I } } ? I : Readonly<Record<string, string>>;
 /** A read model's row type. */
 export type RowOfModel<M> = M extends ReadModel<infer Schema, Record<string, IndexDefinition>> ? z.output<Schema> : never;
 

@@ -69,7 +69,7 @@ export interface AppendResult<Event> {
  * const events = await OrderEvents.read({ orderId: 'o-1' })
  * ```
  */
-export class EventStream<Name extends string = string, Fields extends ReadonlyArray<string> = ReadonlyArray<string>, Events extends EventSchemas = EventSchemas> {
+export class EventStream<const Name extends string = string, const Fields extends ReadonlyArray<string> = ReadonlyArray<string>, Events extends EventSchemas = EventSchemas> {
   readonly name: Name;
   readonly table: string;
   readonly streamIdFields: Fields;

@@ -1,0 +1,65 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { z } from 'zod';
+import { Projection, ReadModel } from 'dynafold';
+import { evolveOrder, type OrderEvent, emptyOrder } from './orders';
+import { orderStream } from './orders';
+
+export const orderSummarySchema = z.object({
+  orderId: z.string(),
+  customer: z.string(),
+  status: z.string(),
+  items: z.number(),
+  total: z.number(),
+  version: z.number(),
+});
+export type OrderSummary = z.output<typeof orderSummarySchema>;
+
+export function orderSummaries(client: DynamoDBClient, table: string, name = 'OrderSummary') {
+  return new ReadModel({
+    client,
+    table,
+    name,
+    schema: orderSummarySchema,
+    key: { pk: { field: 'pk', composite: ['orderId'] }, sk: { field: 'sk', composite: [] } },
+    indexes: { byStatus: { name: 'gsi1', pk: { field: 'gsi1pk', composite: ['status'] }, sk: { field: 'gsi1sk', composite: ['orderId'] } } },
+  });
+}
+
+export function evolveSummary(state: OrderSummary, event: OrderEvent): OrderSummary {
+  switch (event.type) {
+    case 'OrderPlaced':
+      return { ...state, customer: event.data.customer, status: 'placed' };
+    case 'ItemAdded':
+      return { ...state, items: state.items + 1, total: state.total + event.data.price };
+    case 'OrderShipped':
+      return { ...state, status: 'shipped' };
+  }
+}
+
+export function initialSummary(orderId: string): OrderSummary {
+  return { orderId, customer: '', status: 'new', items: 0, total: 0, version: 0 };
+}
+
+type OrderStream = ReturnType<typeof orderStream>;
+
+/** The order summary projection of the README. */
+export function orderSummaryProjection(stream: OrderStream, readModel: ReturnType<typeof orderSummaries>, options: { attempts?: number; concurrency?: number } = {}) {
+  return new Projection({
+    stream,
+    readModel,
+    key: (streamId) => ({ orderId: streamId.orderId }),
+    initial: (streamId) => initialSummary(streamId.orderId),
+    evolve: (state, event) => evolveSummary(state, event),
+    checkpoint: 'version',
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    ...(options.attempts === undefined ? {} : { retry: { attempts: options.attempts } }),
+  });
+}
+
+/** The summary a full fold of the stream gives, to compare a projected row with. */
+export function foldSummary(orderId: string, events: ReadonlyArray<OrderEvent>): OrderSummary {
+  const folded = events.reduce(evolveSummary, initialSummary(orderId));
+  return { ...folded, version: events[events.length - 1]?.version ?? 0 };
+}
+
+export { emptyOrder, evolveOrder };
