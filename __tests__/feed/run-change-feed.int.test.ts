@@ -43,7 +43,7 @@ describe('runChangeFeed', () => {
           kind: 'sequence',
           sequenceNumber: batch.lastSequenceNumber,
         });
-        for (const outcome of result.outcomes.summaries) if (outcome.status === 'applied') applied.push(...outcome.applied.map((e) => `${e.streamId}:${e.version}`));
+        for (const outcome of result.outcomes.summaries ?? []) if (outcome.status === 'applied') applied.push(...outcome.applied.map((e) => `${e.streamId}:${e.version}`));
       },
     });
 
