@@ -7,7 +7,7 @@ import { randomInt, seededRandom, shuffle } from '../support/random';
 import { asLambdaRecord, insertsOnly, readStreamRecords } from '../support/stream-records';
 
 const client = testClient();
-const SCHEDULES = Number(process.env['DYNAFOLD_SCHEDULES'] ?? 24);
+const SCHEDULES = Number(process.env['DYNAFOLD_SCHEDULES'] ?? 12);
 const BASE_SEED = Number(process.env['DYNAFOLD_SEED'] ?? Date.now() % 100_000);
 
 let stream: ReturnType<typeof orderStream>;
