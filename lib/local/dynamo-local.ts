@@ -66,6 +66,9 @@ export async function startDynamoLocal(options: DynamoLocalOptions = {}): Promis
   const jar = locateJar();
   const attempts = options.port === undefined ? 3 : 1;
   let lastError: unknown;
+  if (options.port !== undefined && !(await portIsFree(options.port))) {
+    throw new DynamoLocalStartError(`Port ${options.port} is in use: pick another one, or leave \`port\` out to get a free one.`);
+  }
   for (let attempt = 0; attempt < attempts; attempt++) {
     const port = options.port ?? (await freePort());
     try {
@@ -95,6 +98,15 @@ function locateJar(): { jar: string; libraryPath: string } {
   return { jar, libraryPath: join(libDir, release, 'DynamoDBLocal_lib') };
 }
 
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -107,9 +119,12 @@ function freePort(): Promise<number> {
   });
 }
 
-// `read` returns when our end of stdin closes (normal stop, crash or SIGKILL of this process alike);
-// the shell then kills the JVM. The JVM itself gets no stdin, so it can't hold the pipe open.
-const WATCHDOG = '"$0" "$@" </dev/null & pid=$!; trap \'kill $pid 2>/dev/null; exit 0\' TERM INT HUP; read _; kill $pid 2>/dev/null; wait $pid';
+// The watchdog shell runs the JVM (with no stdin, so it can't hold the pipe open) and a reader of our end
+// of its stdin: when that closes (normal stop, crash or SIGKILL of this process alike) the reader kills
+// the JVM. The shell itself exits as soon as the JVM does, so a JVM that fails to start is noticed at once.
+const WATCHDOG =
+  'exec 3<&0; "$0" "$@" </dev/null & pid=$!; { read _ <&3; kill $pid 2>/dev/null; } & ' +
+  "trap 'kill $pid 2>/dev/null; exit 0' TERM INT HUP; wait $pid";
 
 async function launch(
   { jar, libraryPath }: { jar: string; libraryPath: string },
