@@ -1,6 +1,6 @@
-import { ChangeFeedConsumer, CheckpointStoreError, MemoryCheckpointStore, type ChangeFeedBatch } from '../../lib/feed';
+import { ChangeFeedConsumer, CheckpointStoreError, MemoryCheckpointStore, runBatches, type ChangeFeedBatch } from '../../lib/feed';
 import { testClient } from '../support/dynamo';
-import { createStreamedTable, keysOf, streamsClient, writeItems } from './support';
+import { createStreamedTable, keysOf, streamsClient, waitFor, writeItems } from './support';
 
 const client = testClient();
 const streams = streamsClient();
@@ -83,5 +83,39 @@ describe('acknowledging a batch', () => {
     await batch.commit();
     expect((await store.getCheckpoints(key(streamArn))).get(batch.shardId)).toEqual({ kind: 'sequence', sequenceNumber: batch.lastSequenceNumber });
     await iterator.return?.();
+  });
+
+  it('runBatches finishes and acknowledges the batches in hand when the feed is stopped', async () => {
+    const { table, streamArn } = await createStreamedTable(client);
+    const store = new MemoryCheckpointStore();
+    await writeItems(client, table, 'g', 0, 2);
+    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, consumer: 'ack', checkpoints: store, pollIntervalMs: 20 });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started = false;
+    let last = '';
+    const run = runBatches(feed, async (batch) => {
+      started = true;
+      last = batch.lastSequenceNumber;
+      await gate;
+      return { batchItemFailures: [] };
+    });
+    await waitFor(() => started, 10_000, 'a batch in hand');
+    const stopped = feed.stop();
+    release();
+    await stopped;
+    await run;
+    expect([...(await store.getCheckpoints(key(streamArn))).values()]).toEqual([{ kind: 'sequence', sequenceNumber: last }]);
+  });
+
+  it('runBatches rejects with the handler’s error and leaves its batch unacknowledged', async () => {
+    const { table, streamArn } = await createStreamedTable(client);
+    const store = new MemoryCheckpointStore();
+    await writeItems(client, table, 'h', 0, 2);
+    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, consumer: 'ack', checkpoints: store, pollIntervalMs: 20 });
+    const failure = new Error('handler failed');
+    await expect(runBatches(feed, () => Promise.reject(failure))).rejects.toBe(failure);
+    expect((await store.getCheckpoints(key(streamArn))).size).toBe(0);
+    expect(await store.getLease(key(streamArn))).toBeUndefined();
   });
 });

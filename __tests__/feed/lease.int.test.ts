@@ -1,5 +1,7 @@
 import {
   ChangeFeedConsumer,
+  CheckpointStoreError,
+  MemoryCheckpointStore,
   DynamoCheckpointStore,
   LeaseHeldError,
   LeaseLostError,
@@ -101,6 +103,31 @@ describe('the lease', () => {
       sequenceNumber: taken.lastSequenceNumber,
     });
     await secondIterator.return?.();
+  });
+
+  it('retries a failing renewal until renewEvery before the lease lapses, then fails the feed with the store error', async () => {
+    const { table, streamArn, options } = await setup();
+    await writeItems(client, table, 'q', 0, 1);
+    const store = new MemoryCheckpointStore();
+    let renewals = 0;
+    const failing = Object.assign(Object.create(store) as MemoryCheckpointStore, {
+      renewLease: async () => {
+        renewals++;
+        throw new CheckpointStoreError('throttled', { cause: Object.assign(new Error('slow down'), { name: 'ThrottlingException' }) });
+      },
+    });
+    const feed = new ChangeFeedConsumer({ ...options('renewer'), checkpoints: failing, backoff: { initialMs: 50, maxMs: 100 } });
+    const iterator = feed[Symbol.asyncIterator]();
+    const batch = (await iterator.next()).value as ChangeFeedBatch;
+    const takenAt = Date.now();
+    const failure = iterator.next();
+    await expect(failure).rejects.toBeInstanceOf(CheckpointStoreError);
+    // Taken for 1200 ms, renewed every 300 ms: it gives up once 900 ms have passed, before the lease lapses.
+    expect(Date.now() - takenAt).toBeGreaterThanOrEqual(800);
+    expect(Date.now() - takenAt).toBeLessThan(1_200);
+    expect(renewals).toBeGreaterThan(2);
+    await expect(batch.commit()).rejects.toBeInstanceOf(LeaseLostError);
+    expect((await store.getCheckpoints({ consumer: 'leased', streamArn })).size).toBe(0);
   });
 
   it('lease: false reads without one', async () => {
