@@ -5,6 +5,11 @@ import { resolveCompletion, type Completion, type PartialBatchResponse } from '.
 /**
  * A change-feed record: the SDK's GetRecords record as it is, the same shape a Lambda event source
  * mapping delivers (`eventName`, `dynamodb.SequenceNumber`, `dynamodb.NewImage`, ...).
+ *
+ * @example
+ * ```ts
+ * const inserts = batch.records.filter((record: ChangeFeedRecord) => record.eventName === 'INSERT')
+ * ```
  */
 export type ChangeFeedRecord = _Record;
 
@@ -55,6 +60,13 @@ export interface AcknowledgementTarget {
 /**
  * A batch handed out by a shard reader, and the promise its reader waits on until acknowledged.
  * Concurrent acknowledgements are serialised: the first one whose write succeeds settles the batch.
+ *
+ * @example
+ * ```ts
+ * const batch = new PendingBatch(shardId, page.records, target)
+ * yield batch
+ * const { completion } = await batch.settled
+ * ```
  */
 export class PendingBatch implements ChangeFeedBatch {
   readonly firstSequenceNumber: string;

@@ -1,4 +1,11 @@
-/** Which feed a checkpoint or lease belongs to: one application reading one stream. */
+/**
+ * Which feed a checkpoint or lease belongs to: one application reading one stream.
+ *
+ * @example
+ * ```ts
+ * const key: FeedKey = { consumer: 'audit', streamArn }
+ * ```
+ */
 export interface FeedKey {
   /** The application reading the stream (the feed's `consumer` option). */
   readonly consumer: string;
@@ -45,7 +52,14 @@ export type LeaseResult =
   | { readonly acquired: true; readonly expiresAt: number }
   | { readonly acquired: false; readonly holder: LeaseRecord | undefined };
 
-/** What a lease write needs: who asks, for how long, and the asker's clock. */
+/**
+ * What a lease write needs: who asks, for how long, and the asker's clock.
+ *
+ * @example
+ * ```ts
+ * await store.renewLease(key, { owner, durationMs: 30_000, now: Date.now() })
+ * ```
+ */
 export interface LeaseRequest {
   readonly owner: string;
   readonly durationMs: number;

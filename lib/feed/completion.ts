@@ -18,6 +18,12 @@ export interface PartialBatchResponse {
  *   read again from the failed record.
  * - `batch`: the response named something that is no record of the batch, so the whole batch failed,
  *   as Lambda does; nothing is checkpointed and the batch is read again.
+ *
+ * @example
+ * ```ts
+ * const completion: Completion = resolveCompletion(sequenceNumbers, response)
+ * if (completion.kind !== 'all') console.log(`re-reading from ${completion.retryFrom}`)
+ * ```
  */
 export type Completion =
   | { readonly kind: 'all'; readonly checkpoint: string }

@@ -13,7 +13,14 @@ import {
 import { CheckpointStoreError, ConfigurationError } from '../errors';
 import type { CheckpointStore, FeedKey, LeaseRecord, LeaseRequest, LeaseResult, ShardCheckpoint } from './checkpoint-store';
 
-/** Options of a {@link DynamoCheckpointStore}. */
+/**
+ * Options of a {@link DynamoCheckpointStore}.
+ *
+ * @example
+ * ```ts
+ * new DynamoCheckpointStore({ client, table: 'checkpoints', finishedTtlMs: 72 * 3_600_000 })
+ * ```
+ */
 export interface DynamoCheckpointStoreOptions {
   readonly client: DynamoDBClient;
   /** The checkpoint table (see {@link DynamoCheckpointStore.tableDefinition}). */

@@ -32,15 +32,36 @@ export type ShardPosition =
   | { readonly type: 'AFTER_SEQUENCE_NUMBER'; readonly sequenceNumber: string }
   | { readonly type: 'AT_SEQUENCE_NUMBER'; readonly sequenceNumber: string };
 
-/** A shard to read, and from where. */
+/**
+ * A shard to read, and from where.
+ *
+ * @example
+ * ```ts
+ * const planned: PlannedShard = { shardId: 's', parentShardId: undefined, closed: false, position: { type: 'TRIM_HORIZON' } }
+ * ```
+ */
 export interface PlannedShard extends ShardInfo {
   readonly position: ShardPosition;
 }
 
-/** What was decided about a shard missing from the describes: it left the stream, or it answers after all. */
+/**
+ * What was decided about a shard missing from the describes: it left the stream, or it answers after all.
+ *
+ * @example
+ * ```ts
+ * planStart({ ...input, missing: new Map([['shardId-1', 'gone']]) })
+ * ```
+ */
 export type MissingVerdict = 'gone' | 'present';
 
-/** What {@link planStart} needs: the stream as described, the consumer's checkpoints, and verdicts on missing shards. */
+/**
+ * What {@link planStart} needs: the stream as described, the consumer's checkpoints, and verdicts on missing shards.
+ *
+ * @example
+ * ```ts
+ * const input: StartInput = { streamArn, shards, checkpoints: new Map(), startingPosition: 'TRIM_HORIZON' }
+ * ```
+ */
 export interface StartInput {
   readonly streamArn: string;
   readonly shards: ReadonlyArray<ShardInfo>;
@@ -53,6 +74,12 @@ export interface StartInput {
 /**
  * The start plan: either shards to confirm as gone first (a second describe, then GetShardIterator from
  * `position`), or what to read, what to checkpoint as finished without reading, and what is finished already.
+ *
+ * @example
+ * ```ts
+ * const plan: StartPlan = planStart(input)
+ * if (plan.kind === 'confirm') console.log(plan.shards.map((s) => s.shardId))
+ * ```
  */
 export type StartPlan =
   | { readonly kind: 'confirm'; readonly shards: ReadonlyArray<{ readonly shardId: string; readonly position: ShardPosition }> }

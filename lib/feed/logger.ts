@@ -14,10 +14,24 @@ export interface ChangeFeedLogger {
   error?(...args: unknown[]): void;
 }
 
-/** The levels the feed logs at. */
+/**
+ * The levels the feed logs at.
+ *
+ * @example
+ * ```ts
+ * const level: LogLevel = 'warn'
+ * ```
+ */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-/** Calls the logger without ever letting a faulty logger break the feed. */
+/**
+ * Calls the logger without ever letting a faulty logger break the feed.
+ *
+ * @example
+ * ```ts
+ * log(logger, 'info', { shardId }, 'shard read to its end')
+ * ```
+ */
 export function log(logger: ChangeFeedLogger | undefined, level: LogLevel, details: Record<string, unknown>, message: string): void {
   try {
     logger?.[level]?.(details, message);

@@ -44,7 +44,15 @@ export interface ChangeFeedStatus {
   readonly shards: ReadonlyArray<ShardMetrics>;
 }
 
-/** Mutable per-shard counters behind {@link ShardMetrics}. */
+/**
+ * Mutable per-shard counters behind {@link ShardMetrics}.
+ *
+ * @example
+ * ```ts
+ * const meter = new ShardMeter('shardId-1', onMetrics)
+ * meter.read(records.length, records.length === batchSize)
+ * ```
+ */
 export class ShardMeter {
   state: ShardMetrics['state'] = 'waiting';
   checkpoint: string | undefined;

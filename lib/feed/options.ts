@@ -7,10 +7,24 @@ import type { CheckpointStore } from './checkpoint-store';
 import type { ChangeFeedLogger } from './logger';
 import type { ShardMetrics } from './metrics';
 
-/** Where shards start when the consumer has no checkpoints for the stream at all. */
+/**
+ * Where shards start when the consumer has no checkpoints for the stream at all.
+ *
+ * @example
+ * ```ts
+ * new ChangeFeedConsumer({ ...options, startingPosition: 'LATEST' })
+ * ```
+ */
 export type StartingPosition = 'TRIM_HORIZON' | 'LATEST';
 
-/** The feed's lease, kept in the checkpoint store, against an accidental second consumer. */
+/**
+ * The feed's lease, kept in the checkpoint store, against an accidental second consumer.
+ *
+ * @example
+ * ```ts
+ * new ChangeFeedConsumer({ ...options, lease: { durationMs: 15_000, onHeld: 'wait' } })
+ * ```
+ */
 export interface LeaseOptions {
   /** How long a taken or renewed lease lasts. @defaultValue 30000 */
   readonly durationMs?: number;
@@ -22,7 +36,14 @@ export interface LeaseOptions {
   readonly owner?: string;
 }
 
-/** Options of a {@link ChangeFeedConsumer}. Durations are in milliseconds. */
+/**
+ * Options of a {@link ChangeFeedConsumer}. Durations are in milliseconds.
+ *
+ * @example
+ * ```ts
+ * const options: ChangeFeedOptions = { streamsClient, streamArn, checkpoints, consumer: 'projections', pollIntervalMs: 100 }
+ * ```
+ */
 export interface ChangeFeedOptions {
   /** The Streams API client; the feed never constructs or destroys it. */
   readonly streamsClient: DynamoDBStreamsClient;

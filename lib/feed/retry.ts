@@ -49,7 +49,14 @@ export function classifyFailure(error: unknown): FailureKind {
   return 'fatal';
 }
 
-/** Whether an error, or the error it wraps as `cause`, is worth retrying. */
+/**
+ * Whether an error, or the error it wraps as `cause`, is worth retrying.
+ *
+ * @example
+ * ```ts
+ * isRetryable(new CheckpointStoreError('write failed', { cause: throttled })) // true
+ * ```
+ */
 export function isRetryable(error: unknown): boolean {
   if (classifyFailure(error) === 'retryable') return true;
   return error instanceof Error && error.cause !== undefined && classifyFailure(error.cause) === 'retryable';

@@ -4,6 +4,11 @@ import type { PartialBatchResponse } from './completion';
 /**
  * A feed `runBatches` can drive: its batches, and a way to stop it when a handler fails.
  * A {@link ChangeFeedConsumer} is one.
+ *
+ * @example
+ * ```ts
+ * const source: ChangeFeedSource = new ChangeFeedConsumer(options)
+ * ```
  */
 export interface ChangeFeedSource extends AsyncIterable<ChangeFeedBatch> {
   stop(): unknown;

@@ -3,12 +3,27 @@ import type { AnyEventStream } from '../store';
 import type { ChangeFeedBatch, ChangeFeedRecord } from './batch';
 import { runBatches, type ChangeFeedSource } from './run-batches';
 
-/** Projections by name, as `processBatch` takes them. */
+/**
+ * Projections by name, as `processBatch` takes them.
+ *
+ * @example
+ * ```ts
+ * const projections: FeedProjections = { summaries: OrderSummaryProjection }
+ * ```
+ */
 export type FeedProjections = Record<string, AnyProjection>;
 
 /**
  * Options of {@link runChangeFeed}: what `processBatch` takes (projections, streams, onDecodeFailure,
  * image) except how records are identified, which is always their SequenceNumber, plus `onBatch`.
+ *
+ * @example
+ * ```ts
+ * const options: RunChangeFeedOptions<{ summaries: typeof OrderSummaryProjection }, {}> = {
+ *   projections: { summaries: OrderSummaryProjection },
+ *   onDecodeFailure: 'skip',
+ * }
+ * ```
  */
 export interface RunChangeFeedOptions<P extends FeedProjections, St extends Record<string, AnyEventStream>> {
   /** Projections by name; each record is routed to every projection of its stream. */
