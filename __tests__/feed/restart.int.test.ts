@@ -1,4 +1,4 @@
-import { ChangeFeedConsumer, runBatches } from '../../lib/feed';
+import { ChangeFeedConsumer, MemoryCheckpointStore, runBatches } from '../../lib/feed';
 import { testClient } from '../support/dynamo';
 import { createCheckpointStore, createStreamedTable, disableStream, keysOf, streamsClient, waitFor, writeItems } from './support';
 
@@ -75,6 +75,20 @@ describe('restarting a feed', () => {
     await waitFor(() => feed.status().state === 'running', 10_000, 'running');
     controller.abort();
     await run;
+    expect(feed.status().state).toBe('ended');
+  });
+});
+
+describe('stopping a feed whose iterator was never pulled', () => {
+  it('resolves stop() at once', async () => {
+    const feed = new ChangeFeedConsumer({
+      streamsClient: streams,
+      streamArn: 'arn:aws:dynamodb:ddblocal:000000000000:table/none/stream/2020-01-01T00:00:00.000',
+      checkpoints: new MemoryCheckpointStore(),
+    });
+    const iterator = feed[Symbol.asyncIterator]();
+    await feed.stop();
+    await expect(iterator.next()).resolves.toEqual({ value: undefined, done: true });
     expect(feed.status().state).toBe('ended');
   });
 });

@@ -46,8 +46,6 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
   private error: Error | undefined;
   private lease: FeedLease | undefined;
   private coordinator: ShardCoordinator | undefined;
-  private readonly ended: Promise<void>;
-  private markEnded!: () => void;
   private readonly channel = new Channel<ChangeFeedBatch>();
   private stopRequested = false;
   private failure: { error: unknown } | undefined;
@@ -57,7 +55,6 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
   constructor(options: ChangeFeedOptions) {
     this.options = resolveChangeFeedOptions(options);
     this.key = { consumer: this.options.consumer, streamArn: this.options.streamArn };
-    this.ended = new Promise((resolve) => (this.markEnded = resolve));
     const external = this.options.signal;
     if (external?.aborted) void this.stop();
     else external?.addEventListener('abort', () => void this.stop(), { once: true });
@@ -70,7 +67,8 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
   stop(): Promise<void> {
     this.stopRequested = true;
     this.controller.abort();
-    return this.iterating ? this.ended : Promise.resolve();
+    // An iterator that was never pulled has no running body to clean up after it: do it here.
+    return this.iterating ? this.shutdown() : Promise.resolve();
   }
 
   /** A snapshot of the feed and of every shard it has seen, for a health endpoint. */
@@ -103,9 +101,9 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();
-    this.state = 'starting';
     try {
       if (signal.aborted) return;
+      this.state = 'starting';
       await this.start(signal);
       if (this.state === 'starting') this.state = 'running';
       for (;;) {
@@ -145,7 +143,6 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
         await this.coordinator?.settle();
         await this.lease?.release();
         if (this.state !== 'failed') this.state = 'ended';
-        this.markEnded();
       })();
     }
     return this.shutdownDone;
