@@ -2,7 +2,7 @@
  * What a call costs in requests, counted on the real client: a row read, at most one stream read to fill
  * a gap (none when the call holds the gap), one conditional write per row.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import { Projection, ReadModel, eventsTableDefinition, readModelTableDefinition, type RowOutcome } from 'dynafold';
 import { createTestTable, testClient } from '../support/dynamo';
@@ -13,6 +13,22 @@ import { countRequests, type RequestLog } from '../support/requests';
 
 const client = testClient();
 const requests: RequestLog = countRequests(client);
+/** Rows (by order id) whose next conditional write is lost, as if another writer got there first. */
+const loseNextWrite = new Set<string>();
+client.middlewareStack.add(
+  (next, context) => async (args) => {
+    if (context.commandName === 'PutItemCommand') {
+      const body = JSON.stringify((args as { input?: unknown }).input);
+      const orderId = [...loseNextWrite].find((id) => body.includes(`"${id}"`));
+      if (orderId !== undefined) {
+        loseNextWrite.delete(orderId);
+        throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+      }
+    }
+    return next(args);
+  },
+  { step: 'initialize', name: 'loseNextWrite' },
+);
 let stream: ReturnType<typeof orderStream>;
 let viewsTable: string;
 let skuTable: string;
@@ -134,6 +150,19 @@ test('a later call reads at most one Query per row, and none when its events fol
   for (const outcome of redelivered.result.outcomes) {
     expect(outcome.status === 'applied' && { applied: outcome.applied.length, already: versions(outcome.alreadyApplied) }).toEqual({ applied: 0, already: range(1, 6) });
   }
+});
+
+test('a lost write re-reads the row but not the gap: 2 GetItem, 1 Query, 2 PutItem', async () => {
+  const events = await order('o-lost', 4);
+  const { model, projection } = freshProjection();
+  loseNextWrite.add('o-lost');
+
+  const cost = await measure(() => projection.applyBatch([events[4] as OrderEvent]));
+
+  expect(loseNextWrite.size).toBe(0);
+  expect({ get: cost.get, query: cost.query, put: cost.put }).toEqual({ get: 2, query: 1, put: 2 });
+  expect(appliedVersions(cost.result.outcomes[0])).toEqual([1, 2, 3, 4, 5]);
+  expect(withoutTimestamps(await model.get({ orderId: 'o-lost' }, { consistent: true }))).toEqual(withoutTimestamps(foldSummary('o-lost', events)));
 });
 
 // One row per order and SKU: the SKU comes from each ItemAdded; OrderPlaced and OrderShipped address no row.
