@@ -38,9 +38,12 @@ export async function readStreamRecords(streamArn: string): Promise<_Record[]> {
 /** The record as a Lambda event source mapping delivers it: JSON, so binary attributes become base64 strings. */
 export function asLambdaRecord(record: _Record): DynamoDBRecord {
   return JSON.parse(
-    JSON.stringify(record, (_key, value: unknown) =>
-      value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value instanceof Date ? value.getTime() / 1000 : value,
-    ),
+    // `this[key]` is the value before its own toJSON ran: a Date becomes Lambda's epoch seconds, not an ISO string.
+    JSON.stringify(record, function (this: Record<string, unknown>, key: string, value: unknown) {
+      const original = this[key];
+      if (original instanceof Date) return original.getTime() / 1000;
+      return original instanceof Uint8Array ? Buffer.from(original).toString('base64') : value;
+    }),
   ) as DynamoDBRecord;
 }
 
