@@ -1,13 +1,20 @@
 /**
- * dynafold's quickstart: an order workload on an event store in DynamoDB.
+ * dynafold's quickstart: an order workload on an event store in DynamoDB, projected into read models.
  *
  *   npm start            # embedded DynamoDB Local, unless DYNAMODB_ENDPOINT or AWS settings say otherwise
+ *   SEED=42 npm start    # replays the simulated Lambda delivery schedule of seed 42
  *
- * It creates an events table and a read-model table, runs orders through commands from concurrent
- * writers (conflicts are retried by reloading the order), prints a few orders' events and the timings,
- * and checks that every order's versions are contiguous. It exits non-zero when a check fails.
+ * It creates an events table (with a stream), a read-model table and a checkpoint table, runs orders
+ * through commands from concurrent writers (conflicts are retried by reloading the order), prints a few
+ * orders' events and the timings, and checks that every order's versions are contiguous. Then it
+ * projects the stream into two read models: with `runChangeFeed` (the change feed of a service), and
+ * through `lambdaHandler` fed the way Lambda with ParallelizationFactor 10 delivers the stream's real
+ * records. It prints the rows and checks them against the store. It exits non-zero when a check fails.
  */
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ConcurrencyError, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { DynamoCheckpointStore } from 'dynafold/feed';
+import { checkReadModel, readHistories } from './support/checks';
 import { connect, type Connection } from './support/connect';
 import {
   OrderRuleError,
@@ -17,11 +24,14 @@ import {
   orderStream,
   orderSummaries,
   placeOrder,
+  type OrderSummaries,
   shipOrder,
   type Order,
   type OrderCommand,
   type OrderStream,
 } from './support/orders';
+import { FEED_MODEL, LAMBDA_MODEL, projectByFeed, projectByLambda, type ProjectionContext } from './support/projections';
+import { seedFromEnv } from './support/random';
 import { createTable, deleteTables, uniqueTableName } from './support/tables';
 
 const ORDERS = 20;
@@ -32,16 +42,25 @@ const SHOWN_ORDERS = 3;
 interface Tables {
   readonly events: string;
   readonly views: string;
+  readonly checkpoints: string;
+  readonly streamArn: string;
 }
 
-async function createTables(connection: Connection): Promise<Tables> {
+async function createTables(connection: Connection, created: string[]): Promise<Tables> {
   const events = await createTable(connection.client, eventsTableDefinition(uniqueTableName('events')));
+  created.push(events.name);
   const views = await createTable(
     connection.client,
     readModelTableDefinition(uniqueTableName('views'), [orderSummaries(connection.client, 'placeholder')]),
   );
-  console.log(`tables: events ${events.name} (with a stream), read models ${views.name} (OrderSummary, index byStatus)`);
-  return { events: events.name, views: views.name };
+  created.push(views.name);
+  const checkpoints = await createTable(connection.client, DynamoCheckpointStore.tableDefinition(uniqueTableName('checkpoints')));
+  created.push(checkpoints.name);
+  if (events.streamArn === undefined) throw new Error(`The events table ${events.name} has no stream`);
+  console.log(`tables: events ${events.name} (with a stream)`);
+  console.log(`        read models ${views.name} (${FEED_MODEL} and ${LAMBDA_MODEL}, index byStatus)`);
+  console.log(`        feed checkpoints ${checkpoints.name}`);
+  return { events: events.name, views: views.name, checkpoints: checkpoints.name, streamArn: events.streamArn };
 }
 
 /** One command of the workload: which order, and the decider. */
@@ -167,14 +186,81 @@ async function checkOrders(Orders: OrderStream, ids: ReadonlyArray<string>, othe
   return problems;
 }
 
+/** A few rows of both models side by side, and a page of the byStatus index. */
+async function printReadModels(byFeed: OrderSummaries, byLambda: OrderSummaries, orderIds: ReadonlyArray<string>): Promise<void> {
+  console.log(`  ${'order'.padEnd(10)} ${'customer'.padEnd(9)} ${'status'.padEnd(8)} items   total  version  ${LAMBDA_MODEL}`);
+  for (const orderId of orderIds) {
+    const row = await byFeed.get({ orderId }, { consistent: true });
+    const other = await byLambda.get({ orderId }, { consistent: true });
+    if (row === undefined) {
+      console.log(`  ${orderId.padEnd(10)} (no row)`);
+      continue;
+    }
+    const same = other !== undefined && (['customer', 'status', 'items', 'total', 'version'] as const).every((field) => other[field] === row[field]);
+    console.log(
+      `  ${orderId.padEnd(10)} ${row.customer.padEnd(9)} ${row.status.padEnd(8)} ${String(row.items).padStart(5)} ${row.total.toFixed(2).padStart(7)} ` +
+        `${String(row.version).padStart(8)}  ${same ? 'same row' : 'DIFFERS'}`,
+    );
+  }
+  const page = await byFeed.query('byStatus', { status: 'shipped' }, { limit: 5 });
+  console.log(
+    `  ${FEED_MODEL}.query('byStatus', { status: 'shipped' }, { limit: 5 }): ` +
+      `${page.items.map((row) => row.orderId).join(', ')}${page.cursor === undefined ? '' : ' ... (page.cursor for the next page)'}`,
+  );
+  for (const model of [byFeed, byLambda]) {
+    let shipped = 0;
+    let cursor: string | undefined;
+    do {
+      const next = await model.query('byStatus', { status: 'shipped' }, { limit: 10, ...(cursor === undefined ? {} : { cursor }) });
+      shipped += next.items.length;
+      cursor = next.cursor;
+    } while (cursor !== undefined);
+    console.log(`  ${model.name.padEnd(22)} shipped orders, every page: ${shipped}`);
+  }
+}
+
+/** Both projections, the rows, and the checks of both models against the store. */
+async function runProjections(connection: Connection, Orders: OrderStream, tables: Tables, orderIds: ReadonlyArray<string>): Promise<string[]> {
+  const streams = new DynamoDBStreamsClient(connection.config);
+  try {
+    const context: ProjectionContext = {
+      client: connection.client,
+      streams,
+      clientConfig: connection.config,
+      Orders,
+      tables,
+      streamArn: tables.streamArn,
+    };
+    const stored = [...(await readHistories(Orders, orderIds)).values()].reduce((sum, events) => sum + events.length, 0);
+
+    console.log(`\nprojection 1, the change feed: runChangeFeed into ${FEED_MODEL}`);
+    const byFeed = await projectByFeed(context, stored);
+    const allIds = [...orderIds, ...byFeed.liveOrders];
+
+    const seed = seedFromEnv();
+    console.log(`\nprojection 2, Lambda simulated: lambdaHandler into ${LAMBDA_MODEL} (seed ${seed}; SEED=${seed} npm start replays the schedule)`);
+    const byLambda = await projectByLambda(context, seed);
+
+    const feedModel = orderSummaries(connection.client, tables.views, FEED_MODEL);
+    const lambdaModel = orderSummaries(connection.client, tables.views, LAMBDA_MODEL);
+    console.log('\nread models:');
+    await printReadModels(feedModel, lambdaModel, [...allIds.slice(0, SHOWN_ORDERS), 'order-demo', byFeed.liveOrders[0] as string]);
+
+    console.log('\nprojection checks (every row against a fold of its stream read from the store):');
+    const histories = await readHistories(Orders, allIds);
+    return [...(await checkReadModel(feedModel, histories, byFeed.applied)), ...(await checkReadModel(lambdaModel, histories, byLambda))];
+  } finally {
+    streams.destroy();
+  }
+}
+
 async function main(): Promise<number> {
   const started = performance.now();
   const connection = await connect();
   console.log(`dynafold quickstart on ${connection.description}`);
   const created: string[] = [];
   try {
-    const tables = await createTables(connection);
-    created.push(tables.events, tables.views);
+    const tables = await createTables(connection, created);
     const Orders = orderStream(connection.client, tables.events);
     const ids = orderIds();
 
@@ -194,6 +280,8 @@ async function main(): Promise<number> {
 
     console.log('\nchecks:');
     const problems = await checkOrders(Orders, ids, [demo]);
+
+    problems.push(...(await runProjections(connection, Orders, tables, [...ids, demo])));
     for (const problem of problems) console.log(`  FAILED ${problem}`);
     console.log(`\n${problems.length === 0 ? 'OK' : 'FAILED'} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     return problems.length === 0 ? 0 : 1;

@@ -1,10 +1,10 @@
 /**
  * The examples' domain: orders. The `Order` event stream, the `OrderSummary` read model (one row per
- * order, queryable by status) and the commands that decide an order's events.
+ * order, queryable by status), the projection that keeps it, and the commands that decide an order's events.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import { EventStream, ReadModel, type Decider, type EventOf, type NewEventOf } from 'dynafold';
+import { EventStream, Projection, ReadModel, type Decider, type EventOf, type NewEventOf } from 'dynafold';
 
 export const orderEvents = {
   OrderPlaced: z.object({ customer: z.string() }),
@@ -29,16 +29,55 @@ export const orderSummarySchema = z.object({
 });
 export type OrderSummary = z.infer<typeof orderSummarySchema>;
 
-export function orderSummaries(client: DynamoDBClient, table: string) {
+/** OrderSummary rows; `name` keeps several models apart in one table (it prefixes their keys). */
+export function orderSummaries(client: DynamoDBClient, table: string, name = 'OrderSummary') {
   return new ReadModel({
     client,
     table,
-    name: 'OrderSummary',
+    name,
     schema: orderSummarySchema,
     key: { pk: { field: 'pk', composite: ['orderId'] }, sk: { field: 'sk', composite: [] } },
     indexes: { byStatus: { name: 'gsi1', pk: { field: 'gsi1pk', composite: ['status'] }, sk: { field: 'gsi1sk', composite: ['orderId'] } } },
   });
 }
+
+export type OrderSummaries = ReturnType<typeof orderSummaries>;
+
+/** The summary of an order that does not exist yet. */
+export function emptySummary(orderId: string): OrderSummary {
+  return { orderId, customer: '', status: 'new', items: 0, total: 0, version: 0 };
+}
+
+/** One step of the summary's fold. The projection writes `version` itself (its checkpoint). */
+export function summarize(summary: OrderSummary, event: OrderEvent): OrderSummary {
+  switch (event.type) {
+    case 'OrderPlaced':
+      return { ...summary, customer: event.data.customer, status: 'placed' };
+    case 'ItemAdded':
+      return { ...summary, items: summary.items + 1, total: Math.round((summary.total + event.data.price) * 100) / 100 };
+    case 'OrderShipped':
+      return { ...summary, status: 'shipped' };
+  }
+}
+
+/** What a summary row must hold after these events: the fold of the stream, read straight from the store. */
+export function foldSummary(orderId: string, events: ReadonlyArray<OrderEvent>): OrderSummary {
+  const folded = events.reduce(summarize, emptySummary(orderId));
+  return { ...folded, version: events[events.length - 1]?.version ?? 0 };
+}
+
+/** Keeps one OrderSummary row per order, whatever order and however often the stream records arrive. */
+export function orderSummaryProjection(Orders: OrderStream, readModel: OrderSummaries) {
+  return new Projection({
+    stream: Orders,
+    readModel,
+    key: (streamId) => ({ orderId: streamId.orderId }),
+    initial: (streamId) => emptySummary(streamId.orderId),
+    evolve: summarize,
+    checkpoint: 'version',
+  });
+}
+export type OrderSummaryProjection = ReturnType<typeof orderSummaryProjection>;
 
 /** The write side's view of an order: what the commands need to decide. */
 export interface Order {
