@@ -1,22 +1,34 @@
 import type { Rejected } from './outcome';
-import { skipEvent, type SkipEvent } from './skip';
+import { removeRow, skipEvent, type RemoveRow, type SkipEvent } from './skip';
+
+/** What `evolve` may answer: the next state, `skipEvent`, or `removeRow`. */
+export type Evolved<State> = State | SkipEvent | RemoveRow;
 
 /** What folding one row's new events needs. */
 export interface FoldInput<State, Event extends { readonly version: number }> {
-  /** The stored row's state, or `undefined` when the row does not exist. */
+  /** The stored row's state, or `undefined` when the row does not exist or was removed. */
   readonly state: State | undefined;
+  /** The row is a tombstone. */
+  readonly removed?: boolean;
   /** The row's checkpoint: versions at or below it were considered already. */
   readonly checkpoint: number;
-  /** The row's events above the checkpoint, in version order, without gaps among the row's own. */
+  /** The row's events above the checkpoint, in order, without gaps among the row's own. */
   readonly events: ReadonlyArray<Event>;
   readonly initial: (event: Event) => State;
-  readonly evolve: (state: State, event: Event) => State | SkipEvent | Promise<State | SkipEvent>;
+  readonly evolve: (state: State, event: Event) => Evolved<State> | Promise<Evolved<State>>;
   readonly terminal?: (error: unknown) => boolean;
+  /** Whether an event may recreate a removed row (from `initial`). @defaultValue never */
+  readonly recreate?: (event: Event) => boolean;
 }
 
 /** A fold's result: the new state and checkpoint, and what became of each event. */
 export interface FoldResult<State, Event> {
+  /** The state to write; `undefined` for a row that was never created or ends removed. */
   readonly state: State | undefined;
+  /** The row ends removed: write a tombstone (with `lastState`'s fields). */
+  readonly removed: boolean;
+  /** The last state before the removal, for the tombstone's fields. */
+  readonly lastState: State | undefined;
   /** The new checkpoint: the last applied event, or rejected one on an existing row. */
   readonly version: number;
   readonly applied: Event[];
@@ -28,17 +40,24 @@ export interface FoldResult<State, Event> {
 
 /**
  * Folds a row's new events. `skipEvent` leaves the state as it was and does not move the checkpoint by
- * itself; an error `terminal` accepts rejects its event (moving the checkpoint only on an existing row,
- * so rejected events alone never create one); any other error fails the row (it propagates).
+ * itself; `removeRow` ends the row (a tombstone), after which only events `recreate` accepts start it
+ * again from `initial`; an error `terminal` accepts rejects its event (moving the checkpoint only on a
+ * live row, so rejected events alone never create one); any other error fails the row (it propagates).
  */
 export async function foldRow<State, Event extends { readonly version: number }>(input: FoldInput<State, Event>): Promise<FoldResult<State, Event>> {
   let state = input.state;
+  let removed = input.removed === true;
+  let lastState: State | undefined;
   let version = input.checkpoint;
   const applied: Event[] = [];
   const skipped: Event[] = [];
   const rejected: Rejected<Event>[] = [];
   for (const event of input.events) {
-    let next: State | SkipEvent;
+    if (removed && state === undefined && input.recreate?.(event) !== true) {
+      skipped.push(event); // a removed row ignores events until one recreates it
+      continue;
+    }
+    let next: Evolved<State>;
     try {
       next = await input.evolve(state ?? input.initial(event), event);
     } catch (error) {
@@ -51,9 +70,16 @@ export async function foldRow<State, Event extends { readonly version: number }>
       skipped.push(event);
       continue;
     }
-    state = next;
+    if (next === removeRow) {
+      lastState = state ?? input.initial(event);
+      state = undefined;
+      removed = true;
+    } else {
+      state = next;
+      removed = false;
+    }
     version = event.version;
     applied.push(event);
   }
-  return { state, version, applied, skipped, rejected, changed: version !== input.checkpoint };
+  return { state, removed, lastState, version, applied, skipped, rejected, changed: version !== input.checkpoint };
 }

@@ -27,7 +27,7 @@ export type Unrouted<St extends Record<string, AnyEventStream>> = {
 /** What {@link processBatch} did with a batch. */
 export interface ProcessResult<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream> = Record<string, AnyEventStream>, R = StreamRecordLike> {
   /** Each projection's row outcomes, under its name; positions index the records. */
-  readonly outcomes: { readonly [K in keyof P]: ReadonlyArray<RowOutcome<P[K] extends { readonly stream: infer S } ? EventsOfStream<S> : StreamEvent>> };
+  readonly outcomes: { readonly [K in keyof P]: ReadonlyArray<RowOutcome<P[K] extends { readonly stream: infer S } ? EventsOfStream<S> : P[K] extends { readonly $event: infer E } ? E : StreamEvent>> };
   /** Per projection, positions of its stream's events that address no row. */
   readonly ignored: { readonly [K in keyof P]: ReadonlyArray<number> };
   readonly unrouted: ReadonlyArray<Unrouted<St>>;
@@ -58,7 +58,7 @@ export async function processBatch<P extends Record<string, AnyProjection>, St e
   // Keys name where each stream came from, so a marker shared by two streams is reported by both names.
   const decode = decoder(
     Object.fromEntries([
-      ...projections.map(([name, projection]) => [`projections.${name}`, projection.stream] as const),
+      ...projections.flatMap(([name, projection]) => projection.streams.map((stream) => [`projections.${name}.${stream.name}`, stream] as const)),
       ...extra.map(([name, stream]) => [`streams.${name}`, stream] as const),
     ]),
   );
@@ -76,7 +76,10 @@ export async function processBatch<P extends Record<string, AnyProjection>, St e
     }
   });
 
-  const results = await Promise.all(projections.map(([, projection]) => projection.applyEntries(entries.filter((e) => e.event.streamName === projection.stream.name))));
+  const results = await Promise.all(projections.map(([, projection]) => {
+      const names = new Set(projection.streams.map((stream) => stream.name));
+      return projection.applyEntries(entries.filter((entry) => names.has(entry.event.streamName)));
+    }));
   const failed = new Set<number>();
   for (const result of results) {
     for (const outcome of result.outcomes) if (outcome.status === 'failed' && outcome.positions.length > 0) failed.add(Math.min(...outcome.positions));

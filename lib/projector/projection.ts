@@ -2,6 +2,8 @@ import pLimit from 'p-limit';
 import { ConfigurationError, DynafoldError } from '../errors';
 import { EventStream, ReadModel, type AnyEventStream, type StreamEvent } from '../store';
 import { applyRow, type RowRuntime } from './apply-row';
+import { OutboxWriter } from './outbox';
+import { readRows, type RowStore } from './row-store';
 import { resolveCheckpoint } from './checkpoint';
 import { ProjectionDefaults } from './defaults';
 import type { AppliedOutcome, ApplyResult, RowOutcome } from './outcome';
@@ -16,7 +18,8 @@ type Key = Readonly<Record<string, unknown>>;
 /** What routing a batch needs of a projection, whatever its types. */
 export interface AnyProjection {
   readonly name: string;
-  readonly stream: AnyEventStream;
+  /** The streams whose events the projection folds. */
+  readonly streams: ReadonlyArray<AnyEventStream>;
   /** @internal */
   applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>): Promise<ApplyResult>;
 }
@@ -71,11 +74,11 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
     const keyFn = options.key as (streamId: Record<string, string>, event: StreamEvent) => Key | undefined;
     this.keyOf = (event) => keyFn(stream.parseStreamId(event.streamId), event);
     const toItem = options.toItem as RowRuntime<State>['toItem'] | undefined;
+    const outbox = options.outbox === undefined ? undefined : new OutboxWriter(this.name, readModel, options.outbox as never);
     this.runtime = {
       name: this.name,
       stream,
-      readModel,
-      checkpoint: resolveCheckpoint(options.checkpoint, readModel.schema, `Projection ${this.name}`),
+      store: resolveRowStore(this.name, readModel, options, outbox !== undefined),
       rowIdOf: (event) => {
         const key = this.keyOf(event);
         return key === undefined ? undefined : this.rowId(key);
@@ -83,9 +86,16 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
       initial: options.initial as RowRuntime<State>['initial'],
       evolve: options.evolve as RowRuntime<State>['evolve'],
       ...(options.terminal === undefined ? {} : { terminal: options.terminal }),
+      ...(options.recreate === undefined ? {} : { recreate: options.recreate as (event: StreamEvent) => boolean }),
+      ...(outbox === undefined ? {} : { outbox }),
       toItem: toItem ?? ((state) => state as Record<string, unknown>),
       retry: { attempts, backoff: options.retry?.backoff ?? ProjectionDefaults.retry.backoff },
     };
+  }
+
+  /** The streams this projection folds: its one stream. */
+  get streams(): ReadonlyArray<AnyEventStream> {
+    return [this.stream];
   }
 
   private rowId(key: Key): string {
@@ -115,8 +125,11 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
     const foreign = entries.filter((entry) => entry.event.streamName !== this.stream.name).map((entry) => entry.position);
     const plan = planRows(ours, this.keyOf, (key) => this.rowId(key));
     const limit = pLimit(this.concurrency);
+    const groups = [...plan.rows.values()];
+    // All rows of the call in as few reads as DynamoDB allows; a lost race re-reads its one row.
+    const read = await readRows<State>(this.runtime.store, groups.map((group) => group.key)).catch(() => undefined);
     const rows = await Promise.all(
-      [...plan.rows.values()].map((group) =>
+      groups.map((group, index) =>
         group.events.some((event) => event.streamId !== group.streamId)
           ? Promise.resolve<RowOutcome>({
               status: 'failed',
@@ -128,7 +141,7 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
                 `Projection ${this.name}: row ${JSON.stringify(group.key)} is addressed by several stream instances; a row of a projection is fed by one.`,
               ),
             })
-          : limit(() => applyRow(this.runtime, group, plan.inHand)),
+          : limit(() => applyRow(this.runtime, group, plan.inHand, read?.[index])),
       ),
     );
     const keyFailures = plan.keyFailures.map<RowOutcome>(({ entry, error }) => ({
@@ -170,4 +183,23 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
   rebuild(streamId: StreamIdOfStream<S> | string): Promise<RebuildResult> {
     return rebuildStream(this.runtime, this.stream.formatStreamId(streamId), this.keyOf, (key) => this.rowId(key));
   }
+}
+
+function resolveRowStore(
+  name: string,
+  readModel: ReadModel,
+  options: Pick<ProjectionOptions<unknown, unknown, unknown>, 'tombstoneTtl' | 'checkpoint' | 'revision'>,
+  outbox: boolean,
+): RowStore {
+  const ttl = options.tombstoneTtl;
+  if (ttl !== undefined && (!Number.isInteger(ttl.seconds) || ttl.seconds < 1)) {
+    throw new ConfigurationError(`Projection ${name}: expected \`tombstoneTtl.seconds\` to be a positive integer.`);
+  }
+  return {
+    readModel,
+    checkpoint: resolveCheckpoint(options.checkpoint, readModel.schema, `Projection ${name}`),
+    // The outbox orders a row's messages by revision, so it needs one.
+    revision: options.revision === true || outbox,
+    ...(ttl === undefined ? {} : { tombstoneTtl: { seconds: ttl.seconds, attribute: ttl.attribute ?? 'ttl' } }),
+  };
 }

@@ -4,7 +4,7 @@ import { backoffDelay } from '../util/backoff';
 import { sleep } from '../util/sleep';
 import type { RowRuntime } from './apply-row';
 import { foldRow } from './fold-row';
-import { readRow, rowItem, writeRow } from './row-writer';
+import { readRow, rowItem, writeRow } from './row-store';
 
 /** What a rebuild wrote: each row's key and its checkpoint. No events: a rebuild replays no side effects. */
 export interface RebuildResult {
@@ -42,7 +42,7 @@ async function rebuildRow<State>(
   const parsedId = runtime.stream.parseStreamId(streamId);
   for (let attempt = 0; attempt < runtime.retry.attempts; attempt++) {
     if (attempt > 0) await sleep(backoffDelay(attempt - 1, runtime.retry.backoff));
-    const row = await readRow<State>(runtime.readModel, runtime.checkpoint, key);
+    const row = await readRow<State>(runtime.store, key);
     const known = events[events.length - 1]?.version ?? 0;
     // The row may already reflect events appended since the stream was read: fold at least that far.
     if (row.checkpoint > known) events.push(...(await runtime.stream.readFrom(streamId, known, { toVersion: row.checkpoint })));
@@ -53,10 +53,13 @@ async function rebuildRow<State>(
       initial: (event) => runtime.initial(parsedId, event),
       evolve: runtime.evolve,
       ...(runtime.terminal === undefined ? {} : { terminal: runtime.terminal }),
+      ...(runtime.recreate === undefined ? {} : { recreate: runtime.recreate }),
     });
-    if (folded.state === undefined) return row.checkpoint;
-    const item = rowItem(runtime.readModel, runtime.checkpoint, runtime.toItem(folded.state, { streamId: parsedId, key }), folded.version, row.createdAt);
-    if (await writeRow(runtime.readModel, runtime.checkpoint, row, item)) return folded.version;
+    const written = folded.removed ? folded.lastState : folded.state;
+    if (written === undefined) return row.checkpoint;
+    const item = rowItem(runtime.store, row, runtime.toItem(written, { streamId: parsedId, key }), { version: folded.version, removed: folded.removed });
+    // No outbox messages: a rebuild replays no side effects.
+    if (await writeRow(runtime.store, row, item)) return folded.version;
   }
   throw new ConcurrentModificationError(runtime.name, key, runtime.retry.attempts);
 }

@@ -22,7 +22,17 @@ export interface PrimaryKeyDefinition {
 }
 
 /** Attributes dynafold keeps on every row besides the schema's fields. */
-export const RowAttributes = { createdAt: 'createdAt', updatedAt: 'updatedAt', model: '_rm', deleted: '_deleted' } as const;
+export const RowAttributes = {
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+  model: '_rm',
+  /** Marks a tombstone: a removed row that keeps its checkpoint. */
+  deleted: '_deleted',
+  /** Incremented on every projection write that keeps a revision. */
+  revision: '_rev',
+  /** A multi-source row's checkpoint per source stream instance. */
+  sources: '_sources',
+} as const;
 
 /** A key attribute's value; the model name first, so several models can share a table and its indexes. */
 export function keyValue(model: string, key: KeyDefinition, values: Readonly<Record<string, unknown>>): string {
@@ -71,7 +81,7 @@ export function validateKeys(
     check(`indexes.${name}.pk`, index.pk);
     check(`indexes.${name}.sk`, index.sk);
   }
-  for (const reserved of [RowAttributes.createdAt, RowAttributes.updatedAt, RowAttributes.model, RowAttributes.deleted]) {
+  for (const reserved of Object.values(RowAttributes)) {
     if (fields.has(reserved)) throw new ConfigurationError(`${model}: \`${reserved}\` is kept by dynafold; remove it from the schema.`);
   }
 }

@@ -22,8 +22,8 @@ export interface ReadModelOptions<Schema extends z.ZodObject, Indexes extends Re
   readonly hidden?: ReadonlyArray<keyof z.output<Schema> & string>;
 }
 
-/** A row as read: its fields plus the timestamps dynafold keeps. */
-export type Stored<Row> = Row & { readonly createdAt: string; readonly updatedAt: string };
+/** A row as read: its fields plus the timestamps dynafold keeps (and `removed` on a tombstone read with `includeRemoved`). */
+export type Stored<Row> = Row & { readonly createdAt: string; readonly updatedAt: string; readonly removed?: true };
 
 /** Options of {@link ReadModel.get} and {@link ReadModel.query}. */
 export interface ReadOptions {
@@ -31,6 +31,8 @@ export interface ReadOptions {
   readonly consistent?: boolean;
   /** Include hidden fields. @defaultValue false */
   readonly includeHidden?: boolean;
+  /** Include tombstones of rows a projection removed (marked `removed: true`). @defaultValue false */
+  readonly includeRemoved?: boolean;
 }
 
 /** A page of a query. Pass `cursor` back to get the next page; `undefined` means the last page. */
@@ -124,6 +126,7 @@ export class ReadModel<Schema extends z.ZodObject = z.ZodObject, Indexes extends
     if (options.includeHidden !== true) for (const field of this.hidden) delete row[field];
     row[RowAttributes.createdAt] = item[RowAttributes.createdAt];
     row[RowAttributes.updatedAt] = item[RowAttributes.updatedAt];
+    if (item[RowAttributes.deleted] === true) row['removed'] = true;
     return row as Stored<z.output<Schema>>;
   }
 
@@ -135,7 +138,8 @@ export class ReadModel<Schema extends z.ZodObject = z.ZodObject, Indexes extends
   /** One row by its key fields. */
   async get(values: Readonly<Record<string, unknown>>, options: ReadOptions = {}): Promise<Stored<z.output<Schema>> | undefined> {
     const item = await getItem(this.documents, this.table, this.keyOf(values), options.consistent === true);
-    return item === undefined || item[RowAttributes.deleted] === true ? undefined : this.fromItem(item, options);
+    if (item === undefined || (item[RowAttributes.deleted] === true && options.includeRemoved !== true)) return undefined;
+    return this.fromItem(item, options);
   }
 
   /**
@@ -203,14 +207,15 @@ export class ReadModel<Schema extends z.ZodObject = z.ZodObject, Indexes extends
       expressionValues[':sk'] = prefix;
       condition += prefix.endsWith('#') ? ' AND begins_with(#sk, :sk)' : ' AND #sk = :sk';
     }
-    names['#deleted'] = RowAttributes.deleted;
+    const hideRemoved = options.includeRemoved !== true;
+    if (hideRemoved) names['#deleted'] = RowAttributes.deleted;
     const page = await request('Query', () =>
       this.documents.send(
         new QueryCommand({
           TableName: this.table,
           IndexName: index.name,
           KeyConditionExpression: condition,
-          FilterExpression: 'attribute_not_exists(#deleted)',
+          FilterExpression: hideRemoved ? 'attribute_not_exists(#deleted)' : undefined,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: expressionValues,
           ConsistentRead: index.name === undefined && options.consistent === true ? true : undefined,
