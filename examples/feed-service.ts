@@ -16,6 +16,8 @@ import { DynamoLocalDefaults, startDynamoLocal, type DynamoLocal } from 'dynafol
 const once = process.argv.includes('--once');
 
 async function main(): Promise<void> {
+  // The SDK's notice about Node versions it will drop has no place in the output.
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   const endpoint = process.env['DYNAMODB_ENDPOINT'];
   const local: DynamoLocal | undefined = endpoint === undefined ? await startDynamoLocal() : undefined;
   const config = local?.clientConfig ?? { endpoint, region: DynamoLocalDefaults.region, credentials: { ...DynamoLocalDefaults.credentials } };

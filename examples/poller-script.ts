@@ -13,6 +13,8 @@ import { ChangeFeedConsumer, DynamoCheckpointStore } from 'dynafold/feed';
 import { DynamoLocalDefaults, startDynamoLocal, type DynamoLocal } from 'dynafold/local';
 
 async function main(): Promise<void> {
+  // The SDK's notice about Node versions it will drop has no place in the output.
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   const endpoint = process.env['DYNAMODB_ENDPOINT'];
   const local: DynamoLocal | undefined = endpoint === undefined ? await startDynamoLocal() : undefined;
   const config = local?.clientConfig ?? { endpoint, region: DynamoLocalDefaults.region, credentials: { ...DynamoLocalDefaults.credentials } };
