@@ -13,3 +13,11 @@ export type { StreamRecordLike, RecordSource, RecordReading, DecodeFailure } fro
 export { lambdaHandler } from './lambda';
 export type { LambdaHandlerOptions } from './lambda';
 export type { RebuildResult } from './rebuild';
+export { removeRow } from './skip';
+export type { RemoveRow } from './skip';
+export { MultiSourceProjection } from './multi-source-projection';
+export type { MultiSourceProjectionOptions, Source } from './multi-source-projection';
+export { OutboxRelay } from './outbox-relay';
+export type { OutboxRelayOptions, RelayResult } from './outbox-relay';
+export { outboxTableDefinition } from './outbox';
+export type { OutboxOptions, OutboxMessage } from './outbox';

@@ -21,8 +21,10 @@ export interface AppliedOutcome<Event = StreamEvent, Key = Record<string, unknow
   readonly skipped: ReadonlyArray<Event>;
   /** Events `terminal` rejected. */
   readonly rejected: ReadonlyArray<Rejected<Event>>;
-  /** The row's checkpoint (last considered stream version) after the call; 0 for a row not created. */
+  /** The row's checkpoint (last considered stream version) after the call; 0 for a row not created. A multi-source row's revision. */
   readonly version: number;
+  /** A multi-source row's checkpoint per source instance (`<stream name>#<stream id>` → version). */
+  readonly sources?: Readonly<Record<string, number>>;
   /** Positions of the call's input (events, or records for processBatch) that belong to this row. */
   readonly positions: ReadonlyArray<number>;
 }
