@@ -1,0 +1,53 @@
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import type { Summary } from '../support/orders';
+
+/** The rows the baselines keep: the same fields and key layout as dynafold's read model, written by hand. */
+export class ViewRows {
+  constructor(
+    readonly documents: DynamoDBDocumentClient,
+    readonly table: string,
+    readonly model: string,
+  ) {}
+
+  key(orderId: string): { pk: string; sk: string } {
+    return { pk: `${this.model}#${orderId}`, sk: this.model };
+  }
+
+  item(state: Summary, createdAt?: string): Record<string, unknown> {
+    const now = new Date().toISOString();
+    return { ...state, ...this.key(state.orderId), createdAt: createdAt ?? now, updatedAt: now };
+  }
+
+  async get(orderId: string): Promise<(Summary & { createdAt?: string }) | undefined> {
+    const { Item } = await this.documents.send(new GetCommand({ TableName: this.table, Key: this.key(orderId), ConsistentRead: true }));
+    return Item as (Summary & { createdAt?: string }) | undefined;
+  }
+
+  /** An unconditional put, to set a row up before a measurement. */
+  async put(state: Summary): Promise<void> {
+    await this.documents.send(new PutCommand({ TableName: this.table, Item: this.item(state) }));
+  }
+}
+
+/** An event as a hand-written handler decodes it from a record: plain `data` maps only (nothing here is compressed). */
+export interface RawEvent {
+  readonly streamId: string;
+  readonly version: number;
+  readonly type: string;
+  readonly data: unknown;
+}
+
+export function decodeRecord(record: DynamoDBRecord | _Record): RawEvent | undefined {
+  if (record.eventName !== 'INSERT' || record.dynamodb?.NewImage === undefined) return undefined;
+  const item = unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>);
+  if (item['_df'] !== 'Order') return undefined;
+  return { streamId: String(item['streamId']), version: Number(item['version']), type: String(item['type']), data: item['data'] };
+}
+
+export function isConditionFailure(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}

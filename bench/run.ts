@@ -1,0 +1,80 @@
+/**
+ * The benchmarks: `npm run bench [-- --quick] [-- --only <scenario>[,<scenario>]]`.
+ * Runs every scenario on an embedded DynamoDB Local, prints one table of figures and ratios (each measured
+ * in the same run as its baseline) and writes bench/results/latest.json.
+ */
+import { execSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { endpointOf, startLocal } from './support/local';
+import { renderTable, type Row, type Scenario } from './support/report';
+import { costVsLength } from './scenarios/cost-vs-length';
+import { outOfOrder } from './scenarios/out-of-order';
+import { floor } from './scenarios/floor';
+
+const scenarios: Scenario[] = [costVsLength, outOfOrder, floor];
+
+function parseArgs(argv: ReadonlyArray<string>): { quick: boolean; only: Set<string> | undefined } {
+  let quick = false;
+  let only: Set<string> | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--quick') quick = true;
+    else if (arg === '--only' || arg.startsWith('--only=')) {
+      const value = arg.includes('=') ? arg.slice('--only='.length) : argv[++i];
+      if (value === undefined) throw new Error('--only needs a scenario name');
+      only = new Set(value.split(','));
+    } else throw new Error(`Unknown option ${arg}: use --quick and --only <${scenarios.map((s) => s.name).join('|')}>`);
+  }
+  for (const name of only ?? []) {
+    if (!scenarios.some((s) => s.name === name)) throw new Error(`Unknown scenario ${name}: one of ${scenarios.map((s) => s.name).join(', ')}`);
+  }
+  return { quick, only };
+}
+
+function commit(): string | undefined {
+  try {
+    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(): Promise<void> {
+  const { quick, only } = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  const log = (message: string) => process.stderr.write(`${message}\n`);
+  log(`dynafold bench${quick ? ' --quick' : ''}: starting DynamoDB Local`);
+  const local = await startLocal();
+  const rows: Row[] = [];
+  const report: Record<string, unknown>[] = [];
+  try {
+    for (const scenario of scenarios) {
+      if (only !== undefined && !only.has(scenario.name)) continue;
+      log(`▶ ${scenario.title}`);
+      const t = performance.now();
+      const result = await scenario.run({ endpoint: endpointOf(local), quick, log });
+      const seconds = (performance.now() - t) / 1000;
+      log(`  done in ${seconds.toFixed(1)} s`);
+      rows.push(...result.rows);
+      report.push({ name: scenario.name, title: scenario.title, seconds, rows: result.rows, notes: result.notes, details: result.details });
+    }
+  } finally {
+    await local.stop();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const table = renderTable(rows);
+  const notes = report.flatMap((r) => (r['notes'] as string[]).map((n) => `  ${String(r['name'])}: ${n}`));
+  process.stdout.write(`\n${table}\n\nNotes:\n${notes.join('\n')}\n\n${quick ? 'quick' : 'full'} run: ${seconds.toFixed(1)} s; targets met ${rows.filter((r) => r.pass === true).length}, missed ${rows.filter((r) => r.pass === false).length}\n`);
+  const dir = join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'latest.json'),
+    `${JSON.stringify({ date: new Date().toISOString(), commit: commit(), quick, seconds, node: process.version, scenarios: report }, null, 2)}\n`,
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { CreateTableCommand, DynamoDBClient, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { startDynamoLocal, type DynamoLocal } from '../../lib/local';
+import { meter, type Meter } from './meter';
+
+/** Settings of a client that reaches the benchmark's DynamoDB Local. */
+export interface Endpoint {
+  readonly endpoint: string;
+  readonly region: string;
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+}
+
+/** A metered client pair on one endpoint. Every scenario makes its own, so their counts never mix. */
+export interface Clients {
+  readonly client: DynamoDBClient;
+  readonly documents: DynamoDBDocumentClient;
+  readonly streams: DynamoDBStreamsClient;
+  readonly meter: Meter;
+  readonly streamsMeter: Meter;
+  destroy(): void;
+}
+
+export async function startLocal(): Promise<DynamoLocal> {
+  // A larger heap: the drain scenario keeps 100,000 events (and their stream records) in memory.
+  return startDynamoLocal({ heapMb: 3072, jvmArgs: ['-XX:+UseParallelGC'] });
+}
+
+export function endpointOf(local: DynamoLocal): Endpoint {
+  return { endpoint: local.clientConfig.endpoint, region: local.clientConfig.region, credentials: { ...local.clientConfig.credentials } };
+}
+
+export function clients(endpoint: Endpoint): Clients {
+  const client = new DynamoDBClient({ ...endpoint, maxAttempts: 3 });
+  const streams = new DynamoDBStreamsClient({ ...endpoint, maxAttempts: 3 });
+  const m = meter(client);
+  const sm = meter(streams);
+  return {
+    client,
+    documents: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+    streams,
+    meter: m,
+    streamsMeter: sm,
+    destroy: () => {
+      client.destroy();
+      streams.destroy();
+    },
+  };
+}
+
+export function uniqueName(prefix: string): string {
+  return `bench-${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+/** Creates a table under a fresh name; resolves its name and stream ARN. */
+export async function createTable(
+  client: DynamoDBClient,
+  definition: (name: string) => CreateTableCommandInput,
+  prefix: string,
+): Promise<{ name: string; streamArn: string }> {
+  const name = uniqueName(prefix);
+  const created = await client.send(new CreateTableCommand(definition(name)));
+  return { name, streamArn: created.TableDescription?.LatestStreamArn ?? '' };
+}
