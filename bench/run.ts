@@ -11,8 +11,9 @@ import { renderTable, type Row, type Scenario } from './support/report';
 import { costVsLength } from './scenarios/cost-vs-length';
 import { outOfOrder } from './scenarios/out-of-order';
 import { floor } from './scenarios/floor';
+import { append } from './scenarios/append';
 
-const scenarios: Scenario[] = [costVsLength, outOfOrder, floor];
+const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append];
 
 function parseArgs(argv: ReadonlyArray<string>): { quick: boolean; only: Set<string> | undefined } {
   let quick = false;
