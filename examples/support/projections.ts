@@ -35,6 +35,7 @@ export function percentile(values: ReadonlyArray<number>, p: number): number {
 }
 
 const ms = (value: number) => `${value.toFixed(0)} ms`;
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /**
  * The main path: a ChangeFeedConsumer with DynamoDB checkpoints, run into the projection by
@@ -122,7 +123,7 @@ export async function projectByLambda(context: ProjectionContext, seed: number):
   // Its own client, so that the injected faults touch this model only.
   const client = new DynamoDBClient(clientConfig);
   try {
-    const faultRate = 0.03;
+    const faultRate = 0.1;
     const traffic = instrumentRowTable(client, tables.views, { rate: faultRate, random: seededRandom(seed + 1) });
     const projection = orderSummaryProjection(orderStream(client, tables.events), orderSummaries(client, tables.views, LAMBDA_MODEL));
     const applied: OrderEvent[] = [];
@@ -150,16 +151,16 @@ export async function projectByLambda(context: ProjectionContext, seed: number):
         `on ${stats.lanes} concurrent lanes (ParallelizationFactor 10)`,
     );
     console.log(
-      `  faults: ${traffic.faults} row reads failed on purpose (${faultRate * 100}%) -> ${failedRows} failed rows, ` +
-        `${stats.reported} records reported in batchItemFailures`,
+      `  faults: ${count(traffic.faults, 'row read')} failed on purpose (${faultRate * 100}% of them); ${count(failedRows, 'row')} failed, ` +
+        `${count(stats.reported, 'record')} reported in batchItemFailures`,
     );
     console.log(
-      `  invocations: ${stats.invocations}, of which ${stats.retries} retries from the first reported record; ` +
-        `${stats.gaveUp} batches given up`,
+      `  invocations: ${stats.invocations}, of which ${count(stats.retries, 'retry', 'retries')} from the first reported record; ` +
+        `${count(stats.gaveUp, 'batch', 'batches')} given up`,
     );
     console.log(
       `  applied: ${applied.length} events in ${rowWrites} row writes; ${alreadyApplied} found already applied ` +
-        `(duplicates, retries, events a gap read applied first); ${traffic.lostRaces} lost races, re-read and retried`,
+        `(duplicates, retries, events a gap read applied first); ${count(traffic.lostRaces, 'lost race')}, re-read and retried`,
     );
     console.log(
       `  timings: ${ms(stats.ms)} in all, ${((applied.length / stats.ms) * 1000).toFixed(0)} events/s; ` +
