@@ -12,8 +12,9 @@ import { costVsLength } from './scenarios/cost-vs-length';
 import { outOfOrder } from './scenarios/out-of-order';
 import { floor } from './scenarios/floor';
 import { append } from './scenarios/append';
+import { latency } from './scenarios/latency';
 
-const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append];
+const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append, latency];
 
 function parseArgs(argv: ReadonlyArray<string>): { quick: boolean; only: Set<string> | undefined } {
   let quick = false;
