@@ -13,8 +13,9 @@ import { outOfOrder } from './scenarios/out-of-order';
 import { floor } from './scenarios/floor';
 import { append } from './scenarios/append';
 import { latency } from './scenarios/latency';
+import { drain } from './scenarios/drain';
 
-const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append, latency];
+const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, drain, append, latency];
 
 function parseArgs(argv: ReadonlyArray<string>): { quick: boolean; only: Set<string> | undefined } {
   let quick = false;

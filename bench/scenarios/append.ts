@@ -18,7 +18,7 @@ export const append: Scenario = {
   async run(context: ScenarioContext): Promise<ScenarioResult> {
     const c = clients(context.endpoint);
     const rounds = context.quick ? 2 : 4;
-    const appendsPerRound = context.quick ? 160 : 800;
+    const appendsPerRound = context.quick ? 96 : 800;
     const dynafoldMs: number[] = [];
     const rawMs: number[] = [];
     try {

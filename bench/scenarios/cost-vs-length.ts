@@ -27,7 +27,7 @@ export const costVsLength: Scenario = {
   title: 'Cost vs stream length',
   async run(context: ScenarioContext): Promise<ScenarioResult> {
     const c = clients(context.endpoint);
-    const perLength = context.quick ? 2 : 5;
+    const perLength = context.quick ? 1 : 5;
     const results: Record<number, Record<string, Cost>> = {};
     try {
       const { events, views, stream } = await orderTables(c.client, 'cost');

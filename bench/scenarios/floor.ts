@@ -24,7 +24,7 @@ export const floor: Scenario = {
   title: 'Floor',
   async run(context: ScenarioContext): Promise<ScenarioResult> {
     const c = clients(context.endpoint);
-    const iterations = context.quick ? 3 : 8;
+    const iterations = context.quick ? 2 : 8;
     const results: Array<{ shape: string; floor: number; requests: number[]; byOperation: Record<string, number>; dynafoldMs: number[]; rawMs: number[] }> = [];
     try {
       const { events, views, stream } = await orderTables(c.client, 'floor');

@@ -17,7 +17,7 @@ export const latency: Scenario = {
   title: 'Latency append → row',
   async run(context: ScenarioContext): Promise<ScenarioResult> {
     const c = clients(context.endpoint);
-    const appends = context.quick ? 60 : 300;
+    const appends = context.quick ? 40 : 300;
     const latencies: number[] = [];
     try {
       const { events, views, stream } = await orderTables(c.client, 'latency');

@@ -32,7 +32,7 @@ export const outOfOrder: Scenario = {
   title: 'Out-of-order delivery',
   async run(context: ScenarioContext): Promise<ScenarioResult> {
     const c = clients(context.endpoint);
-    const orders = context.quick ? 60 : 300;
+    const orders = context.quick ? 40 : 300;
     const outcomes: Record<string, LaneOutcome & { events: number; stalls?: number; rowsBehind: number; requests: Record<string, number>; lostWrites: number }> = {};
     let lostWrites = 0;
     c.client.middlewareStack.add(

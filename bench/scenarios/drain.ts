@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoCheckpointStore } from '../../lib/feed';
+import type { DrainJob, DrainResult } from '../support/drain-child';
+import { clients, uniqueName, type Endpoint } from '../support/local';
+import { newEvents, orderTables } from '../support/orders';
+import type { Row, Scenario, ScenarioContext, ScenarioResult } from '../support/report';
+
+const WRITERS = 16;
+const PER_STREAM = 100;
+const PER_APPEND = 10;
+const BATCH_SIZE = 1000;
+
+/** Runs one drain in a child process (tsx), so each has its own heap and RSS. */
+function drainInChild(job: DrainJob): Promise<DrainResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'support', 'drain-child.ts')], {
+      env: { ...process.env, BENCH_DRAIN: JSON.stringify(job) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const line = out.trim().split('\n').pop() ?? '';
+      if (code !== 0 || line === '') reject(new Error(`drain child (${job.mode}) exited ${String(code)}: ${err.slice(-2000)}`));
+      else resolve(JSON.parse(line) as DrainResult);
+    });
+  });
+}
+
+/** Fills a fresh events table with `total` events: 16 writers, 10-event appends, 100 events per stream. */
+async function fill(endpoint: Endpoint, total: number, prefix: string) {
+  const c = clients(endpoint);
+  try {
+    const tables = await orderTables(c.client, prefix);
+    const streams = total / PER_STREAM;
+    let next = 0;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: WRITERS }, async () => {
+        for (let s = next++; s < streams; s = next++) {
+          for (let version = 0; version < PER_STREAM; version += PER_APPEND) {
+            await tables.stream.append({ orderId: `${prefix}-${s}` }, newEvents(version + 1, PER_APPEND), { expectedVersion: version });
+          }
+        }
+      }),
+    );
+    return { ...tables, fillMs: performance.now() - start };
+  } finally {
+    c.destroy();
+  }
+}
+
+/**
+ * Feed backlog drain: a backlog of events waiting in the stream, drained by runChangeFeed into a
+ * projection vs a raw GetRecords loop (into the same projection, and reading only); peak RSS of the feed
+ * at a small and at a large backlog, each drain in its own process.
+ */
+export const drain: Scenario = {
+  name: 'drain',
+  title: 'Feed backlog drain',
+  async run(context: ScenarioContext): Promise<ScenarioResult> {
+    const large = context.quick ? 10_000 : 100_000;
+    const small = large / 10;
+    const c = clients(context.endpoint);
+    const checkpointsTable = uniqueName('drain-checkpoints');
+    await c.client.send(new CreateTableCommand(DynamoCheckpointStore.tableDefinition(checkpointsTable)));
+    c.destroy();
+    const results: Record<string, DrainResult> = {};
+    const fills: Record<string, number> = {};
+    const drainOf = async (size: number) => {
+      const tables = await fill(context.endpoint, size, `d${size}`);
+      fills[size] = tables.fillMs;
+      context.log(`  filled ${size} events in ${(tables.fillMs / 1000).toFixed(1)} s`);
+      return (mode: DrainJob['mode'], model: string) =>
+        drainInChild({
+          mode,
+          endpoint: context.endpoint,
+          streamArn: tables.events.streamArn,
+          eventsTable: tables.events.name,
+          viewsTable: tables.views,
+          checkpointsTable,
+          model,
+          expected: size,
+          batchSize: BATCH_SIZE,
+        });
+    };
+    const smallDrain = await drainOf(small);
+    results['feedSmall'] = await smallDrain('feed', 'DrainSmall');
+    const largeDrain = await drainOf(large);
+    results['read'] = await largeDrain('read', 'DrainRead');
+    results['feed'] = await largeDrain('feed', 'DrainFeed');
+    results['raw'] = await largeDrain('raw', 'DrainRaw');
+    context.log(`  ${JSON.stringify(results)}`);
+
+    const rate = (r: DrainResult | undefined) => (r === undefined ? Number.NaN : r.records / (r.ms / 1000));
+    const feed = rate(results['feed']);
+    const raw = rate(results['raw']);
+    const read = rate(results['read']);
+    const rssSmall = results['feedSmall']?.peakRssMb ?? Number.NaN;
+    const rssLarge = results['feed']?.peakRssMb ?? Number.NaN;
+    const rssRatio = rssLarge / rssSmall;
+    const k = (n: number) => `${n / 1000}k`;
+    const rows: Row[] = [
+      { scenario: '4 drain', measure: `records/s, ${k(large)} backlog`, dynafold: feed, baseline: raw, against: 'GetRecords loop + processBatch', ratio: feed / raw, target: '≥ 0.70×', pass: feed / raw >= 0.7 },
+      { scenario: '4 drain', measure: `records/s, ${k(large)} backlog`, dynafold: feed, baseline: read, against: 'GetRecords loop, read only', ratio: feed / read },
+      { scenario: '4 drain', measure: `fill time s, ${k(large)} events`, dynafold: (fills[large] ?? Number.NaN) / 1000, against: '16 writers × 10-event appends' },
+      { scenario: '4 drain', measure: `peak RSS MB, ${k(small)} → ${k(large)}`, dynafold: rssLarge, baseline: rssSmall, against: `feed at ${k(small)}`, ratio: rssRatio, target: 'within ±15%', pass: Math.abs(rssRatio - 1) <= 0.15 },
+    ];
+    return {
+      rows,
+      notes: [
+        `backlogs of ${k(small)} and ${k(large)} events (${PER_STREAM} per stream, ${WRITERS} writers); feed and loops read ${BATCH_SIZE} records per GetRecords; each drain in its own process.`,
+        `requests of the ${k(large)} drains: ${['feed', 'raw', 'read'].map((m) => `${m} ${JSON.stringify(results[m]?.requests)}`).join('; ')}`,
+      ],
+      details: { large, small, writers: WRITERS, perStream: PER_STREAM, perAppend: PER_APPEND, batchSize: BATCH_SIZE, fills, results },
+    };
+  },
+};
