@@ -16,7 +16,7 @@ export type { RebuildResult } from './rebuild';
 export { removeRow } from './skip';
 export type { RemoveRow } from './skip';
 export { MultiSourceProjection } from './multi-source-projection';
-export type { MultiSourceProjectionOptions, Source } from './multi-source-projection';
+export type { MultiSourceProjectionOptions, Source, Sources } from './multi-source-projection';
 export { OutboxRelay } from './outbox-relay';
 export type { OutboxRelayOptions, RelayResult } from './outbox-relay';
 export { outboxTableDefinition } from './outbox';

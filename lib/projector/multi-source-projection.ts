@@ -21,23 +21,26 @@ export interface Source<S> {
   readonly key: (streamId: StreamIdOfStream<S>, event: EventsOfStream<S>) => Key | undefined;
 }
 
-type SourceEvents<Sources> = { [K in keyof Sources]: Sources[K] extends Source<infer S> ? EventsOfStream<S> : never }[keyof Sources];
+/** Each source of a projection, for the streams `Streams` (inferred from the `stream` of each source). */
+export type Sources<Streams extends Record<string, AnyEventStream>> = { readonly [K in keyof Streams]: Source<Streams[K]> };
+
+type SourceEvents<Streams> = { [K in keyof Streams]: EventsOfStream<Streams[K]> }[keyof Streams];
 
 /** Options of {@link MultiSourceProjection}. */
-export interface MultiSourceProjectionOptions<Sources extends Record<string, Source<AnyEventStream>>, M, State> {
+export interface MultiSourceProjectionOptions<Streams extends Record<string, AnyEventStream>, M, State> {
   readonly name?: string;
   readonly readModel: M;
   /** The streams feeding the rows, by name. */
-  readonly sources: Sources;
+  readonly sources: Sources<Streams>;
   /** The state a row starts from, before `event`. */
-  readonly initial: (key: Key, event: SourceEvents<Sources>) => State;
+  readonly initial: (key: Key, event: SourceEvents<Streams>) => State;
   /** The next state, `skipEvent` or `removeRow`. Events of one source instance come in version order; across instances the order is not defined. */
-  readonly evolve: (state: State, event: SourceEvents<Sources>) => Evolved<State> | Promise<Evolved<State>>;
+  readonly evolve: (state: State, event: SourceEvents<Streams>) => Evolved<State> | Promise<Evolved<State>>;
   readonly terminal?: (error: unknown) => boolean;
-  readonly recreate?: (event: SourceEvents<Sources>) => boolean;
+  readonly recreate?: (event: SourceEvents<Streams>) => boolean;
   readonly toItem?: (state: State, context: { readonly key: Key }) => RowOfModel<M>;
   readonly tombstoneTtl?: { readonly seconds: number; readonly attribute?: string };
-  readonly outbox?: OutboxOptions<State, SourceEvents<Sources>>;
+  readonly outbox?: OutboxOptions<State, SourceEvents<Streams>>;
   /** @defaultValue 10 */
   readonly concurrency?: number;
   readonly retry?: { readonly attempts?: number; readonly backoff?: Backoff };
@@ -58,22 +61,22 @@ export interface MultiSourceProjectionOptions<Sources extends Record<string, Sou
  * })
  * ```
  */
-export class MultiSourceProjection<Sources extends Record<string, Source<AnyEventStream>>, M extends ReadModel = ReadModel, State = Record<string, unknown>>
+export class MultiSourceProjection<Streams extends Record<string, AnyEventStream>, M extends ReadModel = ReadModel, State = Record<string, unknown>>
   implements AnyProjection
 {
   readonly name: string;
   readonly readModel: M;
   readonly streams: ReadonlyArray<AnyEventStream>;
   /** Type-level only: the events this projection folds. */
-  declare readonly $event: SourceEvents<Sources>;
+  declare readonly $event: SourceEvents<Streams>;
   private readonly runtime: MultiSourceRuntime<State>;
   private readonly concurrency: number;
   private readonly keyOf: (event: StreamEvent) => Key | undefined;
 
-  constructor(options: MultiSourceProjectionOptions<Sources, M, State>) {
+  constructor(options: MultiSourceProjectionOptions<Streams, M, State>) {
     const { readModel } = options;
     if (!(readModel instanceof ReadModel)) throw new ConfigurationError('Expected `readModel` to be a ReadModel.');
-    const sources = Object.values(options.sources ?? {});
+    const sources = Object.values(options.sources ?? {}) as Array<Source<AnyEventStream>>;
     if (sources.length === 0) throw new ConfigurationError('A multi-source projection needs at least one source.');
     const byName = new Map<string, Source<AnyEventStream>>();
     for (const source of sources) {
@@ -114,8 +117,8 @@ export class MultiSourceProjection<Sources extends Record<string, Source<AnyEven
   }
 
   /** Applies decoded events of any source; never rejects for a row's error. */
-  applyBatch(events: ReadonlyArray<SourceEvents<Sources>>): Promise<ApplyResult<SourceEvents<Sources>, Key>> {
-    return this.applyEntries((events as ReadonlyArray<StreamEvent>).map((event, position) => ({ event, position }))) as Promise<ApplyResult<SourceEvents<Sources>, Key>>;
+  applyBatch(events: ReadonlyArray<SourceEvents<Streams>>): Promise<ApplyResult<SourceEvents<Streams>, Key>> {
+    return this.applyEntries((events as ReadonlyArray<StreamEvent>).map((event, position) => ({ event, position }))) as Promise<ApplyResult<SourceEvents<Streams>, Key>>;
   }
 
   /** @internal */
