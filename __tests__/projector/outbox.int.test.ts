@@ -115,3 +115,17 @@ test('drainAll recovers messages without the outbox stream', async () => {
   expect(result).toEqual({ published: 2, failures: [] });
   expect(published).toEqual(['Order#o-drain#1', 'Order#o-drain#2']);
 });
+
+test('a row applying more events than a transaction holds writes its messages in several transactions, in order', async () => {
+  const orderId = 'o-long';
+  await stream.append({ orderId }, [{ type: 'OrderPlaced', data: { customer: 'cy' } }, ...Array.from({ length: 80 }, (_, i) => ({ type: 'ItemAdded' as const, data: { sku: `a${i}`, price: 1 } }))]);
+  await stream.append({ orderId }, Array.from({ length: 70 }, (_, i) => ({ type: 'ItemAdded' as const, data: { sku: `b${i}`, price: 1 } })));
+  const events = await stream.read({ orderId });
+  const result = await projection().applyBatch([events[events.length - 1] as OrderEvent]); // one event: the rest is a gap read
+  expect(result.outcomes[0]).toMatchObject({ status: 'applied', version: 151 });
+  expect(result.outcomes[0]?.status === 'applied' && result.outcomes[0].applied.map((event) => event.version)).toEqual(events.map((event) => event.version));
+  const published: number[] = [];
+  await new OutboxRelay({ client, table: outboxTable, publish: async (message) => void published.push((message.message as { version: number }).version) }).drainAll();
+  expect(published).toEqual(events.map((event) => event.version));
+  expect(await orderSummaries(client, viewsTable).get({ orderId }, { consistent: true })).toMatchObject(foldSummary(orderId, events));
+});

@@ -127,7 +127,7 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
     const ours = entries.filter((entry) => names.has(entry.event.streamName));
     const plan = planRows(ours, this.keyOf, (key) => JSON.stringify(this.readModel.keyOf(key)));
     const groups = [...plan.rows.values()];
-    const read = await readRows<State>(this.runtime.store, groups.map((group) => group.key)).catch(() => undefined);
+    const read = await readRows<State>(this.runtime.store, groups.map((group) => group.key)).catch(() => undefined); // on failure each row reads itself, and reports its own error
     const limit = pLimit(this.concurrency);
     const rows = await Promise.all(groups.map((group, index) => limit(() => applyMultiSourceRow(this.runtime, group, plan.inHand, read?.[index]))));
     const keyFailures = plan.keyFailures.map<RowOutcome>(({ entry, error }) => ({ status: 'failed', key: undefined, streamId: entry.event.streamId, error, positions: [entry.position] }));

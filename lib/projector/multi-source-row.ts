@@ -40,12 +40,18 @@ export async function applyMultiSourceRow<State>(runtime: MultiSourceRuntime<Sta
   const failed = (error: unknown): RowOutcome => ({ status: 'failed', key: group.key, streamId: group.streamId, error, positions: group.positions });
   try {
     let read = prefetched;
-    for (let attempt = 0; attempt < runtime.retry.attempts; attempt++) {
-      if (attempt > 0) await sleep(backoffDelay(attempt - 1, runtime.retry.backoff));
+    const done: Array<Extract<RowOutcome, { status: 'applied' }>> = [];
+    for (let attempt = 0; attempt < runtime.retry.attempts; ) {
       const row = read ?? (await readRow<State>(runtime.store, group.key));
       read = undefined;
-      const outcome = await tryApply(runtime, group, inHand, row);
-      if (outcome !== 'lost') return outcome;
+      const step = await tryApply(runtime, group, inHand, row);
+      if (step === 'lost') {
+        await sleep(backoffDelay(attempt++, runtime.retry.backoff));
+        continue;
+      }
+      done.push(step.outcome);
+      // An outbox write holds at most 99 messages: a longer fold goes on with another write.
+      if (!step.more) return mergeSteps(done);
     }
     return failed(new ConcurrentModificationError(runtime.name, group.key, runtime.retry.attempts));
   } catch (error) {
@@ -53,7 +59,26 @@ export async function applyMultiSourceRow<State>(runtime: MultiSourceRuntime<Sta
   }
 }
 
-async function tryApply<State>(runtime: MultiSourceRuntime<State>, group: Group, inHand: InHand<StreamEvent>, row: ReadRow<State>): Promise<RowOutcome | 'lost'> {
+function mergeSteps(steps: ReadonlyArray<Extract<RowOutcome, { status: 'applied' }>>): RowOutcome {
+  const first = steps[0] as Extract<RowOutcome, { status: 'applied' }>;
+  const last = steps[steps.length - 1] as Extract<RowOutcome, { status: 'applied' }>;
+  return {
+    ...last,
+    alreadyApplied: first.alreadyApplied,
+    applied: steps.flatMap((step) => step.applied),
+    skipped: steps.flatMap((step) => step.skipped),
+    rejected: steps.flatMap((step) => step.rejected),
+  };
+}
+
+const OUTBOX_EVENTS_PER_WRITE = 99;
+
+async function tryApply<State>(
+  runtime: MultiSourceRuntime<State>,
+  group: Group,
+  inHand: InHand<StreamEvent>,
+  row: ReadRow<State>,
+): Promise<{ outcome: Extract<RowOutcome, { status: 'applied' }>; more: boolean } | 'lost'> {
   const checkpoints = sourceCheckpoints(row);
   const alreadyApplied = group.events.filter((event) => event.version <= (checkpoints[sourceId(event)] ?? 0));
   const instances = [...new Set(group.events.map(sourceId))].sort();
@@ -63,15 +88,22 @@ async function tryApply<State>(runtime: MultiSourceRuntime<State>, group: Group,
   const applied: StreamEvent[] = [];
   const skipped: StreamEvent[] = [];
   const rejected: Rejected<StreamEvent>[] = [];
+  let budget = runtime.outbox === undefined ? Number.POSITIVE_INFINITY : OUTBOX_EVENTS_PER_WRITE;
+  let more = false;
   for (const instance of instances) {
     const own = group.events.filter((event) => sourceId(event) === instance);
     const first = own[0] as StreamEvent;
     const checkpoint = checkpoints[instance] ?? 0;
     const highest = (own[own.length - 1] as StreamEvent).version;
     if (highest <= checkpoint) continue;
-    const events = (await eventsAbove(runtime.streamOf(first.streamName), first.streamId, inHand, checkpoint, highest)).filter(
+    let events = (await eventsAbove(runtime.streamOf(first.streamName), first.streamId, inHand, checkpoint, highest)).filter(
       (event) => runtime.rowIdOf(event) === group.rowId,
     );
+    if (events.length > budget) {
+      events = events.slice(0, budget);
+      more = true;
+    }
+    budget -= events.length;
     const folded: FoldResult<State, StreamEvent> = await foldRow({
       state,
       removed,
@@ -91,7 +123,7 @@ async function tryApply<State>(runtime: MultiSourceRuntime<State>, group: Group,
   }
   const written = removed ? lastState : state;
   const changed = applied.length > 0 || instances.some((instance) => checkpoints[instance] !== sourceCheckpoints(row)[instance]);
-  const outcome = (version: number): RowOutcome => ({
+  const outcome = (version: number): Extract<RowOutcome, { status: 'applied' }> => ({
     status: 'applied',
     key: group.key,
     streamId: group.streamId,
@@ -103,7 +135,7 @@ async function tryApply<State>(runtime: MultiSourceRuntime<State>, group: Group,
     positions: group.positions,
     sources: checkpoints,
   });
-  if (!changed || written === undefined) return outcome(row.revision ?? 0);
+  if (!changed || written === undefined) return { outcome: outcome(row.revision ?? 0), more: false };
 
   const item = rowItem(runtime.store, row, runtime.toItem(written, { streamId: {}, key: group.key }), { removed });
   item[RowAttributes.sources] = checkpoints;
@@ -111,7 +143,7 @@ async function tryApply<State>(runtime: MultiSourceRuntime<State>, group: Group,
   assertFits(runtime.name, group.key, item, Object.keys(checkpoints).length);
   const messages = runtime.outbox?.messages(group.key, item, applied, state) ?? [];
   if (!(await writeRow(runtime.store, row, item, messages))) return 'lost';
-  return outcome(item[RowAttributes.revision] as number);
+  return { outcome: outcome(item[RowAttributes.revision] as number), more };
 }
 
 /** A row that keeps a checkpoint per source instance grows with them: refuse clearly before DynamoDB does. */

@@ -127,7 +127,7 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
     const limit = pLimit(this.concurrency);
     const groups = [...plan.rows.values()];
     // All rows of the call in as few reads as DynamoDB allows; a lost race re-reads its one row.
-    const read = await readRows<State>(this.runtime.store, groups.map((group) => group.key)).catch(() => undefined);
+    const read = await readRows<State>(this.runtime.store, groups.map((group) => group.key)).catch(() => undefined); // on failure each row reads itself, and reports its own error
     const rows = await Promise.all(
       groups.map((group, index) =>
         group.events.some((event) => event.streamId !== group.streamId)
