@@ -1,6 +1,7 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError } from '../errors';
 import type { ReadModel, StreamEvent } from '../store';
+import { streamedTableDefinition } from '../store/tables';
 import { RowAttributes } from '../store/read-model-keys';
 import type { ExtraPut } from './row-store';
 
@@ -82,17 +83,5 @@ export class OutboxWriter {
  * relay can run on (from Lambda or the change feed).
  */
 export function outboxTableDefinition(tableName: string): CreateTableCommandInput {
-  return {
-    TableName: tableName,
-    AttributeDefinitions: [
-      { AttributeName: OutboxLayout.partitionKey, AttributeType: 'S' },
-      { AttributeName: OutboxLayout.sortKey, AttributeType: 'S' },
-    ],
-    KeySchema: [
-      { AttributeName: OutboxLayout.partitionKey, KeyType: 'HASH' },
-      { AttributeName: OutboxLayout.sortKey, KeyType: 'RANGE' },
-    ],
-    BillingMode: 'PAY_PER_REQUEST',
-    StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' },
-  };
+  return streamedTableDefinition(tableName, 'NEW_IMAGE');
 }

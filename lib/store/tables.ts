@@ -13,6 +13,11 @@ import type { ReadModel } from './read-model';
  * ```
  */
 export function eventsTableDefinition(tableName: string): CreateTableCommandInput {
+  return streamedTableDefinition(tableName, 'NEW_AND_OLD_IMAGES');
+}
+
+/** An on-demand table keyed by `pk` + `sk` strings, with a stream of the given view. */
+export function streamedTableDefinition(tableName: string, view: 'NEW_IMAGE' | 'NEW_AND_OLD_IMAGES'): CreateTableCommandInput {
   return {
     TableName: tableName,
     AttributeDefinitions: [
@@ -24,7 +29,7 @@ export function eventsTableDefinition(tableName: string): CreateTableCommandInpu
       { AttributeName: Layout.sortKey, KeyType: 'RANGE' },
     ],
     BillingMode: 'PAY_PER_REQUEST',
-    StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    StreamSpecification: { StreamEnabled: true, StreamViewType: view },
   };
 }
 
