@@ -31,6 +31,7 @@ export interface FeedLeaseOptions {
 export class FeedLease {
   private expiresAtMs = 0;
   private lostError: LeaseLostError | undefined;
+  private released = false;
   private readonly now: () => number;
 
   constructor(private readonly options: FeedLeaseOptions) {
@@ -49,8 +50,15 @@ export class FeedLease {
     return this.lostError !== undefined;
   }
 
-  /** Throws `LeaseLostError` once the lease is lost. */
+  /**
+   * Throws `LeaseLostError` once the lease is lost, or once it has lapsed on this host's clock while held:
+   * a process paused past its lease (SIGSTOP, a long GC, a suspended VM) wakes up before its next renewal
+   * could find out that another owner took over, and must not acknowledge anything in between.
+   */
   assertHeld(): void {
+    if (this.lostError === undefined && !this.released && this.expiresAtMs > 0 && this.now() >= this.expiresAtMs) {
+      this.lose(new LeaseLostError(undefined, 'it lapsed before it could be renewed'));
+    }
     if (this.lostError !== undefined) throw this.lostError;
   }
 
@@ -83,6 +91,8 @@ export class FeedLease {
       const deadline = renewalDeadline(this.expiresAtMs, lease.renewEveryMs);
       const delay = failures === 0 ? lease.renewEveryMs : Math.min(backoffDelay(failures - 1, this.options.backoff), deadline - this.now());
       await sleep(Math.max(0, delay), signal);
+      // Woken up past the lease (a paused process): it is lost, whoever holds it now.
+      this.assertHeld();
       try {
         const result = await store.renewLease(key, { owner: lease.owner, durationMs: lease.durationMs, now: this.now() });
         if (!result.acquired) {
@@ -106,6 +116,7 @@ export class FeedLease {
   /** Releases the lease if this feed still holds it; a failure is only logged, as the lease lapses anyway. */
   async release(): Promise<void> {
     if (this.lost || this.expiresAtMs === 0) return;
+    this.released = true;
     try {
       await this.options.store.releaseLease(this.options.key, this.options.lease.owner);
       log(this.options.logger, 'info', { owner: this.options.lease.owner }, 'change feed lease released');

@@ -91,8 +91,9 @@ export function toEventItem(
 export function fromEventItem(codec: EventCodec, item: Readonly<Record<string, unknown>>): StreamEvent {
   const { streamId, version, type, timestamp } = item;
   const where = `Event item ${String(item[Layout.partitionKey])} ${String(item[Layout.sortKey])} of stream ${codec.streamName}`;
-  if (typeof streamId !== 'string' || typeof version !== 'number' || !Number.isInteger(version) || typeof type !== 'string') {
-    throw new DecodeError(`${where} lacks a string streamId, an integer version or a string type.`, codec.streamName);
+  // Versions start at 1: an item claiming version 0 or below was not written by an append.
+  if (typeof streamId !== 'string' || typeof version !== 'number' || !Number.isInteger(version) || version < 1 || typeof type !== 'string') {
+    throw new DecodeError(`${where} lacks a string streamId, a positive integer version or a string type.`, codec.streamName);
   }
   const schema = Object.hasOwn(codec.schemas, type) ? codec.schemas[type] : undefined;
   if (schema === undefined) {

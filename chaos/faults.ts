@@ -1,0 +1,182 @@
+/**
+ * Fault injection on a REAL SDK client (DynamoDB or DynamoDB Streams), through a middleware placed inside
+ * the SDK's retry loop: every attempt of a request is faulted on its own, so with `maxAttempts` > 1 some
+ * faults are absorbed by the SDK and the rest surface to dynafold, whose own handling is exercised too.
+ *
+ * Every fault is raised BEFORE the request is sent, so it is always faithful: nothing happened on the
+ * server. The one exception is `lostResponse`, which sends the request and then loses the answer (a
+ * timeout after the server applied the write); it is only injected where asked for.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { seededRandom } from './random';
+
+/** The faults a client can be given. */
+export type FaultKind =
+  /** ThrottlingException / ProvisionedThroughputExceededException (DynamoDB), LimitExceededException / ThrottlingException (Streams). */
+  | 'throttle'
+  /** InternalServerError, HTTP 500. */
+  | 'internal'
+  /** A request timeout (`TimeoutError`) before the request left. */
+  | 'timeout'
+  /** A TransactionCanceledException with a TransactionConflict reason, on TransactWriteItems only. */
+  | 'conflict'
+  /** A ConditionalCheckFailedException on PutItem to a read-model table: someone else won the row. */
+  | 'conditional'
+  /** The request is sent and applied, then its response is lost (a TimeoutError): PutItem to read-model tables only. */
+  | 'lostResponse';
+
+export const ALL_FAULTS: ReadonlyArray<FaultKind> = ['throttle', 'internal', 'timeout', 'conflict', 'conditional'];
+
+/** Settings of {@link injectFaults}. */
+export interface FaultOptions {
+  /** Seed of the injector's own PRNG, so a schedule's faults are reproducible. */
+  readonly seed: number;
+  /** Share of eligible calls (0..1) that fail. */
+  readonly rate: number;
+  /** @defaultValue {@link ALL_FAULTS} */
+  readonly kinds?: ReadonlyArray<FaultKind>;
+  /** Read-model tables: only their PutItems get `conditional` and `lostResponse` faults. */
+  readonly readModelTables?: ReadonlyArray<string>;
+  /** Only these commands (e.g. `GetRecordsCommand`) are faulted. @defaultValue every command */
+  readonly commands?: ReadonlyArray<string>;
+}
+
+/** A write whose response was lost after DynamoDB applied it. */
+export interface LostResponse {
+  readonly table: string;
+  /** The item as sent (low-level attribute values). */
+  readonly item: Readonly<Record<string, unknown>>;
+}
+
+/** What an injector did; `enabled` switches it off and on. */
+export interface FaultLog {
+  enabled: boolean;
+  /** Faults injected, by `kind:ErrorName`. */
+  readonly injected: Map<string, number>;
+  readonly lostResponses: LostResponse[];
+  /** Calls seen while enabled. */
+  calls: number;
+  total(): number;
+}
+
+/** The part of a client's middleware stack used here, typed loosely: it serves both clients' commands. */
+interface MiddlewareStackLike {
+  add(middleware: (next: (args: unknown) => Promise<unknown>, context: { commandName?: string; clientName?: string }) => (args: unknown) => Promise<unknown>, options: Record<string, unknown>): void;
+}
+
+const PUT_COMMANDS = new Set(['PutItemCommand', 'PutCommand']);
+const TRANSACT_COMMANDS = new Set(['TransactWriteItemsCommand', 'TransactWriteCommand']);
+
+/** An SDK error shaped like the service's (name, `$fault`, `$metadata`), which the SDK and dynafold classify by. */
+export function sdkError(name: string, status: number, extra: Record<string, unknown> = {}): Error {
+  const error = new Error(`${name} (injected)`);
+  return Object.assign(error, { name, $fault: status >= 500 ? 'server' : 'client', $metadata: { httpStatusCode: status, attempts: 1 }, ...extra });
+}
+
+/**
+ * Adds a seeded fault-injecting middleware to `client` (a DynamoDBClient or DynamoDBStreamsClient, and
+ * every document client made from it). The client stays real: unfaulted requests reach the service.
+ */
+export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, options: FaultOptions): FaultLog {
+  const random = seededRandom(options.seed);
+  const kinds = options.kinds ?? ALL_FAULTS;
+  const readModels = new Set(options.readModelTables ?? []);
+  const commands = options.commands === undefined ? undefined : new Set(options.commands);
+  const log: FaultLog = {
+    enabled: true,
+    injected: new Map(),
+    lostResponses: [],
+    calls: 0,
+    total: () => [...log.injected.values()].reduce((sum, n) => sum + n, 0),
+  };
+  const count = (kind: FaultKind, name: string) => log.injected.set(`${kind}:${name}`, (log.injected.get(`${kind}:${name}`) ?? 0) + 1);
+
+  (client.middlewareStack as unknown as MiddlewareStackLike).add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? '';
+      if (!log.enabled || (commands !== undefined && !commands.has(command))) return next(args);
+      log.calls++;
+      if (random() >= options.rate) return next(args);
+      const input = ((args as { input?: Record<string, unknown> }).input ?? {}) as Record<string, unknown>;
+      const streams = (context.clientName ?? '').includes('Streams');
+      const table = typeof input['TableName'] === 'string' ? input['TableName'] : undefined;
+      const toReadModel = PUT_COMMANDS.has(command) && table !== undefined && readModels.has(table);
+      const eligible = kinds.filter((kind) => {
+        if (kind === 'conflict') return TRANSACT_COMMANDS.has(command);
+        if (kind === 'conditional' || kind === 'lostResponse') return toReadModel;
+        return true;
+      });
+      const kind = eligible[Math.floor(random() * eligible.length)];
+      switch (kind) {
+        case undefined:
+        default:
+          return next(args);
+        case 'throttle': {
+          const names = streams ? ['LimitExceededException', 'ThrottlingException'] : ['ProvisionedThroughputExceededException', 'ThrottlingException'];
+          const name = names[Math.floor(random() * names.length)] as string;
+          count(kind, name);
+          throw sdkError(name, 400);
+        }
+        case 'internal':
+          count(kind, 'InternalServerError');
+          throw sdkError('InternalServerError', 500);
+        case 'timeout':
+          count(kind, 'TimeoutError');
+          throw Object.assign(new Error('Request timed out (injected)'), { name: 'TimeoutError', $metadata: {} });
+        case 'conflict': {
+          const items = Array.isArray(input['TransactItems']) ? input['TransactItems'].length : 1;
+          const loser = Math.floor(random() * items);
+          const reasons = Array.from({ length: items }, (_, index) =>
+            index === loser ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' },
+          );
+          count(kind, 'TransactionCanceledException');
+          throw sdkError('TransactionCanceledException', 400, {
+            message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,
+            CancellationReasons: reasons,
+          });
+        }
+        case 'conditional':
+          count(kind, 'ConditionalCheckFailedException');
+          throw sdkError('ConditionalCheckFailedException', 400, { message: 'The conditional request failed' });
+        case 'lostResponse': {
+          const answer = await next(args);
+          void answer;
+          count(kind, 'TimeoutError');
+          log.lostResponses.push({ table: table as string, item: (input['Item'] ?? {}) as Record<string, unknown> });
+          throw Object.assign(new Error('Response lost after the write (injected)'), { name: 'TimeoutError', $metadata: {} });
+        }
+      }
+    },
+    // Inside the SDK's retry loop (retryMiddleware is finalizeRequest/high): each attempt is faulted on its own.
+    { step: 'finalizeRequest', priority: 'low', name: `chaosFaults-${options.seed}-${Math.random().toString(36).slice(2)}` },
+  );
+  return log;
+}
+
+/**
+ * A retry strategy for chaos clients: the SDK's classification (throttling, transient and server errors
+ * are retried) with short fixed delays, so that thousands of faulted schedules still run in minutes.
+ */
+export function quickRetries(maxAttempts: number, delayMs = 2) {
+  interface Token {
+    getRetryCount(): number;
+    getRetryDelay(): number;
+  }
+  const token = (count: number): Token => ({ getRetryCount: () => count, getRetryDelay: () => delayMs });
+  return {
+    mode: 'standard',
+    acquireInitialRetryToken: async (_scope: string): Promise<Token> => token(0),
+    refreshRetryTokenForRetry: async (previous: Token, info: { errorType: string }): Promise<Token> => {
+      const retryable = info.errorType === 'THROTTLING' || info.errorType === 'TRANSIENT' || info.errorType === 'SERVER_ERROR';
+      if (!retryable || previous.getRetryCount() + 1 >= maxAttempts) throw new Error('no more retries');
+      return token(previous.getRetryCount() + 1);
+    },
+    recordSuccess: (_token: Token): void => undefined,
+  };
+}
+
+/** Merges fault counts into `into`. */
+export function addCounts(into: Map<string, number>, from: ReadonlyMap<string, number>): void {
+  for (const [key, value] of from) into.set(key, (into.get(key) ?? 0) + value);
+}

@@ -1,0 +1,73 @@
+/** What a chaos run did and found, printed as one table at the end. */
+export class ChaosSummary {
+  runs = 0;
+  events = 0;
+  readonly faults = new Map<string, number>();
+  crashes = 0;
+  leasePauses = 0;
+  rowsChecked = 0;
+  divergedRows = 0;
+  lostEvents = 0;
+  doubleApplied = 0;
+  /** Events missing from `applied` whose row write had its response lost (at-most-once by contract). */
+  excusedEvents = 0;
+  badInputKinds = 0;
+  readonly problems: string[] = [];
+
+  addFaults(counts: ReadonlyMap<string, number>): void {
+    for (const [key, value] of counts) this.faults.set(key, (this.faults.get(key) ?? 0) + value);
+  }
+
+  problem(message: string): void {
+    if (this.problems.length < 50) this.problems.push(message);
+  }
+
+  get ok(): boolean {
+    return this.divergedRows === 0 && this.lostEvents === 0 && this.doubleApplied === 0 && this.problems.length === 0;
+  }
+
+  merge(other: ChaosSummary): void {
+    this.runs += other.runs;
+    this.events += other.events;
+    this.addFaults(other.faults);
+    this.crashes += other.crashes;
+    this.leasePauses += other.leasePauses;
+    this.rowsChecked += other.rowsChecked;
+    this.divergedRows += other.divergedRows;
+    this.lostEvents += other.lostEvents;
+    this.doubleApplied += other.doubleApplied;
+    this.excusedEvents += other.excusedEvents;
+    this.badInputKinds += other.badInputKinds;
+    for (const problem of other.problems) this.problem(problem);
+  }
+
+  table(title: string): string {
+    const byKind = new Map<string, number>();
+    for (const [key, value] of this.faults) {
+      const kind = key.split(':')[0] ?? key;
+      byKind.set(kind, (byKind.get(kind) ?? 0) + value);
+    }
+    const totalFaults = [...this.faults.values()].reduce((sum, n) => sum + n, 0);
+    const rows: Array<[string, string]> = [
+      ['runs (seeded schedules)', String(this.runs)],
+      ['events', String(this.events)],
+      ['faults injected', String(totalFaults)],
+      ...[...byKind.entries()].sort().map(([kind, n]): [string, string] => [`  ${kind}`, String(n)]),
+      ...[...this.faults.entries()].sort().map(([key, n]): [string, string] => [`    ${key}`, String(n)]),
+      ['crashes (SIGKILL restarts)', String(this.crashes)],
+      ['lease pauses (SIGSTOP/SIGCONT)', String(this.leasePauses)],
+      ['rows checked', String(this.rowsChecked)],
+      ['diverged rows', String(this.divergedRows)],
+      ['lost events', String(this.lostEvents)],
+      ['double-applied events', String(this.doubleApplied)],
+      ['events whose write answer was lost', String(this.excusedEvents)],
+    ];
+    const width = Math.max(...rows.map(([label]) => label.length));
+    const valueWidth = Math.max(...rows.map(([, value]) => value.length));
+    const line = `+${'-'.repeat(width + 2)}+${'-'.repeat(valueWidth + 2)}+`;
+    const out = [title, line, ...rows.map(([label, value]) => `| ${label.padEnd(width)} | ${value.padStart(valueWidth)} |`), line];
+    if (this.problems.length > 0) out.push('problems:', ...this.problems.map((p) => `  - ${p}`));
+    out.push(this.ok ? 'RESULT: ok' : 'RESULT: FAILED');
+    return out.join('\n');
+  }
+}
