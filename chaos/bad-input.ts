@@ -35,13 +35,13 @@ function clone<T>(value: T): T {
 let fakeSequence = 90_000_000_000_000_000_000n;
 /** A copy of `template` with a new image (or none) and fresh identifiers. */
 function withImage(template: DynamoDBRecord, image: Image | undefined, patch: Record<string, unknown> = {}): DynamoDBRecord {
-  const record = clone(template) as DynamoDBRecord & { dynamodb: Record<string, unknown> };
+  const record = clone(template) as unknown as Record<string, unknown> & { dynamodb: Record<string, unknown> };
   fakeSequence += 1n;
-  record.eventID = `bad-${fakeSequence}`;
+  record['eventID'] = `bad-${fakeSequence}`;
   record.dynamodb['SequenceNumber'] = String(fakeSequence);
   if (image === undefined) delete record.dynamodb['NewImage'];
   else record.dynamodb['NewImage'] = image;
-  return Object.assign(record, patch);
+  return Object.assign(record, patch) as unknown as DynamoDBRecord;
 }
 
 /** The world the corpus runs in: an Order stream and a Ledger stream with a two-field id. */
