@@ -54,6 +54,7 @@ export class ChaosSummary {
       ['faults injected', String(totalFaults)],
       ...[...byKind.entries()].sort().map(([kind, n]): [string, string] => [`  ${kind}`, String(n)]),
       ...[...this.faults.entries()].sort().map(([key, n]): [string, string] => [`    ${key}`, String(n)]),
+      ['bad-input kinds checked', String(this.badInputKinds)],
       ['crashes (SIGKILL restarts)', String(this.crashes)],
       ['lease pauses (SIGSTOP/SIGCONT)', String(this.leasePauses)],
       ['rows checked', String(this.rowsChecked)],
