@@ -11,7 +11,8 @@ const root = join(__dirname, '..', '..');
 afterAll(() => client.destroy());
 
 function startConsumer(env: Record<string, string>): { child: ChildProcess; exited: Promise<number | null> } {
-  const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(__dirname, 'fixtures', 'kill-consumer.ts')], {
+  // Node itself runs the consumer (tsx as a loader, not as a wrapper process), so SIGKILL reaches it.
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', join(__dirname, 'fixtures', 'kill-consumer.ts')], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -51,6 +52,9 @@ describe('a consumer process killed mid-batch', () => {
     await waitFor(() => lines(out).length >= 22, 30_000, 'the first process to process some batches');
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
+    // The process that wrote the lines is the one killed, and it is gone.
+    expect(new Set(lines(out).map((line) => line.pid))).toEqual(new Set([String(first.child.pid)]));
+    expect(() => process.kill(first.child.pid as number, 0)).toThrow();
     const firstCount = lines(out).length;
     expect(firstCount).toBeLessThan(60);
 
