@@ -15,7 +15,7 @@ import { append } from './scenarios/append';
 import { latency } from './scenarios/latency';
 import { drain } from './scenarios/drain';
 
-const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, drain, append, latency];
+const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append, latency, drain];
 
 function parseArgs(argv: ReadonlyArray<string>): { quick: boolean; only: Set<string> | undefined } {
   let quick = false;

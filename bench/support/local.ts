@@ -32,7 +32,10 @@ export function endpointOf(local: DynamoLocal): Endpoint {
 }
 
 export function clients(endpoint: Endpoint): Clients {
-  const client = new DynamoDBClient({ ...endpoint, maxAttempts: 3 });
+  // DynamoDB Local serialises transactions behind a lock; on a loaded machine it answers InternalServerError
+  // ("too long waiting for a lock", nothing written) where AWS would not. The SDK retries those; the meter
+  // counts each attempt.
+  const client = new DynamoDBClient({ ...endpoint, maxAttempts: 10 });
   const streams = new DynamoDBStreamsClient({ ...endpoint, maxAttempts: 3 });
   const m = meter(client);
   const sm = meter(streams);
