@@ -17,7 +17,7 @@ const BATCH_SIZE = 1000;
 /** Runs one drain in a child process (tsx), so each has its own heap and RSS. */
 function drainInChild(job: DrainJob): Promise<DrainResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'support', 'drain-child.ts')], {
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(__dirname, '..', 'support', 'drain-child.ts')], {
       env: { ...process.env, BENCH_DRAIN: JSON.stringify(job) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -111,6 +111,7 @@ export const drain: Scenario = {
     };
     const smallDrain = await drainOf(small);
     results['feedSmall'] = await smallDrain('feed', 'DrainSmall');
+    results['rawSmall'] = await smallDrain('raw', 'DrainRawSmall');
     const largeDrain = await drainOf(large);
     results['read'] = await largeDrain('read', 'DrainRead');
     results['feed'] = await largeDrain('feed', 'DrainFeed');
@@ -124,12 +125,17 @@ export const drain: Scenario = {
     const rssSmall = results['feedSmall']?.peakRssMb ?? Number.NaN;
     const rssLarge = results['feed']?.peakRssMb ?? Number.NaN;
     const rssRatio = rssLarge / rssSmall;
+    const rawRssRatio = (results['raw']?.peakRssMb ?? Number.NaN) / (results['rawSmall']?.peakRssMb ?? Number.NaN);
+    const heapSmall = results['feedSmall']?.heapAfterGcMb ?? Number.NaN;
+    const heapLarge = results['feed']?.heapAfterGcMb ?? Number.NaN;
     const k = (n: number) => `${n / 1000}k`;
     const rows: Row[] = [
       { scenario: '4 drain', measure: `records/s, ${k(large)} backlog`, dynafold: feed, baseline: raw, against: 'GetRecords loop + processBatch', ratio: feed / raw, target: '≥ 0.70×', pass: feed / raw >= 0.7 },
       { scenario: '4 drain', measure: `records/s, ${k(large)} backlog`, dynafold: feed, baseline: read, against: 'GetRecords loop, read only', ratio: feed / read },
       { scenario: '4 drain', measure: `fill time s, ${k(large)} events`, dynafold: (fills[large] ?? Number.NaN) / 1000, against: '16 writers × 50-event appends' },
       { scenario: '4 drain', measure: `peak RSS MB, ${k(small)} → ${k(large)}`, dynafold: rssLarge, baseline: rssSmall, against: `feed at ${k(small)}`, ratio: rssRatio, target: 'within ±15%', pass: Math.abs(rssRatio - 1) <= 0.15 },
+      { scenario: '4 drain', measure: `peak RSS ratio ${k(large)}/${k(small)}, loop`, dynafold: rssRatio, baseline: rawRssRatio, against: 'GetRecords loop + processBatch', ratio: rssRatio / rawRssRatio },
+      { scenario: '4 drain', measure: `heap after GC MB, ${k(small)} → ${k(large)}`, dynafold: heapLarge, baseline: heapSmall, against: `feed at ${k(small)}`, ratio: heapLarge / heapSmall, target: 'within ±15%', pass: Math.abs(heapLarge / heapSmall - 1) <= 0.15 },
     ];
     return {
       rows,
