@@ -16,8 +16,7 @@
  *   npx tsx examples/lambda-handler.ts
  */
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { _Record } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, DynamoDBStreamHandler } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent, DynamoDBStreamHandler } from 'aws-lambda';
 import { z } from 'zod';
 import {
   EventStream,
@@ -133,31 +132,10 @@ export const handler = createHandler(new DynamoDBClient({}), {
 
 // ---- Running it locally ----
 
-/** The records of a table's stream as a Lambda event source mapping delivers them (JSON: dates in epoch seconds, binary in base64). */
-function lambdaEvent(records: ReadonlyArray<_Record>, streamArn: string): DynamoDBStreamEvent {
-  return {
-    Records: records.map((record): DynamoDBRecord => {
-      const json = JSON.parse(
-        JSON.stringify(record.dynamodb, (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value)),
-      ) as NonNullable<DynamoDBRecord['dynamodb']>;
-      const created = record.dynamodb?.ApproximateCreationDateTime;
-      return {
-        eventID: record.eventID as string,
-        eventName: record.eventName as DynamoDBRecord['eventName'],
-        eventVersion: '1.1',
-        eventSource: 'aws:dynamodb',
-        awsRegion: 'us-east-1',
-        dynamodb: { ...json, ...(created === undefined ? {} : { ApproximateCreationDateTime: created.getTime() / 1000 }) },
-        eventSourceARN: streamArn,
-      };
-    }),
-  };
-}
-
 async function main(): Promise<void> {
   // Only the local run reads the stream itself: the deployed handler never loads these.
-  const { startDynamoLocal } = await import('dynafold/local');
-  const { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } = await import('@aws-sdk/client-dynamodb-streams');
+  const { readStreamRecords, startDynamoLocal, toLambdaRecord } = await import('dynafold/local');
+  const { DynamoDBStreamsClient } = await import('@aws-sdk/client-dynamodb-streams');
 
   const local = await startDynamoLocal({ jvmArgs: ['-XX:TieredStopAtLevel=1'] });
   const client = new DynamoDBClient(local.clientConfig);
@@ -182,18 +160,9 @@ async function main(): Promise<void> {
       }),
     );
 
-    // Everything in the table's stream so far, read with the DynamoDB Streams API.
-    const records: _Record[] = [];
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-    for (const shard of StreamDescription?.Shards ?? []) {
-      let { ShardIterator: iterator } = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }));
-      while (iterator !== undefined) {
-        const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
-        records.push(...(page.Records ?? []));
-        iterator = (page.Records ?? []).length === 0 ? undefined : page.NextShardIterator; // an open shard never ends
-      }
-    }
-    const event = lambdaEvent(records, streamArn);
+    // Everything in the table's stream so far, read with the DynamoDB Streams API, as Lambda delivers it.
+    const records = await readStreamRecords(streams, streamArn);
+    const event: DynamoDBStreamEvent = { Records: records.map((record) => toLambdaRecord(record, { streamArn, region: local.clientConfig.region })) };
     const localHandler = createHandler(client, tables);
 
     // Deliver the batch's second half first, as concurrent lanes may: its events fill their gaps from

@@ -1,41 +1,12 @@
-import {
-  DescribeStreamCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  type DynamoDBStreamsClient,
-  type _Record,
-} from '@aws-sdk/client-dynamodb-streams';
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 
-/** Every record of a stream so far, read through the real Streams API (a write's records are readable when it returns). */
-export async function readAllRecords(streams: DynamoDBStreamsClient, streamArn: string): Promise<_Record[]> {
-  const records: _Record[] = [];
-  const description = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-  for (const shard of description.StreamDescription?.Shards ?? []) {
-    const { ShardIterator } = await streams.send(
-      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
-    );
-    let iterator = ShardIterator;
-    while (iterator !== undefined) {
-      const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
-      records.push(...(page.Records ?? []));
-      if ((page.Records ?? []).length === 0) break; // an open shard: caught up
-      iterator = page.NextShardIterator;
-    }
-  }
-  return records;
-}
+import { toLambdaRecord } from '../../lib/local';
 
-/** The record as a Lambda event source mapping hands it over: JSON, binary as base64, dates as epoch seconds. */
-export function asLambdaRecord(record: _Record): DynamoDBRecord {
-  return JSON.parse(
-    JSON.stringify(record, function (this: Record<string, unknown>, key: string, value: unknown) {
-      const original = this[key];
-      if (original instanceof Date) return original.getTime() / 1000;
-      return original instanceof Uint8Array ? Buffer.from(original).toString('base64') : value;
-    }),
-  ) as DynamoDBRecord;
-}
+export { readStreamRecords as readAllRecords } from '../../lib/local';
+
+/** The record as Lambda delivers it (one argument, so it can be passed to `map`). */
+export const asLambdaRecord = (record: _Record): DynamoDBRecord => toLambdaRecord(record);
 
 /** The stream id and version an event INSERT carries, read straight from its keys' image. */
 export function eventOf(record: DynamoDBRecord | _Record): { streamId: string; version: number } | undefined {

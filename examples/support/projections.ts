@@ -10,7 +10,7 @@ import { instrumentRowTable } from './instrument';
 import { deliverLikeLambda } from './lambda-delivery';
 import { addItem, orderStream, orderSummaries, orderSummaryProjection, placeOrder, shipOrder, type OrderEvent, type OrderStream } from './orders';
 import { seededRandom } from './random';
-import { readStreamRecords, toLambdaRecord } from './stream-records';
+import { readStreamRecords, toLambdaRecord } from 'dynafold/local';
 
 export interface ProjectionContext {
   readonly client: DynamoDBClient;
@@ -113,7 +113,7 @@ export async function projectByLambda(context: ProjectionContext, seed: number):
   const readStarted = performance.now();
   const records = await readStreamRecords(streams, streamArn);
   const region = typeof clientConfig.region === 'string' ? clientConfig.region : 'us-east-1';
-  const lambdaRecords = records.map((record) => toLambdaRecord(record, streamArn, region));
+  const lambdaRecords = records.map((record) => toLambdaRecord(record, { streamArn, region }));
   const inserts = records.filter((record) => record.eventName === 'INSERT' && record.dynamodb?.NewImage?.['_df'] !== undefined).length;
   console.log(
     `  read ${records.length} records (${inserts} event INSERTs, ${records.length - inserts} of other items, which the decoder skips) with DescribeStream, ` +

@@ -1,7 +1,3 @@
-/**
- * A table's stream records read with the DynamoDB Streams API, and turned into what a Lambda event
- * source mapping delivers.
- */
 import {
   DescribeStreamCommand,
   GetRecordsCommand,
@@ -12,8 +8,15 @@ import {
 import type { DynamoDBRecord } from 'aws-lambda';
 
 /**
- * Every record still in the stream: DescribeStream (paginated), then each shard from TRIM_HORIZON with
- * GetRecords until it is drained. An open shard never ends, so an empty page means caught up.
+ * Every record still in a table's stream, read with the DynamoDB Streams API: DescribeStream (paginated),
+ * then each shard from TRIM_HORIZON until it is drained or, for an open shard, caught up (an empty page).
+ * For tests and tools that deliver real records the way Lambda would.
+ *
+ * @example
+ * ```ts
+ * const records = await readStreamRecords(new DynamoDBStreamsClient(local.clientConfig), streamArn)
+ * await handler({ Records: records.map(toLambdaRecord) })
+ * ```
  */
 export async function readStreamRecords(streams: DynamoDBStreamsClient, streamArn: string): Promise<_Record[]> {
   const records: _Record[] = [];
@@ -29,7 +32,8 @@ export async function readStreamRecords(streams: DynamoDBStreamsClient, streamAr
         const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
         const got = page.Records ?? [];
         records.push(...got);
-        iterator = got.length === 0 ? undefined : page.NextShardIterator;
+        if (got.length === 0) break;
+        iterator = page.NextShardIterator;
       }
     }
     exclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
@@ -38,16 +42,20 @@ export async function readStreamRecords(streams: DynamoDBStreamsClient, streamAr
 }
 
 /**
- * A record as Lambda hands it to a function: JSON, so binary attributes are base64 strings and
- * `ApproximateCreationDateTime` is epoch seconds; plus the fields Lambda adds.
+ * A GetRecords record as a Lambda event source mapping hands it over: JSON, with binary attributes as
+ * base64 strings and `ApproximateCreationDateTime` as epoch seconds, plus the fields Lambda adds.
  */
-export function toLambdaRecord(record: _Record, streamArn: string, region: string): DynamoDBRecord {
+export function toLambdaRecord(record: _Record, source: { readonly streamArn?: string; readonly region?: string } = {}): DynamoDBRecord {
   const json = JSON.stringify(record, function (this: Record<string, unknown>, key: string, value: unknown) {
-    // `this[key]` is the value before its own toJSON ran (a Date would already be an ISO string).
+    // `this[key]` is the value before its own toJSON ran, so a Date is still a Date here.
     const original = this[key];
     if (original instanceof Date) return original.getTime() / 1000;
-    if (original instanceof Uint8Array) return Buffer.from(original).toString('base64');
-    return value;
+    return original instanceof Uint8Array ? Buffer.from(original).toString('base64') : value;
   });
-  return { ...(JSON.parse(json) as DynamoDBRecord), eventSource: 'aws:dynamodb', awsRegion: region, eventSourceARN: streamArn };
+  return {
+    ...(JSON.parse(json) as DynamoDBRecord),
+    eventSource: 'aws:dynamodb',
+    ...(source.region === undefined ? {} : { awsRegion: source.region }),
+    ...(source.streamArn === undefined ? {} : { eventSourceARN: source.streamArn }),
+  };
 }
