@@ -1,23 +1,5 @@
-/** A small seeded PRNG (mulberry32), so a run's deliveries can be reproduced. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export function shuffle<T>(items: ReadonlyArray<T>, random: () => number): T[] {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
-  }
-  return copy;
-}
+// The same seeded PRNG and shuffle as the tests, so a printed seed means the same thing everywhere.
+export { seededRandom, shuffle } from '../../__tests__/support/random';
 
 export function chunks<T>(items: ReadonlyArray<T>, size: number): T[][] {
   const out: T[][] = [];
