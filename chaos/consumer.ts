@@ -1,20 +1,26 @@
 /**
- * A chaos consumer process: runChangeFeed over the events table's stream into both projections, with a
- * DynamoCheckpointStore, on clients that fail a share of their calls. It logs synchronously to OUT_FILE
- * (so a SIGKILL loses nothing written) every event applied, already applied or rejected, and every
- * checkpoint write it starts and finishes. Exits 0 once the stream is disabled and drained.
+ * A chaos consumer process: runChangeFeed over the events table's stream into every projection, with a
+ * DynamoCheckpointStore, on clients that fail a share of their calls. With OUTBOX_TABLE and
+ * OUTBOX_STREAM_ARN it also runs an OutboxRelay on the outbox's stream (its own feed and faulty client; a
+ * publish that sometimes fails or loses its acknowledgement) and, once the events feed ended, stops that
+ * feed and drains what is left with `drainAll`. It logs synchronously to OUT_FILE (so a SIGKILL loses
+ * nothing written) every event applied, already applied, rejected or skipped, every publication, and
+ * every checkpoint write it starts and finishes. Exits 0 once the stream is disabled and drained.
  *
- * Lines: `A|R|J <projection> <streamId>@<version> <pid>`, `P <pid> <epoch ms> <sequence>` (checkpoint
+ * Lines: `A|R|J|K <projection> <streamId>@<version> <pid>`, `P <pid> <epoch ms> <sequence>` (checkpoint
  * write started), `Q <pid> <epoch ms> <sequence>` (written), `L <pid> <epoch ms> <error name>` (ended),
- * `F <pid> <json>` (faults injected so far, by kind).
+ * `F <pid> <json>` (faults injected so far, by kind), `M <pid> <message id> <projection>|<row key>`
+ * (published), `X <pid> <error name>` (the relay's feed failed and starts again), `D <pid>` (outbox drained at the end).
  */
 import './env';
 import { appendFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed, type FeedKey } from '../lib/feed';
+import { OutboxRelay } from '../lib';
+import { ChangeFeedConsumer, DynamoCheckpointStore, runBatches, runChangeFeed, type FeedKey } from '../lib/feed';
 import { DynamoLocalDefaults } from '../lib/local';
 import { injectFaults, quickRetries, type FaultKind } from './faults';
+import { seededRandom } from './random';
 import { bind } from './world';
 
 function env(name: string, fallback?: string): string {
@@ -39,19 +45,84 @@ async function main(): Promise<void> {
   const config = { endpoint: env('DYNAMODB_ENDPOINT'), region: DynamoLocalDefaults.region, credentials: { ...DynamoLocalDefaults.credentials } };
   const rate = Number(env('FAULT_RATE', '0'));
   const seed = Number(env('FAULT_SEED', '1'));
-  const kinds = env('FAULT_KINDS', 'throttle,internal,timeout,conditional,lostResponse').split(',') as FaultKind[];
-  const tables = { eventsTable: env('EVENTS_TABLE'), viewsTable: env('VIEWS_TABLE'), streamArn: env('STREAM_ARN') };
+  const kinds = env('FAULT_KINDS', 'throttle,internal,timeout,conflict,conditional,lostResponse').split(',') as FaultKind[];
+  const outboxTable = process.env['OUTBOX_TABLE'];
+  const outboxStreamArn = process.env['OUTBOX_STREAM_ARN'];
+  const tables = {
+    eventsTable: env('EVENTS_TABLE'),
+    viewsTable: env('VIEWS_TABLE'),
+    streamArn: env('STREAM_ARN'),
+    ...(outboxTable === undefined || outboxStreamArn === undefined ? {} : { outboxTable, outboxStreamArn }),
+  };
   const client = new DynamoDBClient({ ...config, retryStrategy: quickRetries(2) });
   const dynamoFaults = injectFaults(client, { seed, rate, kinds, readModelTables: [tables.viewsTable] });
   const streamsClient = new DynamoDBStreamsClient({ ...config, maxAttempts: 1 });
   const streamsFaults = injectFaults(streamsClient, { seed: seed + 1, rate, kinds: ['throttle', 'internal', 'timeout'] });
+  const relayClient = new DynamoDBClient({ ...config, retryStrategy: quickRetries(2) });
+  const relayFaults = injectFaults(relayClient, { seed: seed + 2, rate, kinds: ['throttle', 'internal', 'timeout'] });
+  const publishFaults = new Map<string, number>();
   const faultCounts = () => {
     const counts: Record<string, number> = {};
     for (const [key, n] of dynamoFaults.injected) counts[key] = (counts[key] ?? 0) + n;
     for (const [key, n] of streamsFaults.injected) counts[`streams-${key}`] = (counts[`streams-${key}`] ?? 0) + n;
+    for (const [key, n] of relayFaults.injected) counts[`relay-${key}`] = (counts[`relay-${key}`] ?? 0) + n;
+    for (const [key, n] of publishFaults) counts[key] = (counts[key] ?? 0) + n;
     return JSON.stringify(counts);
   };
   const checkpointClient = new DynamoDBClient({ ...config, maxAttempts: 3 });
+
+  // The outbox relay: its own feed on the outbox's stream, its own faulty client, a publish that fails.
+  const publishRandom = seededRandom(seed + 3);
+  const publishFailRate = Number(env('PUBLISH_FAIL_RATE', String(rate)));
+  const relay =
+    outboxTable === undefined
+      ? undefined
+      : new OutboxRelay({
+          client: relayClient,
+          table: outboxTable,
+          concurrency: 4,
+          publish: async (message) => {
+            const roll = publishRandom();
+            const fault = (name: string) => publishFaults.set(`publish:${name}`, (publishFaults.get(`publish:${name}`) ?? 0) + 1);
+            if (roll < publishFailRate / 2) {
+              fault('failed');
+              throw new Error('publish failed (injected)');
+            }
+            write(`M ${process.pid} ${message.id} ${message.projection}|${JSON.stringify(message.key)}`);
+            if (roll < publishFailRate) {
+              fault('acknowledgementLost');
+              throw new Error('published, acknowledgement lost (injected)');
+            }
+          },
+        });
+  // DynamoDB Local now and then answers a fresh stream's first reads with TrimmedDataAccessException (a
+  // known DynamoDB Local quirk); the relay's feed then starts again from its checkpoint. Nothing is lost
+  // either way: the final sweep publishes whatever a relay left.
+  let relayFeed: ChangeFeedConsumer | undefined;
+  let relayStopped = false;
+  const relayRun =
+    relay === undefined || outboxStreamArn === undefined
+      ? undefined
+      : (async () => {
+          while (!relayStopped) {
+            relayFeed = new ChangeFeedConsumer({
+              streamsClient,
+              streamArn: outboxStreamArn,
+              consumer: `${env('CONSUMER', 'chaos')}-relay`,
+              checkpoints: new DynamoCheckpointStore({ client: checkpointClient, table: env('CHECKPOINT_TABLE') }),
+              pollIntervalMs: 20,
+              batchSize: 25,
+              backoff: { initialMs: 10, maxMs: 200 },
+              lease: { durationMs: Number(env('LEASE_MS', '1500')), renewEveryMs: Number(env('RENEW_MS', '400')), onHeld: 'wait', owner: `${env('LEASE_OWNER')}-relay` },
+            });
+            try {
+              await runBatches(relayFeed, async (batch) => (await relay.processBatch(batch.records)).response);
+            } catch (error) {
+              write(`X ${process.pid} ${error instanceof Error ? error.name : 'unknown'}`);
+              await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+          }
+        })();
   const bound = bind(client, tables, env('MODEL_SUFFIX'));
   const delayMs = Number(env('HANDLER_DELAY_MS', '0'));
   const feed = new ChangeFeedConsumer({
@@ -74,6 +145,7 @@ async function main(): Promise<void> {
             for (const event of outcome.applied) write(`A ${name} ${event.streamId}@${event.version} ${process.pid}`);
             for (const event of outcome.alreadyApplied) write(`R ${name} ${event.streamId}@${event.version} ${process.pid}`);
             for (const { event } of outcome.rejected) write(`J ${name} ${event.streamId}@${event.version} ${process.pid}`);
+            for (const event of outcome.skipped) write(`K ${name} ${event.streamId}@${event.version} ${process.pid}`);
           }
         }
         write(`F ${process.pid} ${faultCounts()}`);
@@ -84,6 +156,19 @@ async function main(): Promise<void> {
   } catch (error) {
     write(`L ${process.pid} ${Date.now()} ${error instanceof Error ? error.name : 'unknown'}`);
     throw error;
+  }
+  // The events feed ended: stop the relay's feed (one relay at a time per row), then sweep what is left.
+  if (relay !== undefined) {
+    relayStopped = true;
+    await relayFeed?.stop();
+    await relayRun;
+    for (let pass = 0; ; pass++) {
+      const result = await relay.drainAll().catch((error: unknown) => ({ failures: [{ error }] }));
+      write(`F ${process.pid} ${faultCounts()}`);
+      if (result.failures.length === 0) break;
+      if (pass > 200) throw new Error(`the outbox could not be drained: ${String(result.failures[0]?.error)}`);
+    }
+    write(`D ${process.pid}`);
   }
 }
 

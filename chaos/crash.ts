@@ -1,21 +1,26 @@
 /**
- * Crash and restart: a consumer process (runChangeFeed + DynamoCheckpointStore, faulty clients) is
- * killed with SIGKILL at random moments, K times, while a writer keeps appending (its client faulted
- * too, transaction conflicts included; appends carry idempotency keys, so a retried append never doubles).
- * Each time a new process takes over the same lease owner's place. At the end the stream is disabled,
- * the last process drains it and exits; every row must equal its fold, no event may be applied twice,
- * and every event must have reached a side effect at least once (applied, or already applied on a
- * redelivery after the kill).
+ * Crash and restart: a consumer process (runChangeFeed + DynamoCheckpointStore, faulty clients, every
+ * projection: single-stream, event-keyed, multi-source and removing rows; the summaries and customer rows
+ * with an outbox, relayed in the same process from the outbox's stream) is killed with SIGKILL at random
+ * moments, K times, while a writer keeps appending (its client faulted too, transaction conflicts
+ * included; appends carry idempotency keys, so a retried append never doubles). A kill lands in the
+ * projections or in the relay, between a publish and its delete as often as not. Each time a new process
+ * takes over the same lease owner's place. At the end the stream is disabled, the last process drains it,
+ * stops its relay feed and drains the outbox with `drainAll`, and exits; every row must equal its fold, no
+ * event may be applied twice, every event must have reached a side effect at least once (applied, or
+ * already applied on a redelivery after the kill), and every applied event's message must have been
+ * published at least once, first in order per row, with the outbox empty.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { injectFaults, quickRetries } from './faults';
+import { checkPublications, outboxItems, type Publication } from './outbox';
 import { consumerFaults, createCheckpointTable, disableStream, exitWithin, logLines, sleep, startConsumer, waitUntil, type Consumer } from './processes';
 import { randomInt, seededRandom } from './random';
 import { ChaosSummary } from './summary';
-import { appendOrderChunk, appendSensorChunk, bind, checkRows, createTables, foldZones, readTruth, type ClientConfig } from './world';
+import { appendChunk, bind, checkRows, createTables, expectedOutboxIds, foldAccount, foldZones, readTruth, worldIds, type ClientConfig, type WorldIds } from './world';
 
 export interface CrashOptions {
   readonly seed: number;
@@ -23,6 +28,8 @@ export interface CrashOptions {
   readonly faultRate?: number;
   readonly orders?: number;
   readonly sensors?: number;
+  readonly purchases?: number;
+  readonly accounts?: number;
   /** Time between kills, picked at random in this range (ms). @defaultValue [300, 1500] */
   readonly killEveryMs?: readonly [number, number];
   readonly log?: (line: string) => void;
@@ -32,12 +39,12 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
   const summary = new ChaosSummary();
   const say = options.log ?? (() => undefined);
   const random = seededRandom(options.seed);
-  const tables = await createTables(client, 'crash');
+  const tables = await createTables(client, 'crash', { outbox: true });
   const checkpointTable = await createCheckpointTable(client);
   const out = join(mkdtempSync(join(tmpdir(), 'dynafold-chaos-')), 'consumer.log');
   const suffix = `c${options.seed}`;
-  const orderIds = Array.from({ length: options.orders ?? 6 }, (_, i) => `o-${i}`);
-  const sensorIds = Array.from({ length: options.sensors ?? 4 }, (_, i) => `s-${i}`);
+  const ids = worldIds({ orders: options.orders ?? 6, sensors: options.sensors ?? 4, purchases: options.purchases ?? 4, programs: 2, accounts: options.accounts ?? 3 });
+  const kinds = (Object.keys(ids) as Array<keyof WorldIds>).filter((kind) => ids[kind].length > 0);
   say(`crash: seed ${options.seed}, ${options.kills} kills, log ${out}`);
 
   // The writer: its own faulty client (conflicts included); appends with idempotency keys.
@@ -49,8 +56,8 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
   let appends = 0;
   const writerDone = (async () => {
     while (writing) {
-      const sensor = random() < 0.4;
-      const id = sensor ? (sensorIds[randomInt(random, 0, sensorIds.length - 1)] as string) : (orderIds[randomInt(random, 0, orderIds.length - 1)] as string);
+      const kind = kinds[randomInt(random, 0, kinds.length - 1)] as keyof WorldIds;
+      const id = ids[kind][randomInt(random, 0, ids[kind].length - 1)] as string;
       const version = versions.get(id) ?? 0;
       const key = `${id}-${version}`;
       const chunkSeed = random();
@@ -58,7 +65,7 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
         try {
           // The same chunk and key on every attempt: an append that did go through is returned, not doubled.
           const chunkRandom = seededRandom(Math.floor(chunkSeed * 2 ** 31));
-          const next = sensor ? await appendSensorChunk(writer.sensors, id, version, chunkRandom, key) : await appendOrderChunk(writer.orders, id, version, chunkRandom, key);
+          const next = await appendChunk(writer, kind, id, version, chunkRandom, key);
           versions.set(id, next);
           appends++;
           break;
@@ -77,6 +84,8 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
     VIEWS_TABLE: tables.viewsTable,
     STREAM_ARN: tables.streamArn,
     CHECKPOINT_TABLE: checkpointTable,
+    OUTBOX_TABLE: tables.outboxTable as string,
+    OUTBOX_STREAM_ARN: tables.outboxStreamArn as string,
     OUT_FILE: out,
     FAULT_RATE: String(options.faultRate ?? 0.08),
     MODEL_SUFFIX: suffix,
@@ -112,16 +121,18 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
 
   // Verification against the store.
   const clean = bind(client, tables, suffix);
-  const truth = await readTruth(clean, orderIds, sensorIds);
+  const truth = await readTruth(clean, ids);
   const check = await checkRows(clean, truth);
   summary.rowsChecked += check.rows;
+  summary.multiSourceRows += check.multiSourceRows;
+  summary.removedRows += check.removedRows;
   summary.divergedRows += check.diverged.length;
   for (const row of check.diverged) summary.problem(`crash seed ${options.seed}: diverged ${row}`);
 
   const applied = new Map<string, number>();
   const reached = new Set<string>();
   for (const [kind, projection, id] of logLines(out)) {
-    if (kind !== 'A' && kind !== 'R' && kind !== 'J') continue;
+    if (kind !== 'A' && kind !== 'R' && kind !== 'J' && kind !== 'K') continue;
     const key = `${projection} ${id}`;
     reached.add(key);
     if (kind === 'A') applied.set(key, (applied.get(key) ?? 0) + 1);
@@ -154,9 +165,38 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
       }
     }
   }
+  const mustReach = (projection: string, id: string, what: string) => {
+    if (reached.has(`${projection} ${id}`)) return;
+    summary.lostEvents++;
+    summary.problem(`crash seed ${options.seed}: ${what} ${id} never reached`);
+  };
+  for (const events of [...truth.purchases.values(), ...truth.programs.values()]) {
+    for (const event of events) mustReach('customers', `${event.streamId}@${event.version}`, event.streamName);
+  }
+  for (const [accountId, events] of truth.accounts) {
+    const fold = foldAccount(accountId, events);
+    for (const event of events) {
+      const id = `${accountId}@${event.version}`;
+      mustReach('accounts', id, 'Account');
+      if (!fold.applied.has(event.version) && applied.has(`accounts ${id}`)) {
+        summary.doubleApplied++;
+        summary.problem(`crash seed ${options.seed}: Account ${id} (${event.type}) must be skipped but was applied`);
+      }
+    }
+  }
+
+  // The outbox: every applied event's message published, first in order per row; nothing left.
+  const lines = logLines(out);
+  const published: Publication[] = lines.filter(([kind]) => kind === 'M').map(([, , id, row]) => ({ id: id as string, row: row as string }));
+  if (!lines.some(([kind]) => kind === 'D')) summary.problem(`crash seed ${options.seed}: the last consumer never finished draining the outbox`);
+  for (const [, pid, name] of lines.filter(([kind]) => kind === 'X')) {
+    if (name !== 'ChangeFeedTrimmedError') summary.problem(`crash seed ${options.seed}: the relay feed of ${pid} failed with ${name}`);
+  }
+  checkPublications(summary, `crash seed ${options.seed}`, published, expectedOutboxIds(truth), await outboxItems(client, tables.outboxTable as string));
+
   summary.events += truth.events;
   summary.addFaults(writerFaults.injected);
   summary.addFaults(consumerFaults(logLines(out)));
-  say(`crash: ${summary.crashes} kills, ${appends} appends, ${truth.events} events, ${check.rows} rows, ${check.diverged.length} diverged`);
+  say(`crash: ${summary.crashes} kills, ${appends} appends, ${truth.events} events, ${check.rows} rows, ${check.diverged.length} diverged, ${published.length} published`);
   return summary;
 }

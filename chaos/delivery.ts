@@ -1,17 +1,38 @@
 /**
  * Randomized delivery under faults: the table's real stream records, delivered like Lambda (or a Pipe)
  * with ParallelizationFactor > 1 — shuffled, duplicated, split into batches of random sizes on concurrent
- * lanes — into the module-level `processBatch` of both projections, on a client that fails a share of
- * its calls. A batch with failures is redelivered from its earliest reported record. Afterwards every
- * row must equal its fold from the store, and every event must be applied exactly once.
+ * lanes — into the module-level `processBatch` of every projection (single-stream, event-keyed,
+ * multi-source, and removing rows), on a client that fails a share of its calls. A batch with failures is
+ * redelivered from its earliest reported record. The order summaries and customer rows write what they
+ * applied to an outbox (a fresh table per schedule), which an OutboxRelay on its own faulty client drains
+ * from the outbox's stream records, while the rows are written or after, with a publish that sometimes
+ * fails or loses its acknowledgement. Afterwards every row must equal its fold from the store, every event
+ * must be applied exactly once, and every applied event's message published at least once, in order per
+ * row, with the outbox empty.
  */
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { processBatch, type StreamEvent } from '../lib';
+import { OutboxRelay, processBatch, type StreamEvent } from '../lib';
 import { injectFaults, quickRetries, type FaultKind } from './faults';
+import { checkPublications, dropTable, outboxItems, type Publication } from './outbox';
 import { randomInt, seededRandom, shuffle } from './random';
 import { ChaosSummary } from './summary';
-import { bind, checkRows, createTables, foldZones, readTruth, writeWorkload, type ClientConfig, type Tables, type Truth } from './world';
+import {
+  bind,
+  checkRows,
+  createOutboxTable,
+  createTables,
+  expectedOutboxIds,
+  foldAccount,
+  foldZones,
+  readTruth,
+  worldIds,
+  writeWorkload,
+  type ClientConfig,
+  type Tables,
+  type Truth,
+  type WorldIds,
+} from './world';
 import { asLambdaRecord, insertsOnly, readStreamRecords } from '../__tests__/support/stream-records';
 
 /** Everything one schedule needs: the world's tables, the records to deliver and the truth. */
@@ -20,6 +41,7 @@ export interface DeliveryInput {
   /** A clean client, for reading rows back. */
   readonly client: DynamoDBClient;
   readonly tables: Tables;
+  readonly ids: WorldIds;
   readonly records: ReadonlyArray<_Record>;
   readonly truth: Truth;
 }
@@ -34,21 +56,28 @@ export interface ScheduleOptions {
   readonly maxAttempts?: number;
   /** Redeliveries of one batch before the schedule is declared stuck. @defaultValue 400 */
   readonly maxRedeliveries?: number;
+  /** Give the summaries and customer projections an outbox, drained by a relay. @defaultValue true */
+  readonly outbox?: boolean;
 }
 
 /** Creates the tables, writes a seeded workload from concurrent writers, and reads its stream records and truth. */
 export async function prepareDelivery(
   config: ClientConfig,
   client: DynamoDBClient,
-  options: { seed: number; orders?: number; sensors?: number; chunks?: number },
+  options: { seed: number; chunks?: number } & Partial<Record<keyof WorldIds, number>>,
 ): Promise<DeliveryInput> {
   const tables = await createTables(client);
   const bound = bind(client, tables, 'truth');
-  const orderIds = Array.from({ length: options.orders ?? 8 }, (_, i) => `o-${i}`);
-  const sensorIds = Array.from({ length: options.sensors ?? 5 }, (_, i) => `s-${i}`);
-  await writeWorkload(bound, orderIds, sensorIds, options.chunks ?? 5, seededRandom(options.seed));
+  const ids = worldIds({
+    orders: options.orders ?? 8,
+    sensors: options.sensors ?? 5,
+    purchases: options.purchases ?? 6,
+    programs: options.programs ?? 2,
+    accounts: options.accounts ?? 3,
+  });
+  await writeWorkload(bound, ids, options.chunks ?? 5, seededRandom(options.seed));
   const records = insertsOnly(await readStreamRecords(tables.streamArn));
-  return { config, client, tables, records, truth: await readTruth(bound, orderIds, sensorIds) };
+  return { config, client, tables, ids, records, truth: await readTruth(bound, ids) };
 }
 
 interface Delivered {
@@ -69,9 +98,11 @@ export async function runSchedule(input: DeliveryInput, options: ScheduleOptions
     ...(options.kinds === undefined ? {} : { kinds: options.kinds }),
     readModelTables: [input.tables.viewsTable],
   });
+  const outbox = options.outbox !== false ? await createOutboxTable(input.client, 'chaos') : undefined;
   try {
     const suffix = `s${seed}`;
-    const bound = bind(faulty, input.tables, suffix);
+    const tables: Tables = { ...input.tables, ...(outbox ?? {}) };
+    const bound = bind(faulty, tables, suffix);
     const identify = (record: unknown): string => {
       const r = record as { eventID?: string; dynamodb?: { SequenceNumber?: string } };
       return (source === 'pipe' ? r.eventID : r.dynamodb?.SequenceNumber) ?? '';
@@ -93,10 +124,11 @@ export async function runSchedule(input: DeliveryInput, options: ScheduleOptions
       start += size;
     }
 
-    const applied = { summaries: [] as StreamEvent[], zones: [] as StreamEvent[] };
+    const applied = { summaries: [] as StreamEvent[], zones: [] as StreamEvent[], customers: [] as StreamEvent[], accounts: [] as StreamEvent[] };
     const rejected = new Set<string>();
     const maxRedeliveries = options.maxRedeliveries ?? 400;
-    await Promise.all(
+    let lanesDone = false;
+    const delivered = Promise.all(
       lanes.map(async (batches) => {
         for (let batch of batches) {
           for (let redelivery = 0; ; redelivery++) {
@@ -110,11 +142,13 @@ export async function runSchedule(input: DeliveryInput, options: ScheduleOptions
                 batch.map((entry) => entry.record),
                 { projections: bound.projections, source },
               );
-              for (const outcome of result.outcomes.summaries) if (outcome.status === 'applied') applied.summaries.push(...outcome.applied);
+              for (const name of ['summaries', 'customers', 'accounts'] as const) {
+                for (const outcome of result.outcomes[name]) if (outcome.status === 'applied') applied[name].push(...outcome.applied);
+              }
               for (const outcome of result.outcomes.zones) {
                 if (outcome.status !== 'applied') continue;
                 applied.zones.push(...outcome.applied);
-                for (const { event } of outcome.rejected) rejected.add(`${event.streamId}@${event.version}`);
+                for (const { event } of outcome.rejected) rejected.add(eventKey(event));
               }
               if (result.decodeFailures.length > 0) summary.problem(`seed ${seed}: ${result.decodeFailures.length} real records failed to decode`);
               response = result.response;
@@ -134,97 +168,212 @@ export async function runSchedule(input: DeliveryInput, options: ScheduleOptions
           }
         }
       }),
-    );
+    ).finally(() => (lanesDone = true));
+
+    // The relay: on the outbox's stream records, while the rows are written (half the schedules) or after.
+    let published: Publication[] = [];
+    if (outbox !== undefined) {
+      const concurrent = random() < 0.5;
+      if (!concurrent) await delivered;
+      published = await relayOutbox(input, outbox, { seed, faultRate: options.faultRate ?? 0.08, summary, done: () => lanesDone });
+    }
+    await delivered;
 
     // Accounting: every event exactly once in `applied` (or rejected, for zone events that never had a row).
     const excused = excusedEvents(faults.lostResponses, bound, input.truth);
-    const count = (events: StreamEvent[]) => {
-      const seen = new Map<string, number>();
-      for (const event of events) seen.set(`${event.streamId}@${event.version}`, (seen.get(`${event.streamId}@${event.version}`) ?? 0) + 1);
-      return seen;
-    };
-    const orderApplied = count(applied.summaries);
-    for (const [orderId, events] of input.truth.orders) {
-      for (const event of events) {
-        const n = orderApplied.get(`${orderId}@${event.version}`) ?? 0;
-        if (n > 1) {
+    const counts = Object.fromEntries(Object.entries(applied).map(([name, events]) => [name, tally(events)])) as Record<keyof typeof applied, Map<string, number>>;
+    const expect = (name: keyof typeof applied, model: string, event: StreamEvent, rule: 'apply' | 'never' | 'reject') => {
+      const id = eventKey(event);
+      const n = counts[name].get(id) ?? 0;
+      if (rule !== 'apply') {
+        if (n > 0) {
           summary.doubleApplied++;
-          summary.problem(`seed ${seed}: Order ${orderId}@${event.version} applied ${n} times`);
-        } else if (n === 0) {
-          if (excused.has(`${bound.summaries.name}|${orderId}@${event.version}`)) summary.excusedEvents++;
+          summary.problem(`seed ${seed}: ${name} ${id} (${event.type}) must not be applied, was ${n} times`);
+        } else if (rule === 'reject' && !rejected.has(id)) {
+          // A rejection is reported by the call whose write passed it; that write's answer may be lost.
+          if (excused.has(`${model}|${id}`)) summary.excusedEvents++;
           else {
             summary.lostEvents++;
-            summary.problem(`seed ${seed}: Order ${orderId}@${event.version} never applied`);
+            summary.problem(`seed ${seed}: ${name} ${id} was never reported rejected`);
           }
         }
+        return;
       }
-    }
-    const zoneApplied = count(applied.zones);
+      if (n > 1) {
+        summary.doubleApplied++;
+        summary.problem(`seed ${seed}: ${name} ${id} applied ${n} times`);
+      } else if (n === 0) {
+        if (excused.has(`${model}|${id}`)) summary.excusedEvents++;
+        else {
+          summary.lostEvents++;
+          summary.problem(`seed ${seed}: ${name} ${id} never applied`);
+        }
+      }
+    };
+    for (const events of input.truth.orders.values()) for (const event of events) expect('summaries', bound.summaries.name, event, 'apply');
     for (const [sensorId, events] of input.truth.sensors) {
       const { rejected: mustReject } = foldZones(sensorId, events);
-      for (const event of events) {
-        const id = `${sensorId}@${event.version}`;
-        const n = zoneApplied.get(id) ?? 0;
-        if (event.type === 'SensorNote' || mustReject.has(event.version)) {
-          if (n > 0) {
-            summary.doubleApplied++;
-            summary.problem(`seed ${seed}: Sensor ${id} (${event.type}) must not be applied, was ${n} times`);
-          } else if (event.type !== 'SensorNote' && !rejected.has(id)) {
-            // A rejection is reported by the call whose write passed it; that write's answer may be lost.
-            if (excused.has(`${bound.zones.name}|${id}`)) summary.excusedEvents++;
-            else {
-              summary.lostEvents++;
-              summary.problem(`seed ${seed}: Sensor ${id} was never reported rejected`);
-            }
-          }
-          continue;
-        }
-        if (n > 1) {
-          summary.doubleApplied++;
-          summary.problem(`seed ${seed}: Sensor ${id} applied ${n} times`);
-        } else if (n === 0) {
-          if (excused.has(`${bound.zones.name}|${id}`)) summary.excusedEvents++;
-          else {
-            summary.lostEvents++;
-            summary.problem(`seed ${seed}: Sensor ${id} never applied`);
-          }
-        }
-      }
+      for (const event of events) expect('zones', bound.zones.name, event, event.type === 'SensorNote' ? 'never' : mustReject.has(event.version) ? 'reject' : 'apply');
+    }
+    for (const events of [...input.truth.purchases.values(), ...input.truth.programs.values()]) for (const event of events) expect('customers', bound.customers.name, event, 'apply');
+    for (const [accountId, events] of input.truth.accounts) {
+      const fold = foldAccount(accountId, events);
+      for (const event of events) expect('accounts', bound.accountRows.name, event, fold.applied.has(event.version) ? 'apply' : 'never');
     }
 
-    const check = await checkRows(bind(input.client, input.tables, suffix), input.truth);
+    const check = await checkRows(bind(input.client, tables, suffix), input.truth);
     summary.rowsChecked += check.rows;
+    summary.multiSourceRows += check.multiSourceRows;
+    summary.removedRows += check.removedRows;
     summary.divergedRows += check.diverged.length;
     for (const row of check.diverged) summary.problem(`seed ${seed}: diverged ${row}`);
+    if (outbox !== undefined) {
+      checkPublications(summary, `seed ${seed}`, published, expectedOutboxIds(input.truth), await outboxItems(input.client, outbox.outboxTable));
+    }
     summary.runs = 1;
     summary.events = input.truth.events;
     summary.addFaults(faults.injected);
     return summary;
   } finally {
     faulty.destroy();
+    if (outbox !== undefined) await dropTable(input.client, outbox.outboxTable);
   }
 }
 
 /**
+ * Every record of the outbox's stream so far. DynamoDB Local now and then answers a fresh TRIM_HORIZON
+ * read with TrimmedDataAccessException; the read is the harness's, so it is simply made again.
+ */
+async function readOutboxStream(streamArn: string): Promise<_Record[]> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await readStreamRecords(streamArn);
+    } catch (error) {
+      if (attempt >= 20 || (error as { name?: string }).name !== 'TrimmedDataAccessException') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * (attempt + 1)));
+    }
+  }
+}
+
+/** `<stream>#<stream id>@<version>`: an event's identity across streams. */
+function eventKey(event: { readonly streamName: string; readonly streamId: string; readonly version: number }): string {
+  return `${event.streamName}#${event.streamId}@${event.version}`;
+}
+
+function tally(events: ReadonlyArray<StreamEvent>): Map<string, number> {
+  const seen = new Map<string, number>();
+  for (const event of events) seen.set(eventKey(event), (seen.get(eventKey(event)) ?? 0) + 1);
+  return seen;
+}
+
+/**
+ * One relay (as one per outbox shard) on the outbox stream's records, read in order as they come, in
+ * batches of random sizes redelivered from the earliest failed record; its client fails a share of its
+ * calls, and `publish` sometimes fails (nothing sent) or loses its acknowledgement (sent, then it throws).
+ * Polls until `done()` and the stream has nothing new. Resolves the publications in order.
+ */
+async function relayOutbox(
+  input: DeliveryInput,
+  outbox: { outboxTable: string; outboxStreamArn: string },
+  options: { seed: number; faultRate: number; summary: ChaosSummary; done: () => boolean },
+): Promise<Publication[]> {
+  const { seed, summary } = options;
+  const random = seededRandom(seed ^ 0x0b0b);
+  const client = new DynamoDBClient({ ...input.config, retryStrategy: quickRetries(2) });
+  const faults = injectFaults(client, { seed: seed ^ 0x7e1a, rate: options.faultRate, kinds: ['throttle', 'internal', 'timeout'] });
+  const published: Publication[] = [];
+  const publishFaults = new Map<string, number>();
+  const relay = new OutboxRelay({
+    client,
+    table: outbox.outboxTable,
+    concurrency: randomInt(random, 1, 4),
+    publish: async (message) => {
+      const roll = random();
+      if (roll < options.faultRate / 2) {
+        publishFaults.set('publish:failed', (publishFaults.get('publish:failed') ?? 0) + 1);
+        throw new Error('publish failed (injected)');
+      }
+      published.push({ id: message.id, row: `${message.projection} ${JSON.stringify(message.key)}` });
+      if (roll < options.faultRate) {
+        publishFaults.set('publish:acknowledgementLost', (publishFaults.get('publish:acknowledgementLost') ?? 0) + 1);
+        throw new Error('published, acknowledgement lost (injected)');
+      }
+    },
+  });
+  try {
+    let taken = 0;
+    for (let idle = false; ; ) {
+      const finished = options.done();
+      const records = await readOutboxStream(outbox.outboxStreamArn);
+      const fresh = records.slice(taken);
+      taken = records.length;
+      for (let start = 0; start < fresh.length; ) {
+        const size = randomInt(random, 1, 25);
+        let batch = fresh.slice(start, start + size).map((record) => (random() < 0.5 ? asLambdaRecord(record) : record)) as _Record[];
+        start += size;
+        for (let redelivery = 0; batch.length > 0; redelivery++) {
+          if (redelivery > 400) {
+            summary.problem(`seed ${seed}: an outbox batch was redelivered more than 400 times`);
+            return published;
+          }
+          const result = await relay.processBatch(batch, { source: 'lambda' });
+          const first = result.response.batchItemFailures[0];
+          if (first === undefined) break;
+          const from = batch.findIndex((record) => record.dynamodb?.SequenceNumber === first.itemIdentifier);
+          if (from < 0) {
+            summary.problem(`seed ${seed}: the relay's response names ${first.itemIdentifier}, which is not in the batch`);
+            return published;
+          }
+          batch = batch.slice(from);
+        }
+      }
+      idle = fresh.length === 0;
+      if (finished && idle) break;
+      if (idle) await new Promise((resolve) => setTimeout(resolve, randomInt(random, 5, 30)));
+    }
+  } catch (error) {
+    summary.problem(`seed ${seed}: the relay's processBatch rejected: ${String(error)}`);
+  } finally {
+    summary.addFaults(new Map([...faults.injected].map(([key, n]) => [`relay-${key}`, n])));
+    summary.addFaults(publishFaults);
+    client.destroy();
+  }
+  return published;
+}
+
+/**
  * Events a write whose response was lost may have applied without any call reporting them: those of
- * the written row at or below the checkpoint it wrote. `applied` is at most once by contract there.
+ * the written row at or below the checkpoint it wrote (per source instance, for a multi-source row).
+ * `applied` is at most once by contract there.
  */
 function excusedEvents(lost: ReadonlyArray<{ item: Readonly<Record<string, unknown>> }>, bound: ReturnType<typeof bind>, truth: Truth): Set<string> {
   const excused = new Set<string>();
   const number = (value: unknown) => Number((value as { N?: string } | undefined)?.N ?? value);
   const text = (value: unknown) => String((value as { S?: string } | undefined)?.S ?? value);
+  const excuse = (model: string, events: ReadonlyArray<StreamEvent>, upTo: number, feeds: (event: StreamEvent) => boolean = () => true) => {
+    for (const event of events) if (event.version <= upTo && feeds(event)) excused.add(`${model}|${eventKey(event)}`);
+  };
   for (const { item } of lost) {
     const pk = text(item['pk']);
-    if (pk.startsWith(`${bound.summaries.name}#`)) {
-      const orderId = pk.slice(bound.summaries.name.length + 1);
-      const upTo = number(item['version']);
-      for (const event of truth.orders.get(orderId) ?? []) if (event.version <= upTo) excused.add(`${bound.summaries.name}|${orderId}@${event.version}`);
-    } else if (pk.startsWith(`${bound.zones.name}#`)) {
-      const sensorId = pk.slice(bound.zones.name.length + 1);
+    const rowOf = (model: { name: string }) => (pk.startsWith(`${model.name}#`) ? pk.slice(model.name.length + 1) : undefined);
+    const orderId = rowOf(bound.summaries);
+    const sensorId = rowOf(bound.zones);
+    const customer = rowOf(bound.customers);
+    const accountId = rowOf(bound.accountRows);
+    if (orderId !== undefined) excuse(bound.summaries.name, truth.orders.get(orderId) ?? [], number(item['version']));
+    if (sensorId !== undefined) {
       const zone = text(item['zone']);
-      const upTo = number(item['seq']);
-      for (const event of truth.sensors.get(sensorId) ?? []) {
-        if (event.version <= upTo && event.type !== 'SensorNote' && event.data.zone === zone) excused.add(`${bound.zones.name}|${sensorId}@${event.version}`);
+      excuse(bound.zones.name, truth.sensors.get(sensorId) ?? [], number(item['seq']), (event) => event.type !== 'SensorNote' && (event.data as { zone: string }).zone === zone);
+    }
+    if (accountId !== undefined) excuse(bound.accountRows.name, truth.accounts.get(accountId) ?? [], number(item['version']));
+    if (customer !== undefined) {
+      const raw = item['_sources'] as { M?: Record<string, unknown> } | Record<string, unknown> | undefined;
+      const sources = ((raw as { M?: Record<string, unknown> } | undefined)?.M ?? raw ?? {}) as Record<string, unknown>;
+      for (const [instance, checkpoint] of Object.entries(sources)) {
+        const cut = instance.indexOf('#');
+        const [stream, id] = [instance.slice(0, cut), instance.slice(cut + 1)];
+        const events = (stream === 'Purchase' ? truth.purchases : truth.programs).get(id) ?? [];
+        excuse(bound.customers.name, events, number(checkpoint), (event) => (event.data as { customer?: string }).customer === customer);
       }
     }
   }

@@ -21,9 +21,12 @@ export type FaultKind =
   | 'timeout'
   /** A TransactionCanceledException with a TransactionConflict reason, on TransactWriteItems only. */
   | 'conflict'
-  /** A ConditionalCheckFailedException on PutItem to a read-model table: someone else won the row. */
+  /**
+   * Someone else won the row: a ConditionalCheckFailedException on PutItem to a read-model table, or a
+   * TransactionCanceledException with ConditionalCheckFailed on a row's transaction (row and outbox messages).
+   */
   | 'conditional'
-  /** The request is sent and applied, then its response is lost (a TimeoutError): PutItem to read-model tables only. */
+  /** The request is sent and applied, then its response is lost (a TimeoutError): row writes (PutItem or the row's transaction) only. */
   | 'lostResponse';
 
 export const ALL_FAULTS: ReadonlyArray<FaultKind> = ['throttle', 'internal', 'timeout', 'conflict', 'conditional'];
@@ -36,7 +39,7 @@ export interface FaultOptions {
   readonly rate: number;
   /** @defaultValue {@link ALL_FAULTS} */
   readonly kinds?: ReadonlyArray<FaultKind>;
-  /** Read-model tables: only their PutItems get `conditional` and `lostResponse` faults. */
+  /** Read-model tables: only their row writes (PutItem, or a transaction whose first item puts a row) get `conditional` and `lostResponse` faults. */
   readonly readModelTables?: ReadonlyArray<string>;
   /** Only these commands (e.g. `GetRecordsCommand`) are faulted. @defaultValue every command */
   readonly commands?: ReadonlyArray<string>;
@@ -100,8 +103,12 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
       if (random() >= options.rate) return next(args);
       const input = ((args as { input?: Record<string, unknown> }).input ?? {}) as Record<string, unknown>;
       const streams = (context.clientName ?? '').includes('Streams');
-      const table = typeof input['TableName'] === 'string' ? input['TableName'] : undefined;
-      const toReadModel = PUT_COMMANDS.has(command) && table !== undefined && readModels.has(table);
+      const firstPut = TRANSACT_COMMANDS.has(command) && Array.isArray(input['TransactItems'])
+        ? ((input['TransactItems'][0] as { Put?: { TableName?: unknown; Item?: Record<string, unknown> } } | undefined)?.Put)
+        : undefined;
+      const table = typeof input['TableName'] === 'string' ? input['TableName'] : typeof firstPut?.TableName === 'string' ? firstPut.TableName : undefined;
+      const rowTransaction = firstPut !== undefined && table !== undefined && readModels.has(table);
+      const toReadModel = (PUT_COMMANDS.has(command) && table !== undefined && readModels.has(table)) || rowTransaction;
       const eligible = kinds.filter((kind) => {
         if (kind === 'conflict') return TRANSACT_COMMANDS.has(command);
         if (kind === 'conditional' || kind === 'lostResponse') return toReadModel;
@@ -136,14 +143,24 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
             CancellationReasons: reasons,
           });
         }
-        case 'conditional':
+        case 'conditional': {
+          if (rowTransaction) {
+            const items = (input['TransactItems'] as unknown[]).length;
+            const reasons = Array.from({ length: items }, (_, index) => (index === 0 ? { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' } : { Code: 'None' }));
+            count(kind, 'TransactionCanceledException');
+            throw sdkError('TransactionCanceledException', 400, {
+              message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,
+              CancellationReasons: reasons,
+            });
+          }
           count(kind, 'ConditionalCheckFailedException');
           throw sdkError('ConditionalCheckFailedException', 400, { message: 'The conditional request failed' });
+        }
         case 'lostResponse': {
           const answer = await next(args);
           void answer;
-          count(kind, 'TimeoutError');
-          log.lostResponses.push({ table: table as string, item: (input['Item'] ?? {}) as Record<string, unknown> });
+          count(kind, rowTransaction ? 'TimeoutError(transaction)' : 'TimeoutError');
+          log.lostResponses.push({ table: table as string, item: ((rowTransaction ? firstPut?.Item : input['Item']) ?? {}) as Record<string, unknown> });
           throw Object.assign(new Error('Response lost after the write (injected)'), { name: 'TimeoutError', $metadata: {} });
         }
       }

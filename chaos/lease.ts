@@ -100,7 +100,7 @@ export async function runLeaseScenario(config: ClientConfig, client: DynamoDBCli
   if (checkpoints.size === 0 || [...checkpoints.values()].some((checkpoint) => checkpoint.kind !== 'finished')) {
     summary.problem(`lease seed ${options.seed}: checkpoints after B drained the stream: ${JSON.stringify([...checkpoints])}`);
   }
-  const truth = await readTruth(bind(client, tables, suffix), orderIds, []);
+  const truth = await readTruth(bind(client, tables, suffix), { orders: orderIds });
   const check = await checkRows(bind(client, tables, suffix), truth);
   summary.rowsChecked += check.rows;
   summary.divergedRows += check.diverged.length;

@@ -7,7 +7,7 @@ import './env';
  * Options: --runs N (seeded delivery schedules), --seed S (base seed; every schedule's seed is printed
  * on failure), --kills K (SIGKILL restarts of a consumer process under load), --pauses P (SIGSTOP/SIGCONT
  * lease pauses), --rate R (share of faulted calls, default 0.08), --only delivery|crash|lease|bad-input,
- * --schedule SEED (re-run one schedule by its own seed). Uses DYNAMODB_ENDPOINT when set, else starts an
+ * --schedule SEED (re-run one schedule by its own seed, with an outbox). Uses DYNAMODB_ENDPOINT when set, else starts an
  * embedded DynamoDB Local. Exits 1 unless every row matched its fold and every event was accounted for.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -88,7 +88,9 @@ async function main(): Promise<number> {
         // A fresh world every 250 schedules keeps the views table small.
         if (run > 0 && run % 250 === 0) input = await prepareDelivery(config, client, { seed: args.seed + run });
         const kinds = run % 2 === 0 ? ALL_FAULTS : [...ALL_FAULTS, 'lostResponse' as const];
-        const result = await runSchedule(input, { seed, faultRate: args.rate, kinds });
+        // Half the schedules write an outbox and relay it (with and without lost row-write answers).
+        const outbox = args.schedule !== undefined || run % 4 === 1 || run % 4 === 2;
+        const result = await runSchedule(input, { seed, faultRate: args.rate, kinds, outbox });
         total.merge(result);
         if (!result.ok) say(`schedule ${run} (seed ${seed}) FAILED: re-run with --only delivery --seed ${args.seed} --schedule ${seed}\n  ${result.problems.join('\n  ')}`);
         if ((run + 1) % 50 === 0) say(`  ${run + 1}/${seeds.length} schedules, ${Math.round((Date.now() - started) / 1000)} s`);

@@ -12,6 +12,18 @@ export class ChaosSummary {
   /** Events missing from `applied` whose row write had its response lost (at-most-once by contract). */
   excusedEvents = 0;
   badInputKinds = 0;
+  /** Of `rowsChecked`: rows fed by several streams and stream instances. */
+  multiSourceRows = 0;
+  /** Of `rowsChecked`: removed rows (tombstones), hidden from `get` and shown with `includeRemoved`. */
+  removedRows = 0;
+  /** Outbox publications, republications included. */
+  outboxPublished = 0;
+  /** Republications of a message already published (same id). */
+  outboxDuplicates = 0;
+  /** Messages of applied events never published, or left in the outbox. */
+  outboxMissing = 0;
+  /** A row's message first published after a later one of the same source instance. */
+  outboxDisorder = 0;
   readonly problems: string[] = [];
 
   addFaults(counts: ReadonlyMap<string, number>): void {
@@ -23,7 +35,7 @@ export class ChaosSummary {
   }
 
   get ok(): boolean {
-    return this.divergedRows === 0 && this.lostEvents === 0 && this.doubleApplied === 0 && this.problems.length === 0;
+    return this.divergedRows === 0 && this.lostEvents === 0 && this.doubleApplied === 0 && this.outboxMissing === 0 && this.outboxDisorder === 0 && this.problems.length === 0;
   }
 
   merge(other: ChaosSummary): void {
@@ -38,6 +50,12 @@ export class ChaosSummary {
     this.doubleApplied += other.doubleApplied;
     this.excusedEvents += other.excusedEvents;
     this.badInputKinds += other.badInputKinds;
+    this.multiSourceRows += other.multiSourceRows;
+    this.removedRows += other.removedRows;
+    this.outboxPublished += other.outboxPublished;
+    this.outboxDuplicates += other.outboxDuplicates;
+    this.outboxMissing += other.outboxMissing;
+    this.outboxDisorder += other.outboxDisorder;
     for (const problem of other.problems) this.problem(problem);
   }
 
@@ -58,10 +76,16 @@ export class ChaosSummary {
       ['crashes (SIGKILL restarts)', String(this.crashes)],
       ['lease pauses (SIGSTOP/SIGCONT)', String(this.leasePauses)],
       ['rows checked', String(this.rowsChecked)],
+      ['  multi-source rows', String(this.multiSourceRows)],
+      ['  removed rows (tombstones)', String(this.removedRows)],
       ['diverged rows', String(this.divergedRows)],
       ['lost events', String(this.lostEvents)],
       ['double-applied events', String(this.doubleApplied)],
       ['events whose write answer was lost', String(this.excusedEvents)],
+      ['outbox messages published', String(this.outboxPublished)],
+      ['  republished (same id)', String(this.outboxDuplicates)],
+      ['  missing (never published or left)', String(this.outboxMissing)],
+      ['  out of order per row', String(this.outboxDisorder)],
     ];
     const width = Math.max(...rows.map(([label]) => label.length));
     const valueWidth = Math.max(...rows.map(([, value]) => value.length));

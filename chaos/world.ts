@@ -1,16 +1,35 @@
 /**
- * The chaos suite's world: one events table carrying an Order stream (one summary row per order) and a
- * Sensor stream (one row per sensor and zone, keyed by an event field), a views table for both read
- * models, a seeded workload of multi-event appends, and the truth every projected row is checked against:
- * its fold from the store.
+ * The chaos suite's world: one events table carrying an Order stream (one summary row per order), a
+ * Sensor stream (one row per sensor and zone, keyed by an event field), Purchase and Loyalty streams (one
+ * customer row fed by many instances of both: a multi-source projection) and an Account stream (rows
+ * removed on closing and recreated on reopening, with a revision); a views table for every read model,
+ * optionally an outbox table the order summaries and customer rows write their applied events to; a
+ * seeded workload of multi-event appends, and the truth every projected row is checked against: its fold
+ * from the store.
  */
 import { CreateTableCommand, DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { eventsTableDefinition, readModelTableDefinition, type NewEventOf, type StreamEvent } from '../lib';
-import { foldSummary, orderSummaries, orderSummaryProjection, type OrderSummary } from '../__tests__/support/order-projection';
+import { Projection, eventsTableDefinition, outboxTableDefinition, readModelTableDefinition, type NewEventOf, type StreamEvent } from '../lib';
+import { evolveSummary, foldSummary, initialSummary, orderSummaries, type OrderSummary } from '../__tests__/support/order-projection';
 import { orderEventSchemas, orderStream, type OrderEvent } from '../__tests__/support/orders';
 import { sensorStream, zoneProjection, zoneReadings, ZoneNotPlaced } from '../__tests__/support/sensors';
 import { randomInt } from './random';
+import {
+  CUSTOMERS,
+  accountBalances,
+  accountProjection,
+  accountStream,
+  appendAccountChunk,
+  appendLoyaltyChunk,
+  appendPurchaseChunk,
+  customerProjection,
+  customerTotals,
+  foldAccount,
+  foldCustomer,
+  loyaltyStream,
+  outboxMessage,
+  purchaseStream,
+} from './sources';
 
 export type ClientConfig = DynamoDBClientConfig & { endpoint: string; region: string; credentials: { accessKeyId: string; secretAccessKey: string } };
 
@@ -37,30 +56,92 @@ export interface Tables {
   readonly eventsTable: string;
   readonly viewsTable: string;
   readonly streamArn: string;
+  /** The outbox table the summaries and customer projections write to, when there is one. */
+  readonly outboxTable?: string;
+  readonly outboxStreamArn?: string;
 }
 
-export async function createTables(client: DynamoDBClient, prefix = 'chaos'): Promise<Tables> {
+export async function createTables(client: DynamoDBClient, prefix = 'chaos', options: { outbox?: boolean } = {}): Promise<Tables> {
   const eventsTable = uniqueTableName(`${prefix}-events`);
   const created = await client.send(new CreateTableCommand(eventsTableDefinition(eventsTable)));
   const streamArn = created.TableDescription?.LatestStreamArn;
   if (streamArn === undefined) throw new Error('the events table has no stream');
   const viewsTable = uniqueTableName(`${prefix}-views`);
-  await client.send(new CreateTableCommand(readModelTableDefinition(viewsTable, [orderSummaries(client, viewsTable), zoneReadings(client, viewsTable)])));
-  return { eventsTable, viewsTable, streamArn };
+  const models = [orderSummaries(client, viewsTable), zoneReadings(client, viewsTable), customerTotals(client, viewsTable), accountBalances(client, viewsTable)];
+  await client.send(new CreateTableCommand(readModelTableDefinition(viewsTable, models)));
+  return { eventsTable, viewsTable, streamArn, ...(options.outbox === true ? await createOutboxTable(client, prefix) : {}) };
+}
+
+/** An outbox table with its stream. */
+export async function createOutboxTable(client: DynamoDBClient, prefix = 'chaos'): Promise<{ outboxTable: string; outboxStreamArn: string }> {
+  const outboxTable = uniqueTableName(`${prefix}-outbox`);
+  const created = await client.send(new CreateTableCommand(outboxTableDefinition(outboxTable)));
+  const outboxStreamArn = created.TableDescription?.LatestStreamArn;
+  if (outboxStreamArn === undefined) throw new Error('the outbox table has no stream');
+  return { outboxTable, outboxStreamArn };
+}
+
+/** The README's order summary projection, writing what it applied to the outbox when there is one. */
+function summaryProjection(orders: OrderStream, readModel: ReturnType<typeof orderSummaries>, outboxTable: string | undefined) {
+  return new Projection({
+    stream: orders,
+    readModel,
+    key: (streamId) => ({ orderId: streamId.orderId }),
+    initial: (streamId) => initialSummary(streamId.orderId),
+    evolve: (state, event) => evolveSummary(state, event),
+    checkpoint: 'version',
+    ...(outboxTable === undefined ? {} : { outbox: { table: outboxTable, message: outboxMessage } }),
+  });
 }
 
 /** Streams and projections over `client` (a faulty one for the projections, a clean one for the truth). */
 export function bind(client: DynamoDBClient, tables: Tables, modelSuffix: string) {
   const orders = orderStream(client, tables.eventsTable);
   const sensors = sensorStream(client, tables.eventsTable);
+  const purchases = purchaseStream(client, tables.eventsTable);
+  const loyalty = loyaltyStream(client, tables.eventsTable);
+  const accounts = accountStream(client, tables.eventsTable);
   const summaries = orderSummaries(client, tables.viewsTable, `OrderSummary${modelSuffix}`);
   const zones = zoneReadings(client, tables.viewsTable, `ZoneReading${modelSuffix}`);
+  const customers = customerTotals(client, tables.viewsTable, `Customer${modelSuffix}`);
+  const accountRows = accountBalances(client, tables.viewsTable, `Account${modelSuffix}`);
   return {
     orders,
     sensors,
+    purchases,
+    loyalty,
+    accounts,
     summaries,
     zones,
-    projections: { summaries: orderSummaryProjection(orders, summaries), zones: zoneProjection(sensors, zones) },
+    customers,
+    accountRows,
+    projections: {
+      summaries: summaryProjection(orders, summaries, tables.outboxTable),
+      zones: zoneProjection(sensors, zones),
+      customers: customerProjection(purchases, loyalty, customers, tables.outboxTable),
+      accounts: accountProjection(accounts, accountRows),
+    },
+  };
+}
+
+/** The stream instances of a world. */
+export interface WorldIds {
+  readonly orders: ReadonlyArray<string>;
+  readonly sensors: ReadonlyArray<string>;
+  readonly purchases: ReadonlyArray<string>;
+  readonly programs: ReadonlyArray<string>;
+  readonly accounts: ReadonlyArray<string>;
+}
+
+/** `counts` instances of each stream (none where not given). */
+export function worldIds(counts: Partial<Record<keyof WorldIds, number>>): WorldIds {
+  const ids = (prefix: string, n = 0) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+  return {
+    orders: ids('o', counts.orders),
+    sensors: ids('s', counts.sensors),
+    purchases: ids('p', counts.purchases),
+    programs: ids('lp', counts.programs),
+    accounts: ids('a', counts.accounts),
   };
 }
 
@@ -94,18 +175,32 @@ export async function appendSensorChunk(sensors: SensorStream, sensorId: string,
   return result.version;
 }
 
-/** A seeded workload: every order and sensor gets `chunks` appends, from concurrent writers. */
-export async function writeWorkload(bound: Bound, orderIds: ReadonlyArray<string>, sensorIds: ReadonlyArray<string>, chunks: number, random: () => number): Promise<void> {
-  await Promise.all([
-    ...orderIds.map(async (orderId) => {
-      let version = 0;
-      for (let chunk = 0; chunk < chunks; chunk++) version = await appendOrderChunk(bound.orders, orderId, version, random);
-    }),
-    ...sensorIds.map(async (sensorId) => {
-      let version = 0;
-      for (let chunk = 0; chunk < chunks; chunk++) version = await appendSensorChunk(bound.sensors, sensorId, version, random);
-    }),
-  ]);
+/** Appends one random chunk to stream instance `id` of the world's kind `kind`; resolves the new version. */
+export function appendChunk(bound: Bound, kind: keyof WorldIds, id: string, version: number, random: () => number, idempotencyKey?: string): Promise<number> {
+  switch (kind) {
+    case 'orders':
+      return appendOrderChunk(bound.orders, id, version, random, idempotencyKey);
+    case 'sensors':
+      return appendSensorChunk(bound.sensors, id, version, random, idempotencyKey);
+    case 'purchases':
+      return appendPurchaseChunk(bound.purchases, id, version, random, idempotencyKey);
+    case 'programs':
+      return appendLoyaltyChunk(bound.loyalty, id, version, random, idempotencyKey);
+    case 'accounts':
+      return appendAccountChunk(bound.accounts, id, version, random, idempotencyKey);
+  }
+}
+
+/** A seeded workload: every stream instance gets `chunks` appends, from concurrent writers. */
+export async function writeWorkload(bound: Bound, ids: WorldIds, chunks: number, random: () => number): Promise<void> {
+  await Promise.all(
+    (Object.keys(ids) as Array<keyof WorldIds>).flatMap((kind) =>
+      ids[kind].map(async (id) => {
+        let version = 0;
+        for (let chunk = 0; chunk < chunks; chunk++) version = await appendChunk(bound, kind, id, version, random);
+      }),
+    ),
+  );
 }
 
 /** The zone rows a full fold of a sensor's events gives, by zone; rejected events listed by version. */
@@ -137,21 +232,49 @@ export function foldZones(sensorId: string, events: ReadonlyArray<SensorEvent>):
 export interface Truth {
   readonly orders: Map<string, OrderEvent[]>;
   readonly sensors: Map<string, SensorEvent[]>;
+  readonly purchases: Map<string, StreamEvent[]>;
+  readonly programs: Map<string, StreamEvent[]>;
+  readonly accounts: Map<string, StreamEvent[]>;
+  /** The customer rows to check: every customer when the world has purchase or loyalty streams, else none. */
+  readonly customers: ReadonlyArray<string>;
   readonly events: number;
 }
 
-export async function readTruth(bound: Bound, orderIds: ReadonlyArray<string>, sensorIds: ReadonlyArray<string>): Promise<Truth> {
+export async function readTruth(bound: Bound, ids: Partial<WorldIds>): Promise<Truth> {
   const orders = new Map<string, OrderEvent[]>();
   const sensors = new Map<string, SensorEvent[]>();
-  for (const orderId of orderIds) orders.set(orderId, await bound.orders.read({ orderId }));
-  for (const sensorId of sensorIds) sensors.set(sensorId, (await bound.sensors.read({ sensorId })) as SensorEvent[]);
-  const events = [...orders.values(), ...sensors.values()].reduce((sum, list) => sum + list.length, 0);
-  return { orders, sensors, events };
+  const purchases = new Map<string, StreamEvent[]>();
+  const programs = new Map<string, StreamEvent[]>();
+  const accounts = new Map<string, StreamEvent[]>();
+  for (const orderId of ids.orders ?? []) orders.set(orderId, await bound.orders.read({ orderId }));
+  for (const sensorId of ids.sensors ?? []) sensors.set(sensorId, (await bound.sensors.read({ sensorId })) as SensorEvent[]);
+  for (const purchaseId of ids.purchases ?? []) purchases.set(purchaseId, await bound.purchases.read({ purchaseId }));
+  for (const programId of ids.programs ?? []) programs.set(programId, await bound.loyalty.read({ programId }));
+  for (const accountId of ids.accounts ?? []) accounts.set(accountId, await bound.accounts.read({ accountId }));
+  const all = [...orders.values(), ...sensors.values(), ...purchases.values(), ...programs.values(), ...accounts.values()];
+  const customers = purchases.size + programs.size > 0 ? [...CUSTOMERS] : [];
+  return { orders, sensors, purchases, programs, accounts, customers, events: all.reduce((sum, list) => sum + list.length, 0) };
+}
+
+/** Every event feeding customer rows (purchase and loyalty instances). */
+export function customerEvents(truth: Truth): StreamEvent[] {
+  return [...truth.purchases.values(), ...truth.programs.values()].flat();
+}
+
+/** The ids outbox messages carry, one per event a projection with an outbox applies: `<stream>#<id>#<version>`. */
+export function expectedOutboxIds(truth: Truth): Set<string> {
+  const ids = new Set<string>();
+  for (const event of [...[...truth.orders.values()].flat(), ...customerEvents(truth)]) ids.add(`${event.streamName}#${event.streamId}#${event.version}`);
+  return ids;
 }
 
 /** Result of comparing every projected row with its fold. */
 export interface RowCheck {
   rows: number;
+  /** Of `rows`: multi-source (customer) rows. */
+  multiSourceRows: number;
+  /** Of `rows`: removed rows, checked hidden from `get` and present as tombstones with `includeRemoved`. */
+  removedRows: number;
   diverged: string[];
 }
 
@@ -181,7 +304,30 @@ export async function checkRows(bound: Bound, truth: Truth): Promise<RowCheck> {
       if (row !== wanted) diverged.push(`${bound.zones.name} ${sensorId}/${zone}: got ${row}, fold ${wanted}`);
     }
   }
-  return { rows, diverged };
+  let multiSourceRows = 0;
+  const fed = customerEvents(truth);
+  for (const customer of truth.customers) {
+    rows++;
+    multiSourceRows++;
+    const row = canonical(await bound.customers.get({ customer }, { consistent: true }));
+    const wanted = canonical(foldCustomer(customer, fed));
+    if (row !== wanted) diverged.push(`${bound.customers.name} ${customer}: got ${row}, fold ${wanted}`);
+  }
+  let removedRows = 0;
+  for (const [accountId, events] of truth.accounts) {
+    rows++;
+    const fold = foldAccount(accountId, events);
+    const live = canonical(await bound.accountRows.get({ accountId }, { consistent: true }));
+    const stored = canonical(await bound.accountRows.get({ accountId }, { consistent: true, includeRemoved: true }));
+    if (live !== canonical(fold.row)) diverged.push(`${bound.accountRows.name} ${accountId}: get gave ${live}, fold ${canonical(fold.row)}`);
+    if (fold.tombstone !== undefined) {
+      removedRows++;
+      if (stored !== canonical(fold.tombstone)) diverged.push(`${bound.accountRows.name} ${accountId}: includeRemoved gave ${stored}, tombstone ${canonical(fold.tombstone)}`);
+    } else if (stored !== live) {
+      diverged.push(`${bound.accountRows.name} ${accountId}: includeRemoved gave ${stored} for a live row ${live}`);
+    }
+  }
+  return { rows, multiSourceRows, removedRows, diverged };
 }
 
-export { ZoneNotPlaced };
+export { ZoneNotPlaced, foldAccount, foldCustomer };

@@ -8,11 +8,15 @@ const client = testClient();
 
 afterAll(() => client.destroy());
 
-test(`a consumer process SIGKILLed at random moments under load loses nothing and applies nothing twice (seed ${SEED})`, async () => {
+test(`a consumer process SIGKILLed at random moments under load loses nothing, applies nothing twice, and its outbox relay publishes every applied event in order per row (seed ${SEED})`, async () => {
   const summary = await runCrashScenario(localConfig(), client, { seed: SEED, kills: 2, orders: 4, sensors: 2, killEveryMs: [200, 700] });
   expect(summary.problems).toEqual([]);
   expect(summary).toMatchObject({ crashes: 2, divergedRows: 0, lostEvents: 0, doubleApplied: 0 });
-  expect(summary.rowsChecked).toBe(4 + 2 * 3);
+  // 4 order summaries, 2 sensors × 3 zones, 6 customers (multi-source), 3 accounts.
+  expect(summary.rowsChecked).toBe(4 + 2 * 3 + 6 + 3);
+  expect(summary.multiSourceRows).toBe(6);
+  expect(summary).toMatchObject({ outboxMissing: 0, outboxDisorder: 0 });
+  expect(summary.outboxPublished).toBeGreaterThan(0);
 }, 60_000);
 
 test(`a consumer paused with SIGSTOP past its lease never commits after SIGCONT; the other carries on to the end (seed ${SEED})`, async () => {
