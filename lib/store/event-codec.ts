@@ -85,6 +85,22 @@ export function toEventItem(
 }
 
 /**
+ * The event an append just wrote, built from the validated event and its item without decoding the item
+ * again: the data as stored (JSON-normalised), so it equals what a later read returns.
+ */
+export function writtenEvent(codec: EventCodec, item: Readonly<Record<string, unknown>>, event: ValidEvent): StreamEvent {
+  return {
+    streamName: codec.streamName,
+    streamId: item['streamId'] as string,
+    version: item['version'] as number,
+    type: event.type,
+    data: item[Layout.encoding] === undefined ? item['data'] : (JSON.parse(JSON.stringify(event.data ?? null)) as unknown),
+    ...(item['metadata'] === undefined ? {} : { metadata: item['metadata'] as Record<string, unknown> }),
+    timestamp: item['timestamp'] as string,
+  };
+}
+
+/**
  * Decodes an event item (already unmarshalled) of this stream. Binary data may come as bytes (SDK reads,
  * GetRecords) or as a base64 string (Lambda and Pipes events). A broken item is a {@link DecodeError}.
  */

@@ -9,7 +9,7 @@ import { joinComposite, splitComposite } from './composite';
 import type { CompressionOptions } from './compression';
 import { EventStreamDefaults } from './defaults';
 import { documentClient } from './document-client';
-import { fromEventItem, validateNewEvent, type EventCodec, type ValidEvent } from './event-codec';
+import { fromEventItem, validateNewEvent, writtenEvent, type EventCodec, type ValidEvent } from './event-codec';
 import { MAX_VERSION } from './layout';
 import { getItem } from './request';
 import { loadSnapshot, saveSnapshot, type Snapshot } from './snapshots';
@@ -152,7 +152,7 @@ export class EventStream<const Name extends string = string, const Fields extend
     const outcome = await sendAppend(this.documents, this.codec, plan, items);
     switch (outcome.kind) {
       case 'appended':
-        return { version: expectedVersion + items.length, events: items.map((item) => fromEventItem(this.codec, item) as EventOf<Events>) };
+        return { version: expectedVersion + items.length, events: items.map((item, index) => writtenEvent(this.codec, item, events[index] as ValidEvent) as EventOf<Events>) };
       case 'duplicate':
         return this.firstResult(streamId, options.idempotencyKey as string);
       default:
