@@ -89,44 +89,16 @@ export const costVsLength: Scenario = {
 
     const rows: Row[] = [];
     const at = (length: number, impl: string) => results[length]?.[impl] as Cost;
-    for (const length of LENGTHS) {
-      rows.push({
-        scenario: '1 cost',
-        measure: `requests/event, n=${length}`,
-        dynafold: at(length, 'dynafold').requests,
-        baseline: at(length, 'reload').requests,
-        against: 'reload-and-fold',
-        ratio: at(length, 'dynafold').requests / at(length, 'reload').requests,
-      });
-      rows.push({
-        scenario: '1 cost',
-        measure: `items read/event, n=${length}`,
-        dynafold: at(length, 'dynafold').itemsRead,
-        baseline: at(length, 'reload').itemsRead,
-        against: 'reload-and-fold',
-        ratio: at(length, 'dynafold').itemsRead / at(length, 'reload').itemsRead,
-      });
-    }
-    for (const length of LENGTHS) {
-      rows.push({
-        scenario: '1 cost',
-        measure: `requests/event, n=${length}`,
-        dynafold: at(length, 'dynafold').requests,
-        baseline: at(length, 'rmw').requests,
-        against: 'read-modify-write',
-        ratio: at(length, 'dynafold').requests / at(length, 'rmw').requests,
-      });
-    }
-    for (const length of LENGTHS) {
-      rows.push({
-        scenario: '1 cost',
-        measure: `ms/event, n=${length}`,
-        dynafold: at(length, 'dynafold').ms,
-        baseline: at(length, 'reload').ms,
-        against: 'reload-and-fold',
-        ratio: at(length, 'dynafold').ms / at(length, 'reload').ms,
-      });
-    }
+    // dynafold's figure beside a baseline's at one stream length, and their ratio.
+    const compare = (length: number, label: string, metric: keyof Cost, baseline: 'reload' | 'rmw'): Row => {
+      const ours = at(length, 'dynafold')[metric];
+      const theirs = at(length, baseline)[metric];
+      const against = baseline === 'reload' ? 'reload-and-fold' : 'read-modify-write';
+      return { scenario: '1 cost', measure: `${label}, n=${length}`, dynafold: ours, baseline: theirs, against, ratio: ours / theirs };
+    };
+    for (const length of LENGTHS) rows.push(compare(length, 'requests/event', 'requests', 'reload'), compare(length, 'items read/event', 'itemsRead', 'reload'));
+    for (const length of LENGTHS) rows.push(compare(length, 'requests/event', 'requests', 'rmw'));
+    for (const length of LENGTHS) rows.push(compare(length, 'ms/event', 'ms', 'reload'));
     const requests = LENGTHS.map((length) => at(length, 'dynafold').requests);
     const growth = Math.max(...requests) / Math.min(...requests);
     const reloadItems = at(1000, 'reload').itemsRead / at(10, 'reload').itemsRead;

@@ -1,5 +1,5 @@
 /**
- * Where the feed reports what it does: any logger with pino's or Powertools' shape, or `console`.
+ * Where the feed reports what it does: a logger with pino's or Powertools' shape, or `console`.
  * The feed calls `(details, message)`; every method is optional, so a partial logger works.
  *
  * @example
