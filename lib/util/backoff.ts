@@ -1,4 +1,4 @@
-/** A jittered exponential backoff: attempt n waits a random time in [cap/2, cap], cap = min(max, initial × factorⁿ). */
+/** A jittered exponential backoff: attempt n waits a random time below cap = min(max, initial × factorⁿ). */
 export interface Backoff {
   /** Delay before the first retry, in ms. */
   readonly initialMs: number;
@@ -6,13 +6,16 @@ export interface Backoff {
   readonly maxMs: number;
   /** Growth per attempt. @defaultValue 2 */
   readonly factor?: number;
+  /**
+   * `'equal'` waits in [cap/2, cap]: retries spread out but never collapse to zero. `'full'` waits in
+   * [0, cap]: many writers racing for one item spread furthest and finish soonest.
+   * @defaultValue 'equal'
+   */
+  readonly jitter?: 'equal' | 'full';
 }
 
-/**
- * The delay before retry number `attempt` (0-based). Half of it is fixed and half random ("equal jitter"),
- * so retries spread out without ever collapsing to zero and hammering the contended item again at once.
- */
+/** The delay before retry number `attempt` (0-based). */
 export function backoffDelay(attempt: number, backoff: Backoff, random: () => number = Math.random): number {
   const cap = Math.min(backoff.maxMs, backoff.initialMs * (backoff.factor ?? 2) ** Math.max(0, attempt));
-  return cap / 2 + random() * (cap / 2);
+  return backoff.jitter === 'full' ? random() * cap : cap / 2 + random() * (cap / 2);
 }

@@ -1,0 +1,9 @@
+/** Small helpers every module uses: backoff, abortable waits and the option validators. */
+export { backoffDelay } from './backoff';
+export type { Backoff } from './backoff';
+export { sleep } from './sleep';
+export { merge } from './merge';
+export { RequestRate } from './request-rate';
+export { requireBackoff, requireFunction, requireInteger, requireNumber, requireTableName, requireText } from './validate';
+export { log } from './logger';
+export type { Logger, LogLevel } from './logger';
