@@ -1,10 +1,12 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TransactionLimitError, ValidationError } from '../errors';
-import { TransactionLimits } from './defaults';
+import { TransactionLimits, asRequestError, cancellationCodes, itemSize } from '../dynamo';
 import { toEventItem, type EventCodec, type ValidEvent } from './event-codec';
-import { itemSize } from './item-size';
 import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf } from './layout';
-import { errorName, request } from './request';
+import { SentinelAttributes, expiresAt, type SentinelTtl } from './idempotency';
+
+type Put = NonNullable<NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number]['Put']>;
+import type { TransactPut } from './inline';
 
 /** What one append transaction writes. */
 export interface AppendPlan {
@@ -13,6 +15,10 @@ export interface AppendPlan {
   readonly expectedVersion: number;
   readonly events: ReadonlyArray<ValidEvent>;
   readonly idempotencyKey?: string;
+  /** What the idempotency key stands for (see `requestHash`), stored on the sentinel. */
+  readonly requestHash?: string;
+  /** Sentinels expire this long after the append (DynamoDB TTL on `attribute`); an expired one is replaced. */
+  readonly sentinelTtl?: SentinelTtl;
   readonly timestamp: string;
 }
 
@@ -21,7 +27,8 @@ export type AppendOutcome =
   | { readonly kind: 'appended'; readonly items: ReadonlyArray<Record<string, unknown>> }
   | { readonly kind: 'duplicate' } // the idempotency sentinel exists: an earlier append with this key won
   | { readonly kind: 'conflict' } // the expected version is missing, or a new version exists already
-  | { readonly kind: 'contended' }; // DynamoDB cancelled it for a concurrent transaction: try again
+  | { readonly kind: 'contended' } // DynamoDB cancelled it for a concurrent transaction: try again
+  | { readonly kind: 'extrasLost'; readonly lost: ReadonlyArray<{ readonly index: number; readonly code: string }> }; // only extra Puts (inline rows) failed
 
 export function sentinelKey(codec: EventCodec, streamId: string, idempotencyKey: string): Record<string, string> {
   return {
@@ -37,9 +44,7 @@ export function sentinelKey(codec: EventCodec, streamId: string, idempotencyKey:
 export function planItems(codec: EventCodec, plan: AppendPlan): Record<string, unknown>[] {
   const last = plan.expectedVersion + plan.events.length;
   if (last > MAX_VERSION) throw new ValidationError(`Stream ${codec.streamName} "${plan.streamId}" would exceed version ${MAX_VERSION}.`);
-  const items = plan.events.map((event, index) =>
-    toEventItem(codec, plan.streamId, plan.expectedVersion + 1 + index, event, plan.timestamp),
-  );
+  const items = plan.events.map((event, index) => toEventItem(codec, plan.streamId, plan.expectedVersion + 1 + index, event, plan.timestamp));
   const count = items.length + (plan.expectedVersion > 0 ? 1 : 0) + (plan.idempotencyKey === undefined ? 0 : 1);
   if (count > TransactionLimits.items) {
     throw new TransactionLimitError(
@@ -81,6 +86,7 @@ export async function sendAppend(
   codec: EventCodec,
   plan: AppendPlan,
   items: ReadonlyArray<Record<string, unknown>>,
+  extras: ReadonlyArray<TransactPut> = [],
 ): Promise<AppendOutcome> {
   const pk = partitionKeyOf(codec.streamName, plan.streamId);
   const notExists = { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': Layout.partitionKey } };
@@ -97,31 +103,57 @@ export async function sendAppend(
   }
   for (const item of items) transactItems.push({ Put: { TableName: plan.table, Item: item, ...notExists } });
   const sentinelIndex = transactItems.length;
-  if (plan.idempotencyKey !== undefined) {
-    transactItems.push({
-      Put: {
-        TableName: plan.table,
-        Item: {
-          ...sentinelKey(codec, plan.streamId, plan.idempotencyKey),
-          [Layout.idempotencyMarker]: codec.streamName,
-          fromVersion: plan.expectedVersion + 1,
-          toVersion: plan.expectedVersion + items.length,
-          timestamp: plan.timestamp,
-        },
-        ...notExists,
-      },
-    });
-  }
+  if (plan.idempotencyKey !== undefined) transactItems.push({ Put: sentinelPut(codec, plan, items.length) });
+  const extrasIndex = transactItems.length;
+  for (const put of extras) transactItems.push({ Put: put });
   try {
     await documents.send(new TransactWriteCommand({ TransactItems: transactItems }));
     return { kind: 'appended', items };
   } catch (error) {
-    if (errorName(error) !== 'TransactionCanceledException') return request('TransactWriteItems', () => Promise.reject(error));
-    const reasons = (error as { CancellationReasons?: ReadonlyArray<{ Code?: string }> }).CancellationReasons ?? [];
-    const codes = reasons.map((reason) => reason.Code ?? 'None');
+    const codes = cancellationCodes(error);
+    if (codes === undefined) throw asRequestError('TransactWriteItems', error);
     if (plan.idempotencyKey !== undefined && codes[sentinelIndex] === 'ConditionalCheckFailed') return { kind: 'duplicate' };
-    if (codes.includes('ConditionalCheckFailed')) return { kind: 'conflict' };
+    if (codes.slice(0, extrasIndex).includes('ConditionalCheckFailed')) return { kind: 'conflict' };
+    // The events would have gone in: what failed is a row written alongside them, for the caller to drop.
+    const lost = extraFailures(codes, extrasIndex);
+    if (lost.length > 0) return { kind: 'extrasLost', lost };
     if (codes.includes('TransactionConflict')) return { kind: 'contended' };
-    return request('TransactWriteItems', () => Promise.reject(error));
+    throw asRequestError('TransactWriteItems', error);
   }
+}
+
+/**
+ * The idempotency sentinel's Put: conditioned on not existing, or, with a TTL, on having expired (DynamoDB
+ * deletes expired items lazily, so an expired sentinel may still be there: it no longer holds the key).
+ */
+function sentinelPut(codec: EventCodec, plan: AppendPlan, count: number): Put {
+  const now = Date.parse(plan.timestamp);
+  const ttl = plan.sentinelTtl;
+  const names: Record<string, string> = { '#pk': Layout.partitionKey };
+  if (ttl !== undefined) names['#ttl'] = ttl.attribute;
+  return {
+    TableName: plan.table,
+    Item: {
+      ...sentinelKey(codec, plan.streamId, plan.idempotencyKey as string),
+      [Layout.idempotencyMarker]: codec.streamName,
+      [SentinelAttributes.fromVersion]: plan.expectedVersion + 1,
+      [SentinelAttributes.toVersion]: plan.expectedVersion + count,
+      [SentinelAttributes.timestamp]: plan.timestamp,
+      ...(plan.requestHash === undefined ? {} : { [SentinelAttributes.requestHash]: plan.requestHash }),
+      ...(ttl === undefined ? {} : { [ttl.attribute]: expiresAt(ttl, now) }),
+    },
+    ExpressionAttributeNames: names,
+    ...(ttl === undefined
+      ? { ConditionExpression: 'attribute_not_exists(#pk)' }
+      : { ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :now', ExpressionAttributeValues: { ':now': Math.floor(now / 1000) } }),
+  };
+}
+
+/** The extra Puts (by index among them) DynamoDB refused, with its reason code. */
+function extraFailures(codes: ReadonlyArray<string>, extrasIndex: number): Array<{ index: number; code: string }> {
+  const lost: Array<{ index: number; code: string }> = [];
+  codes.forEach((code, index) => {
+    if (index >= extrasIndex && code !== 'None') lost.push({ index: index - extrasIndex, code });
+  });
+  return lost;
 }

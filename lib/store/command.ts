@@ -1,10 +1,10 @@
-import { ConcurrencyError } from '../errors';
-import { backoffDelay } from '../util/backoff';
-import { sleep } from '../util/sleep';
+import { ConcurrencyError, ValidationError } from '../errors';
+import { backoffDelay, sleep, type Backoff } from '../util';
 import { EventStreamDefaults } from './defaults';
-import type { AppendResult } from './event-stream';
+import type { AppendResult, StreamEvent } from './types';
 import type { Snapshot } from './snapshots';
-import type { StreamEvent } from './types';
+import type { InlineProjection, InlineResult } from './inline';
+import type { ProjectedRows, WaitForProjections } from './read-your-writes';
 
 /** A decider: a fold over the stream plus the decision that turns a state into new events. */
 export interface Decider<State, Event, NewEvent> {
@@ -19,6 +19,8 @@ export interface Decider<State, Event, NewEvent> {
 export interface LoadOptions {
   /** Start from the latest snapshot of this name and save a new one every `every` events folded past it. */
   readonly snapshot?: { readonly name?: string; readonly every?: number };
+  /** Cancels the call: every request is aborted and it rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 /** A folded state and the version it reflects. */
@@ -29,23 +31,53 @@ export interface Loaded<State> {
 
 /** Options of `execute`. */
 export interface CommandOptions extends LoadOptions {
-  /** Attempts before a `ConcurrencyError` is passed on. @defaultValue 10 */
-  readonly attempts?: number;
+  /**
+   * How a command that lost to a concurrent append (`ConcurrencyError`) loads, decides and appends again:
+   * `attempts` in all, waiting `backoff` between them.
+   * @defaultValue 10 attempts, 5 ms growing ×2 to 200 ms ({@link EventStreamDefaults})
+   */
+  readonly retry?: { readonly attempts?: number; readonly backoff?: Backoff };
+  /**
+   * Makes a repeated command append nothing and report the state. The events a repeated command decides
+   * may differ (the state has moved on), so the key is bound to `request`, not to them: the same key with
+   * another `request` fails with `IdempotencyMismatchError`.
+   */
   readonly idempotencyKey?: string;
+  /** The command's input, compared (hashed) when `idempotencyKey` comes again. @defaultValue none: any repeat matches */
+  readonly request?: unknown;
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** Projections whose rows to write in the append's transaction when they can (see `AppendOptions.inline`). */
+  readonly inline?: ReadonlyArray<InlineProjection>;
+  /** Read-your-writes: resolve once these projections' rows reflect the appended events (see `AppendOptions.waitFor`). */
+  readonly waitFor?: WaitForProjections;
 }
 
 /** What a command did: the appended events (maybe none), the resulting version and state. */
 export interface CommandResult<State, Event> extends Loaded<State> {
   readonly events: ReadonlyArray<Event>;
+  /** With the `inline` option and events appended: which projections the append applied (see `AppendResult.inline`). */
+  readonly inline?: InlineResult<Event>;
+  /** With `waitFor`: the rows each projection answered, by projection name. */
+  readonly projected?: ProjectedRows;
 }
 
 /** What the command helper needs of a stream (kept narrow so it is easy to test and reason about). */
 interface CommandTarget<Event, NewEvent> {
-  iterate(id: string, range: { fromVersion?: number }): AsyncIterable<Event>;
-  append(id: string, events: ReadonlyArray<NewEvent>, options: { expectedVersion: number; idempotencyKey?: string; metadata?: Readonly<Record<string, unknown>> }): Promise<AppendResult<Event>>;
-  loadSnapshot<State>(id: string, name?: string): Promise<Snapshot<State> | undefined>;
-  saveSnapshot<State>(id: string, snapshot: Snapshot<State>, name?: string): Promise<boolean>;
+  iterate(id: string, range: { fromVersion?: number; signal?: AbortSignal | undefined }): AsyncIterable<Event>;
+  append(
+    id: string,
+    events: ReadonlyArray<NewEvent>,
+    options: {
+      expectedVersion: number;
+      idempotencyKey?: string;
+      request?: unknown;
+      metadata?: Readonly<Record<string, unknown>>;
+      signal?: AbortSignal;
+      inline?: ReadonlyArray<InlineProjection>;
+    },
+  ): Promise<AppendResult<Event>>;
+  loadSnapshot<State>(id: string, name?: string, options?: { signal?: AbortSignal | undefined }): Promise<Snapshot<State> | undefined>;
+  saveSnapshot<State>(id: string, snapshot: Snapshot<State>, name?: string, options?: { signal?: AbortSignal | undefined }): Promise<boolean>;
 }
 
 function initialState<State>(initial: State | (() => State)): State {
@@ -58,17 +90,18 @@ export async function loadState<State, Event extends StreamEvent, NewEvent>(
   fold: Pick<Decider<State, Event, NewEvent>, 'initial' | 'evolve'>,
   options: LoadOptions,
 ): Promise<Loaded<State>> {
-  const snapshot = options.snapshot === undefined ? undefined : await stream.loadSnapshot<State>(streamId, options.snapshot.name);
+  const { signal } = options;
+  const snapshot = options.snapshot === undefined ? undefined : await stream.loadSnapshot<State>(streamId, options.snapshot.name, { signal });
   let state = snapshot?.state ?? initialState(fold.initial);
   const fromSnapshot = snapshot?.version ?? 0;
   let version = fromSnapshot;
-  for await (const event of stream.iterate(streamId, { fromVersion: version + 1 })) {
+  for await (const event of stream.iterate(streamId, { fromVersion: version + 1, signal })) {
     state = fold.evolve(state, event);
     version = event.version;
   }
   const every = options.snapshot?.every;
   if (every !== undefined && version - fromSnapshot >= every) {
-    await stream.saveSnapshot(streamId, { version, state }, options.snapshot?.name);
+    await stream.saveSnapshot(streamId, { version, state }, options.snapshot?.name, { signal });
   }
   return { state, version };
 }
@@ -79,7 +112,13 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
   decider: Decider<State, Event, NewEvent>,
   options: CommandOptions,
 ): Promise<CommandResult<State, Event>> {
-  const attempts = options.attempts ?? EventStreamDefaults.commandAttempts;
+  const attempts = options.retry?.attempts ?? EventStreamDefaults.commandAttempts;
+  if (!Number.isSafeInteger(attempts) || attempts < 1) {
+    throw new ValidationError(`Expected \`retry.attempts\` of a command to be an integer ≥ 1, got ${String(attempts)}.`, [
+      { path: ['retry', 'attempts'], message: 'out of range' },
+    ]);
+  }
+  const backoff = options.retry?.backoff ?? EventStreamDefaults.commandBackoff;
   for (let attempt = 0; ; attempt++) {
     const { state, version } = await loadState(stream, streamId, decider, options);
     const decided = (await decider.decide?.(state, version)) ?? [];
@@ -87,22 +126,25 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
     try {
       const appended = await stream.append(streamId, decided, {
         expectedVersion: version,
-        ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+        ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey, request: { command: options.request ?? null } }),
         ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(options.inline === undefined ? {} : { inline: options.inline }),
       });
+      const inline = appended.inline === undefined ? {} : { inline: appended.inline };
       const first = appended.events[0]?.version;
       if (first !== version + 1) {
         // An earlier append with this idempotency key answered: its events may already be in `state`, and
         // other events may follow them, so fold the stream again instead of adding them to `state`.
         const current = await loadState(stream, streamId, decider, options);
-        return { ...current, events: appended.events };
+        return { ...current, events: appended.events, ...inline };
       }
       let next = state;
       for (const event of appended.events) next = decider.evolve(next, event);
-      return { state: next, version: appended.version, events: appended.events };
+      return { state: next, version: appended.version, events: appended.events, ...inline };
     } catch (error) {
       if (!(error instanceof ConcurrencyError) || attempt + 1 >= attempts) throw error;
-      await sleep(backoffDelay(attempt, EventStreamDefaults.appendBackoff));
+      await sleep(backoffDelay(attempt, backoff), options.signal);
     }
   }
 }

@@ -10,11 +10,7 @@ export type CompositeValue = string | number;
  * Joins the values of `fields` with `#`. With more than one field, a value containing `#` would make two
  * different ids collide (`a#b` + `c` vs `a` + `b#c`), so it is refused.
  */
-export function joinComposite(
-  what: string,
-  fields: ReadonlyArray<string>,
-  values: Readonly<Record<string, unknown>>,
-): string {
+export function joinComposite(what: string, fields: ReadonlyArray<string>, values: Readonly<Record<string, unknown>>): string {
   return fields
     .map((field) => {
       const value = values[field];
@@ -40,10 +36,9 @@ export function joinComposite(
 export function splitComposite(what: string, fields: ReadonlyArray<string>, joined: string): Record<string, string> {
   const parts = fields.length === 1 ? [joined] : joined.split(COMPOSITE_SEPARATOR);
   if (parts.length !== fields.length || parts.some((part) => part === '')) {
-    throw new ValidationError(
-      `${what}: "${joined}" does not have the ${fields.length} "#"-separated parts of (${fields.join(', ')}).`,
-      [{ path: [], message: 'ambiguous or malformed composite' }],
-    );
+    throw new ValidationError(`${what}: "${joined}" does not have the ${fields.length} "#"-separated parts of (${fields.join(', ')}).`, [
+      { path: [], message: 'ambiguous or malformed composite' },
+    ]);
   }
   return Object.fromEntries(fields.map((field, index) => [field, parts[index] as string]));
 }

@@ -2,7 +2,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError, DecodeError } from '../errors';
 import { Layout } from './layout';
-import type { StreamEvent } from './types';
+import type { ReadRange, StreamEvent } from './types';
 
 /** A stream image as Lambda, Pipes or GetRecords deliver it: binary as bytes or as base64 strings. */
 export type StreamImage = Readonly<Record<string, unknown>>;
@@ -12,12 +12,16 @@ export interface AnyEventStream {
   readonly name: string;
   readonly table: string;
   readonly streamIdFields: ReadonlyArray<string>;
+  /** When the stream's idempotency sentinels expire: DynamoDB TTL on `attribute` (see `idempotencyTtl`). */
+  readonly sentinelTtl?: { readonly durationMs: number; readonly attribute: string } | undefined;
   formatStreamId(id: string | Readonly<Record<string, string>>): string;
   parseStreamId(streamId: string): Readonly<Record<string, string>>;
   decodeItem(item: Readonly<Record<string, unknown>>): StreamEvent;
-  version(id: string): Promise<number>;
-  read(id: string, range?: { fromVersion?: number; toVersion?: number }): Promise<StreamEvent[]>;
-  readFrom(id: string, afterVersion: number, options?: { toVersion?: number }): Promise<StreamEvent[]>;
+  version(id: string, options?: { signal?: AbortSignal | undefined }): Promise<number>;
+  read(id: string, range?: ReadRange): Promise<StreamEvent[]>;
+  iterate(id: string, range?: ReadRange): AsyncIterable<StreamEvent>;
+  readFrom(id: string, afterVersion: number, options?: Omit<ReadRange, 'fromVersion'>): Promise<StreamEvent[]>;
+  instances(options?: { segments?: number; signal?: AbortSignal }): AsyncIterable<string>;
 }
 
 type EventsOf<S> = S extends { readonly $types: { readonly event: infer E } } ? E : StreamEvent;
@@ -61,7 +65,9 @@ export function eventMarkerOf(image: StreamImage): string | undefined {
 }
 
 /** Checks that no two streams store events under one marker, and indexes them by marker. */
-export function streamsByMarker<Streams extends Record<string, AnyEventStream>>(streams: Streams): Map<string, { key: string; stream: AnyEventStream }> {
+export function streamsByMarker<Streams extends Record<string, AnyEventStream>>(
+  streams: Streams,
+): Map<string, { key: string; stream: AnyEventStream }> {
   const byMarker = new Map<string, { key: string; stream: AnyEventStream }>();
   for (const [key, stream] of Object.entries(streams)) {
     const other = byMarker.get(stream.name);
@@ -107,10 +113,12 @@ export function decoder<Streams extends Record<string, AnyEventStream>>(streams:
 /**
  * The FilterCriteria pattern that keeps only INSERTs of these streams' events, for a Lambda event source
  * mapping or a Pipe: `{ Filters: [{ Pattern: JSON.stringify(eventFilterPattern([OrderEvents])) }] }`.
+ * Streams may be given by name, so infrastructure code computes it without a DynamoDB client.
  */
-export function eventFilterPattern(streams: ReadonlyArray<AnyEventStream>): Record<string, unknown> {
+export function eventFilterPattern(streams: ReadonlyArray<AnyEventStream | string>): Record<string, unknown> {
+  const names = streams.map((stream) => (typeof stream === 'string' ? stream : stream.name));
   return {
     eventName: ['INSERT'],
-    dynamodb: { NewImage: { [Layout.eventMarker]: { S: [...new Set(streams.map((stream) => stream.name))] } } },
+    dynamodb: { NewImage: { [Layout.eventMarker]: { S: [...new Set(names)] } } },
   };
 }

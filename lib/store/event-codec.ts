@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { DecodeError, ValidationError, type ValidationIssue } from '../errors';
-import { compress, decompress, type CompressionAlgorithm } from './compression';
+import { compress, decompress, type CompressionAlgorithm } from '../dynamo';
 import { Layout, eventSortKey, partitionKeyOf } from './layout';
+import { attributeIssues, describeDataIssues, jsonIssues } from './plain-data';
 import type { EventSchemas, StreamEvent } from './types';
 
 /** What encoding and decoding a stream's events needs to know. */
@@ -11,11 +12,13 @@ export interface EventCodec {
   readonly compression: false | { readonly algorithm: CompressionAlgorithm; readonly thresholdBytes: number };
 }
 
-/** An event whose type is known and whose data passed its schema. */
+/** An event whose type is known and whose data passed its schema and can be stored as decided. */
 export interface ValidEvent {
   readonly type: string;
   readonly data: unknown;
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** The data's JSON, and whether it is stored compressed (large, or not storable as a DynamoDB map). */
+  readonly stored: { readonly json: string; readonly compressed: boolean };
 }
 
 export function zodIssues(error: z.ZodError): ValidationIssue[] {
@@ -46,23 +49,58 @@ export function validateNewEvent(codec: EventCodec, event: unknown, index: numbe
       { cause: parsed.error },
     );
   }
+  const where = `Event ${index} (${candidate.type}) of stream ${codec.streamName}`;
   const metadata = candidate.metadata;
   if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))) {
-    throw new ValidationError(`Event ${index} (${candidate.type}) of stream ${codec.streamName}: metadata must be an object.`, [
-      { path: [index, 'metadata'], message: 'not an object' },
-    ]);
+    throw new ValidationError(`${where}: metadata must be an object.`, [{ path: [index, 'metadata'], message: 'not an object' }]);
   }
-  return { type: candidate.type, data: parsed.data, ...(metadata === undefined ? {} : { metadata: metadata as Record<string, unknown> }) };
+  return {
+    type: candidate.type,
+    data: parsed.data,
+    ...(metadata === undefined ? {} : { metadata: metadata as Record<string, unknown> }),
+    stored: storedForm(codec, where, index, parsed.data),
+  };
+}
+
+/**
+ * How event data is stored: as a map of its JSON form, so filter patterns and consoles can see into it,
+ * unless it is larger than the compression threshold or holds what a DynamoDB map can't (numbers past
+ * ±2^53, empty field names): then compressed, whatever its size, so the same data always gets the same
+ * answer. Data JSON would change is refused, as is unstorable data when compression is off.
+ */
+function storedForm(codec: EventCodec, where: string, index: number, data: unknown): ValidEvent['stored'] {
+  const notJson = jsonIssues(data, ['data']);
+  if (notJson.length > 0) {
+    throw new ValidationError(`${where} can't be stored: ${describeDataIssues(notJson)}. Event data must be plain JSON.`, prefixed(index, notJson));
+  }
+  const json = JSON.stringify(data ?? null);
+  if (codec.compression !== false && Buffer.byteLength(json) > codec.compression.thresholdBytes) return { json, compressed: true };
+  const unfit = attributeIssues(JSON.parse(json) as unknown, ['data']);
+  if (unfit.length === 0) return { json, compressed: false };
+  if (codec.compression !== false) return { json, compressed: true };
+  throw new ValidationError(
+    `${where} can't be stored as a DynamoDB map with compression off: ${describeDataIssues(unfit)}. Turn compression on (such data is then stored compressed), or change the data.`,
+    prefixed(index, unfit),
+  );
+}
+
+/** Checks metadata, stored as a DynamoDB map, before anything is sent. */
+export function validateMetadata(codec: EventCodec, index: number, type: string, metadata: Readonly<Record<string, unknown>>): void {
+  const issues = attributeIssues(metadata, ['metadata']);
+  if (issues.length > 0) {
+    throw new ValidationError(
+      `Event ${index} (${type}) of stream ${codec.streamName} has metadata DynamoDB can't store: ${describeDataIssues(issues)}.`,
+      prefixed(index, issues),
+    );
+  }
+}
+
+function prefixed(index: number, issues: ReadonlyArray<ValidationIssue>): ValidationIssue[] {
+  return issues.map((issue) => ({ ...issue, path: [index, ...issue.path] }));
 }
 
 /** The item that stores `event` as version `version` of the stream instance `streamId`. */
-export function toEventItem(
-  codec: EventCodec,
-  streamId: string,
-  version: number,
-  event: ValidEvent,
-  timestamp: string,
-): Record<string, unknown> {
+export function toEventItem(codec: EventCodec, streamId: string, version: number, event: ValidEvent, timestamp: string): Record<string, unknown> {
   const item: Record<string, unknown> = {
     [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId),
     [Layout.sortKey]: eventSortKey(version),
@@ -72,12 +110,11 @@ export function toEventItem(
     type: event.type,
     timestamp,
   };
-  const json = JSON.stringify(event.data ?? null);
-  if (codec.compression !== false && Buffer.byteLength(json) > codec.compression.thresholdBytes) {
+  const { json, compressed } = event.stored;
+  if (compressed && codec.compression !== false) {
     item['data'] = compress(json, codec.compression.algorithm);
     item[Layout.encoding] = codec.compression.algorithm;
   } else {
-    // Plain data is stored as a map of its JSON form, so filter patterns and consoles can see into it.
     item['data'] = JSON.parse(json) as unknown;
   }
   if (event.metadata !== undefined) item['metadata'] = event.metadata;
@@ -94,7 +131,7 @@ export function writtenEvent(codec: EventCodec, item: Readonly<Record<string, un
     streamId: item['streamId'] as string,
     version: item['version'] as number,
     type: event.type,
-    data: item[Layout.encoding] === undefined ? item['data'] : (JSON.parse(JSON.stringify(event.data ?? null)) as unknown),
+    data: item[Layout.encoding] === undefined ? item['data'] : (JSON.parse(event.stored.json) as unknown),
     ...(item['metadata'] === undefined ? {} : { metadata: item['metadata'] as Record<string, unknown> }),
     timestamp: item['timestamp'] as string,
   };

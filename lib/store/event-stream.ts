@@ -1,59 +1,24 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ConcurrencyError, ConfigurationError, ValidationError } from '../errors';
-import { backoffDelay } from '../util/backoff';
-import { sleep } from '../util/sleep';
+import { AppendContentionError, ConcurrencyError, ValidationError } from '../errors';
+import { backoffDelay, merge, requireInteger, sleep } from '../util';
 import { planItems, sendAppend, sentinelKey } from './append-transaction';
+import { sendInlineAppend } from './inline-append';
+import type { InlineResult } from './inline';
 import { executeCommand, loadState, type CommandOptions, type CommandResult, type Decider, type LoadOptions, type Loaded } from './command';
 import { joinComposite, splitComposite } from './composite';
-import type { CompressionOptions } from './compression';
+import { assertKeyLength, documentClient, getItem, withSignal } from '../dynamo';
 import { EventStreamDefaults } from './defaults';
-import { documentClient } from './document-client';
-import { fromEventItem, validateNewEvent, writtenEvent, type EventCodec, type ValidEvent } from './event-codec';
-import { MAX_VERSION } from './layout';
-import { getItem } from './request';
+import { fromEventItem, validateMetadata, validateNewEvent, writtenEvent, type EventCodec, type ValidEvent } from './event-codec';
+import { MAX_VERSION, partitionKeyOf } from './layout';
+import { SentinelAttributes, assertSameRequest, requestHash, type SentinelTtl } from './idempotency';
 import { loadSnapshot, saveSnapshot, type Snapshot } from './snapshots';
 import { readEvents, readHead } from './stream-reader';
-import type { EventOf, EventSchemas, NewEventOf, StreamIdOf } from './types';
+import { waitForProjections } from './read-your-writes';
+import { instancePages } from './stream-instances';
+import type { AppendResult, EventOf, EventSchemas, NewEventOf, ReadRange, StreamIdOf } from './types';
+import { validateAppendOptions, validateStreamOptions, type AppendOptions, type EventStreamOptions } from './event-stream-options';
 
-/** Options of {@link EventStream}. */
-export interface EventStreamOptions<Name extends string, Fields extends ReadonlyArray<string>, Events extends EventSchemas> {
-  /** The DynamoDB client; never constructed or destroyed by the stream. */
-  readonly client: DynamoDBClient;
-  /** The events table (see `eventsTableDefinition`). */
-  readonly table: string;
-  /** The stream's name, also the marker stored on its event items. No `#`. */
-  readonly name: Name;
-  /** The composite fields of a stream instance's id, e.g. `['orderId']`. */
-  readonly streamId: Fields;
-  /** A zod schema per event type, for `data`. */
-  readonly events: Events;
-  /** @defaultValue gzip above 4096 bytes of JSON ({@link EventStreamDefaults.compression}) */
-  readonly compression?: CompressionOptions;
-}
-
-/** Options of {@link EventStream.append}. */
-export interface AppendOptions {
-  /** The version the stream must be at; omitted → append at the head, retrying on conflict. */
-  readonly expectedVersion?: number;
-  /** Makes a retried append return the first append's result instead of appending again. */
-  readonly idempotencyKey?: string;
-  /** Stored on every event of the append (an event's own metadata wins per key). */
-  readonly metadata?: Readonly<Record<string, unknown>>;
-  /**
-   * Tries of an append at the head (no `expectedVersion`) that keeps losing to concurrent appends, and of
-   * transactions DynamoDB cancels for contention, before `ConcurrencyError`. Raise it for hot streams.
-   * @defaultValue 10 ({@link EventStreamDefaults.appendAttempts})
-   */
-  readonly attempts?: number;
-}
-
-/** What an append wrote. */
-export interface AppendResult<Event> {
-  /** The stream's version after the append: the last event's version. */
-  readonly version: number;
-  readonly events: ReadonlyArray<Event>;
-}
+export type { AppendOptions, AppendRetry, EventStreamOptions } from './event-stream-options';
 
 /**
  * A typed event stream stored in a DynamoDB table: contiguous versions, optimistic appends in one
@@ -69,7 +34,11 @@ export interface AppendResult<Event> {
  * const events = await OrderEvents.read({ orderId: 'o-1' })
  * ```
  */
-export class EventStream<const Name extends string = string, const Fields extends ReadonlyArray<string> = ReadonlyArray<string>, Events extends EventSchemas = EventSchemas> {
+export class EventStream<
+  const Name extends string = string,
+  const Fields extends ReadonlyArray<string> = ReadonlyArray<string>,
+  Events extends EventSchemas = EventSchemas,
+> {
   readonly name: Name;
   readonly table: string;
   readonly streamIdFields: Fields;
@@ -78,10 +47,15 @@ export class EventStream<const Name extends string = string, const Fields extend
   declare readonly $types: { readonly event: EventOf<Events>; readonly newEvent: NewEventOf<Events>; readonly streamId: StreamIdOf<Fields> };
   /** @internal */
   readonly codec: EventCodec;
-  private readonly documents: DynamoDBDocumentClient;
+  /** @internal the document client, for scans that serve every stream of a table at once */
+  readonly documents: DynamoDBDocumentClient;
+  /** How long idempotency sentinels live (`idempotencyTtl` resolved), if they expire. */
+  readonly sentinelTtl: SentinelTtl | undefined;
+  /** The request hash of each append in progress, by its validated events (the same options go with them). */
+  private readonly requestHashes = new WeakMap<ReadonlyArray<ValidEvent>, string>();
 
   constructor(options: EventStreamOptions<Name, Fields, Events>) {
-    validateOptions(options);
+    validateStreamOptions(options);
     this.name = options.name;
     this.table = options.table;
     this.streamIdFields = options.streamId;
@@ -99,13 +73,18 @@ export class EventStream<const Name extends string = string, const Fields extend
             },
     };
     this.documents = documentClient(options.client);
+    const ttl = options.idempotencyTtl;
+    this.sentinelTtl =
+      ttl === undefined ? undefined : { durationMs: ttl.durationMs, attribute: ttl.attribute ?? EventStreamDefaults.idempotencyTtlAttribute };
   }
 
   /** The string form of a stream id: its composite values joined with `#`. */
   formatStreamId(id: StreamIdOf<Fields> | string): string {
-    if (typeof id === 'string') return joinComposite(`Stream id of ${this.name}`, this.streamIdFields, this.parseStreamId(id));
-    if (typeof id !== 'object' || id === null) throw new ValidationError(`Stream id of ${this.name} must be an object with ${this.streamIdFields.join(', ')}.`);
-    return joinComposite(`Stream id of ${this.name}`, this.streamIdFields, id);
+    if (typeof id !== 'string' && (typeof id !== 'object' || id === null))
+      throw new ValidationError(`Stream id of ${this.name} must be an object with ${this.streamIdFields.join(', ')}.`);
+    const joined = joinComposite(`Stream id of ${this.name}`, this.streamIdFields, typeof id === 'string' ? this.parseStreamId(id) : id);
+    assertKeyLength(`Stream id of ${this.name}`, partitionKeyOf(this.name, joined), 'partition');
+    return joined;
   }
 
   /** The structured form of a stream id's string form. A multi-field id with a `#` in a value is ambiguous: `ValidationError`. */
@@ -118,19 +97,34 @@ export class EventStream<const Name extends string = string, const Fields extend
    * with `ConcurrencyError` (expected and actual version) and nothing is written; without it the events
    * go at the head, retried on conflict. With `idempotencyKey`, a repeated append returns the first result.
    */
-  async append(id: StreamIdOf<Fields> | string, events: ReadonlyArray<NewEventOf<Events>>, options: AppendOptions = {}): Promise<AppendResult<EventOf<Events>>> {
+  async append(
+    id: StreamIdOf<Fields> | string,
+    events: ReadonlyArray<NewEventOf<Events>>,
+    options: AppendOptions = {},
+  ): Promise<AppendResult<EventOf<Events>>> {
+    const { waitFor, ...write } = options;
+    if (waitFor !== undefined) {
+      const result = await this.append(id, events, write);
+      return { ...result, projected: await waitForProjections(result.events, waitFor, options.signal) };
+    }
     const streamId = this.formatStreamId(id);
     const valid = this.validateAppend(events, options);
-    const attempts = options.attempts ?? EventStreamDefaults.appendAttempts;
-    for (let attempt = 0; ; attempt++) {
-      const expectedVersion = options.expectedVersion ?? (await this.version(streamId));
+    const backoff = options.retry?.backoff ?? EventStreamDefaults.appendRetry.backoff;
+    const attempts = options.retry?.attempts ?? EventStreamDefaults.appendRetry.attempts;
+    const maxElapsedMs = options.retry?.maxElapsedMs ?? EventStreamDefaults.appendRetry.maxElapsedMs;
+    const started = Date.now();
+    const { signal } = options;
+    for (let attempt = 1; ; attempt++) {
+      const expectedVersion = options.expectedVersion ?? (await this.version(streamId, { signal }));
       const outcome = await this.appendAt(streamId, expectedVersion, valid, options);
       if (outcome !== 'conflict' && outcome !== 'contended') return outcome;
-      const atHead = options.expectedVersion === undefined;
-      if ((outcome === 'conflict' && !atHead) || attempt + 1 >= attempts) {
-        throw new ConcurrencyError(this.name, streamId, expectedVersion, await this.version(streamId));
+      // A stale `expectedVersion` is the caller's to resolve: retrying would not change the answer.
+      if (outcome === 'conflict' && options.expectedVersion !== undefined) {
+        throw new ConcurrencyError(this.name, streamId, expectedVersion, await this.version(streamId, { signal }));
       }
-      await sleep(backoffDelay(attempt, EventStreamDefaults.appendBackoff));
+      const elapsed = Date.now() - started;
+      if (attempt >= attempts || elapsed >= maxElapsedMs) throw new AppendContentionError(this.name, streamId, attempt, elapsed);
+      await sleep(Math.min(backoffDelay(attempt - 1, backoff), maxElapsedMs - elapsed), signal);
     }
   }
 
@@ -146,88 +140,130 @@ export class EventStream<const Name extends string = string, const Fields extend
       expectedVersion,
       events,
       timestamp: new Date().toISOString(),
-      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+      ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
     };
     const items = planItems(this.codec, plan);
-    const outcome = await sendAppend(this.documents, this.codec, plan, items);
+    const documents = withSignal(this.documents, options.signal);
+    const written = items.map((item, index) => writtenEvent(this.codec, item, events[index] as ValidEvent) as EventOf<Events>);
+    const { outcome, inline } =
+      options.inline === undefined || options.inline.length === 0
+        ? { outcome: await sendAppend(documents, this.codec, plan, items), inline: undefined }
+        : await sendInlineAppend(documents, this.codec, plan, items, written, options.inline);
+    // The inline folds saw the very events returned here.
+    const withInline = inline === undefined ? {} : { inline: inline as InlineResult<EventOf<Events>> };
     switch (outcome.kind) {
       case 'appended':
-        return { version: expectedVersion + items.length, events: items.map((item, index) => writtenEvent(this.codec, item, events[index] as ValidEvent) as EventOf<Events>) };
-      case 'duplicate':
-        return this.firstResult(streamId, options.idempotencyKey as string);
+        return { version: expectedVersion + items.length, events: written, ...withInline };
+      case 'duplicate': {
+        const first = await this.firstResult(streamId, options.idempotencyKey as string, plan.requestHash as string, options.signal);
+        return first === 'contended' ? first : { ...first, ...withInline };
+      }
       default:
-        return outcome.kind;
+        // Only inline rows can be lost alone, and sendInlineAppend goes again without them.
+        return outcome.kind === 'extrasLost' ? 'contended' : outcome.kind;
     }
   }
 
-  private async firstResult(streamId: string, idempotencyKey: string): Promise<AppendResult<EventOf<Events>>> {
-    const sentinel = await getItem(this.documents, this.table, sentinelKey(this.codec, streamId, idempotencyKey));
-    const fromVersion = Number(sentinel?.['fromVersion']);
-    const toVersion = Number(sentinel?.['toVersion']);
-    return { version: toVersion, events: await this.read(streamId, { fromVersion, toVersion }) };
+  private idempotency(idempotencyKey: string, events: ReadonlyArray<ValidEvent>, options: AppendOptions) {
+    // One append validates its events into one array and retries with it: hash it once, not on every try.
+    let hash = this.requestHashes.get(events);
+    if (hash === undefined) {
+      hash = requestHash({ events, expectedVersion: options.expectedVersion, request: options.request });
+      this.requestHashes.set(events, hash);
+    }
+    return {
+      idempotencyKey,
+      requestHash: hash,
+      ...(this.sentinelTtl === undefined ? {} : { sentinelTtl: this.sentinelTtl }),
+    };
+  }
+
+  /** The first append's result, once the sentinel shows this key was used, for this same request. */
+  private async firstResult(
+    streamId: string,
+    idempotencyKey: string,
+    hash: string,
+    signal: AbortSignal | undefined,
+  ): Promise<AppendResult<EventOf<Events>> | 'contended'> {
+    const sentinel = await getItem(withSignal(this.documents, signal), this.table, sentinelKey(this.codec, streamId, idempotencyKey));
+    // Expired and deleted since the transaction saw it: the key is free again, so try again.
+    if (sentinel === undefined) return 'contended';
+    assertSameRequest(sentinel, hash, { streamName: this.name, streamId, idempotencyKey });
+    const fromVersion = Number(sentinel[SentinelAttributes.fromVersion]);
+    const toVersion = Number(sentinel[SentinelAttributes.toVersion]);
+    return { version: toVersion, events: await this.read(streamId, { fromVersion, toVersion, signal }) };
   }
 
   private validateAppend(events: ReadonlyArray<unknown>, options: AppendOptions): ValidEvent[] {
     if (!Array.isArray(events) || events.length === 0) {
       throw new ValidationError(`An append to ${this.name} needs at least one event.`, [{ path: [], message: 'no events' }]);
     }
-    const { expectedVersion, idempotencyKey, metadata, attempts } = options;
-    if (attempts !== undefined && (!Number.isSafeInteger(attempts) || attempts < 1)) {
-      throw new ValidationError(`Expected \`attempts\` to be an integer ≥ 1, got ${String(attempts)}.`, [{ path: ['attempts'], message: 'not an integer ≥ 1' }]);
-    }
-    if (expectedVersion !== undefined && (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0)) {
-      throw new ValidationError(`Expected \`expectedVersion\` to be an integer ≥ 0, got ${String(expectedVersion)}.`, [
-        { path: ['expectedVersion'], message: 'not an integer ≥ 0' },
-      ]);
-    }
-    if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || idempotencyKey.length > 512)) {
-      throw new ValidationError('Expected `idempotencyKey` to be a string of 1 to 512 characters.', [{ path: ['idempotencyKey'], message: 'invalid' }]);
-    }
+    validateAppendOptions(this.name, options);
+    const { metadata } = options;
     return events.map((event, index) => {
       const valid = validateNewEvent(this.codec, event, index);
-      return metadata === undefined ? valid : { ...valid, metadata: { ...metadata, ...valid.metadata } };
+      const merged = metadata === undefined ? valid : { ...valid, metadata: { ...metadata, ...valid.metadata } };
+      if (merged.metadata !== undefined) validateMetadata(this.codec, index, merged.type, merged.metadata);
+      return merged;
     });
   }
 
   /** The stream instance's current version (0 when it has no events), strongly consistent. */
-  async version(id: StreamIdOf<Fields> | string): Promise<number> {
-    return readHead(this.documents, this.table, this.codec, this.formatStreamId(id));
+  async version(id: StreamIdOf<Fields> | string, options: { signal?: AbortSignal | undefined } = {}): Promise<number> {
+    return readHead(withSignal(this.documents, options.signal), this.table, this.codec, this.formatStreamId(id));
   }
 
   /** Events of a stream instance in version order, paged, strongly consistent: from `fromVersion` (default 1) to `toVersion` (default the head). */
-  async *iterate(
-    id: StreamIdOf<Fields> | string,
-    range: { fromVersion?: number; toVersion?: number; signal?: AbortSignal } = {},
-  ): AsyncGenerator<EventOf<Events>> {
+  async *iterate(id: StreamIdOf<Fields> | string, range: ReadRange = {}): AsyncGenerator<EventOf<Events>> {
     const streamId = this.formatStreamId(id);
     const fromVersion = range.fromVersion ?? 1;
     const toVersion = Math.min(range.toVersion ?? MAX_VERSION, MAX_VERSION);
-    for (const [name, value] of [['fromVersion', fromVersion], ['toVersion', toVersion]] as const) {
+    for (const [name, value] of [
+      ['fromVersion', fromVersion],
+      ['toVersion', toVersion],
+    ] as const) {
       if (!Number.isSafeInteger(value) || value < 0) {
-        throw new ValidationError(`Expected \`${name}\` to be an integer ≥ 0, got ${String(value)}.`, [{ path: [name], message: 'not an integer ≥ 0' }]);
+        throw new ValidationError(`Expected \`${name}\` to be an integer ≥ 0, got ${String(value)}.`, [
+          { path: [name], message: 'not an integer ≥ 0' },
+        ]);
       }
     }
     yield* readEvents(
-      this.documents,
+      withSignal(this.documents, range.signal),
       this.table,
       this.codec,
       streamId,
       { fromVersion, toVersion },
       EventStreamDefaults.readPageSize,
-      range.signal,
     ) as AsyncGenerator<EventOf<Events>>;
   }
 
   /** All events of a range (see {@link EventStream.iterate}) in an array. */
-  async read(id: StreamIdOf<Fields> | string, range: { fromVersion?: number; toVersion?: number } = {}): Promise<EventOf<Events>[]> {
+  async read(id: StreamIdOf<Fields> | string, range: ReadRange = {}): Promise<EventOf<Events>[]> {
     const events: EventOf<Events>[] = [];
     for await (const event of this.iterate(id, range)) events.push(event);
     return events;
   }
 
   /** The events after `afterVersion`, up to `toVersion` (default the head). */
-  async readFrom(id: StreamIdOf<Fields> | string, afterVersion: number, options: { toVersion?: number } = {}): Promise<EventOf<Events>[]> {
+  async readFrom(id: StreamIdOf<Fields> | string, afterVersion: number, options: Omit<ReadRange, 'fromVersion'> = {}): Promise<EventOf<Events>[]> {
     return this.read(id, { fromVersion: afterVersion + 1, ...options });
+  }
+
+  /**
+   * The id of every instance of this stream, in no particular order, listed by a parallel Scan of the
+   * events table (`segments` at once). Only what identifies an instance comes back, yet the Scan reads the
+   * whole table: see the README for its cost. Memory stays bounded: ids stream through a page at a time.
+   */
+  instances(options: { segments?: number; signal?: AbortSignal } = {}): AsyncIterable<string> {
+    const segments = requireInteger('segments', options.segments ?? EventStreamDefaults.instanceSegments, 1, 1_000_000, `${this.name}.instances`);
+    const scan = { documents: this.documents, table: this.table, streamNames: [this.name], segments, signal: options.signal };
+    const pagesOf = (segment: number) => instancePages({ ...scan, segment });
+    return (async function* () {
+      for await (const page of merge(Array.from({ length: segments }, (_unused, segment) => pagesOf(segment)))) {
+        for (const instance of page.instances) yield instance.streamId;
+      }
+    })();
   }
 
   /** Decodes a stored event item of this stream (unmarshalled). Throws `DecodeError` for a broken item. */
@@ -236,17 +272,30 @@ export class EventStream<const Name extends string = string, const Fields extend
   }
 
   /** Saves a snapshot unless a newer one exists; resolves whether it was written. */
-  async saveSnapshot<State>(id: StreamIdOf<Fields> | string, snapshot: Snapshot<State>, name?: string): Promise<boolean> {
-    return saveSnapshot(this.documents, this.table, this.codec, this.formatStreamId(id), snapshot, name);
+  async saveSnapshot<State>(
+    id: StreamIdOf<Fields> | string,
+    snapshot: Snapshot<State>,
+    name?: string,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<boolean> {
+    return saveSnapshot(withSignal(this.documents, options.signal), this.table, this.codec, this.formatStreamId(id), snapshot, name);
   }
 
   /** The latest snapshot under `name`, if any. */
-  async loadSnapshot<State>(id: StreamIdOf<Fields> | string, name?: string): Promise<Snapshot<State> | undefined> {
-    return loadSnapshot<State>(this.documents, this.table, this.codec, this.formatStreamId(id), name);
+  async loadSnapshot<State>(
+    id: StreamIdOf<Fields> | string,
+    name?: string,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<Snapshot<State> | undefined> {
+    return loadSnapshot<State>(withSignal(this.documents, options.signal), this.table, this.codec, this.formatStreamId(id), name);
   }
 
   /** Folds the stream instance from its latest snapshot (if `snapshot` is given) plus the newer events. */
-  async load<State>(id: StreamIdOf<Fields> | string, fold: Decider<State, EventOf<Events>, NewEventOf<Events>> | Omit<Decider<State, EventOf<Events>, NewEventOf<Events>>, 'decide'>, options: LoadOptions = {}): Promise<Loaded<State>> {
+  async load<State>(
+    id: StreamIdOf<Fields> | string,
+    fold: Decider<State, EventOf<Events>, NewEventOf<Events>> | Omit<Decider<State, EventOf<Events>, NewEventOf<Events>>, 'decide'>,
+    options: LoadOptions = {},
+  ): Promise<Loaded<State>> {
     return loadState(this, this.formatStreamId(id), fold, options);
   }
 
@@ -254,36 +303,16 @@ export class EventStream<const Name extends string = string, const Fields extend
    * Runs a command: load → decide → append with `expectedVersion`, retrying on `ConcurrencyError` a bounded
    * number of times. `decide` may throw a domain error, which is passed through unretried.
    */
-  async execute<State>(id: StreamIdOf<Fields> | string, decider: Decider<State, EventOf<Events>, NewEventOf<Events>>, options: CommandOptions = {}): Promise<CommandResult<State, EventOf<Events>>> {
-    return executeCommand(this, this.formatStreamId(id), decider, options);
-  }
-}
-
-function validateOptions(options: EventStreamOptions<string, ReadonlyArray<string>, EventSchemas>): void {
-  const { name, table, streamId, events, client } = options;
-  if (client === undefined || client === null) throw new ConfigurationError('Expected `client` to be a DynamoDBClient.');
-  if (typeof table !== 'string' || table.length < 3) throw new ConfigurationError('Expected `table` to be a table name of at least 3 characters.');
-  if (typeof name !== 'string' || name.length === 0 || name.includes('#')) {
-    throw new ConfigurationError(`Expected \`name\` to be a non-empty stream name without "#", got ${JSON.stringify(name)}.`);
-  }
-  if (!Array.isArray(streamId) || streamId.length === 0 || new Set(streamId).size !== streamId.length || streamId.some((f) => typeof f !== 'string' || f === '')) {
-    throw new ConfigurationError(`Stream ${name}: expected \`streamId\` to be a non-empty list of distinct field names.`);
-  }
-  if (typeof events !== 'object' || events === null || Object.keys(events).length === 0) {
-    throw new ConfigurationError(`Stream ${name}: expected \`events\` to map at least one event type to a zod schema.`);
-  }
-  for (const [type, schema] of Object.entries(events)) {
-    if (typeof (schema as { safeParse?: unknown })?.safeParse !== 'function') {
-      throw new ConfigurationError(`Stream ${name}: the schema of event type ${type} is not a zod schema.`);
-    }
-  }
-  const compression = options.compression;
-  if (compression !== undefined && compression !== false) {
-    if (compression.algorithm !== undefined && compression.algorithm !== 'gzip' && compression.algorithm !== 'brotli') {
-      throw new ConfigurationError(`Stream ${name}: expected \`compression.algorithm\` to be 'gzip' or 'brotli'.`);
-    }
-    if (compression.thresholdBytes !== undefined && (!Number.isInteger(compression.thresholdBytes) || compression.thresholdBytes < 0)) {
-      throw new ConfigurationError(`Stream ${name}: expected \`compression.thresholdBytes\` to be an integer ≥ 0.`);
-    }
+  async execute<State>(
+    id: StreamIdOf<Fields> | string,
+    decider: Decider<State, EventOf<Events>, NewEventOf<Events>>,
+    options: CommandOptions = {},
+  ): Promise<CommandResult<State, EventOf<Events>>> {
+    const { waitFor, ...command } = options;
+    const result = await executeCommand(this, this.formatStreamId(id), decider, command);
+    // A command that decided nothing wrote nothing to wait for.
+    return waitFor === undefined || result.events.length === 0
+      ? result
+      : { ...result, projected: await waitForProjections(result.events, waitFor, options.signal) };
   }
 }

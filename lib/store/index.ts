@@ -1,14 +1,22 @@
 export { EventStream } from './event-stream';
-export type { EventStreamOptions, AppendOptions, AppendResult } from './event-stream';
+export type { EventStreamOptions, AppendOptions, AppendRetry } from './event-stream';
 export type { Decider, LoadOptions, Loaded, CommandOptions, CommandResult } from './command';
+export type { InlineProjection, InlineResult, InlineApplied, InlineDeferred, InlineDeferral, InlinePlan, TransactPut } from './inline';
 export type { Snapshot } from './snapshots';
+export type { ProjectedRow, ProjectedRows, ProjectionWaiter, WaitForProjections, WaitTiming } from './read-your-writes';
 export { DEFAULT_SNAPSHOT_NAME } from './snapshots';
-export type { CompressionOptions, CompressionAlgorithm } from './compression';
-export { EventStreamDefaults, TransactionLimits } from './defaults';
+export type { CompressionOptions, CompressionAlgorithm } from '../dynamo';
+export { EventStreamDefaults } from './defaults';
 export { decoder, eventFilterPattern, unmarshallImage } from './decoder';
 export type { Decoded, StreamImage, AnyEventStream } from './decoder';
 export { ReadModel } from './read-model';
-export type { ReadModelOptions, Stored, ReadOptions, Page } from './read-model';
+export type { ReadModelOptions, Stored, ReadOptions, Page, KeyOfModel } from './read-model';
+export type { AnyKeyValues, KeyValues, QueryValues, IndexName } from './read-model-key-types';
 export type { KeyDefinition, IndexDefinition, PrimaryKeyDefinition } from './read-model-keys';
 export { eventsTableDefinition, readModelTableDefinition } from './tables';
-export type { StreamEvent, EventOf, NewEventOf, EventSchemas, StreamIdOf, Fold } from './types';
+export type { StreamEvent, EventOf, NewEventOf, EventSchemas, StreamIdOf, Fold, AppendResult, ReadRange } from './types';
+// For the other modules of this package (not re-exported by lib/index.ts):
+export { instanceKey } from './layout';
+export { instancePages } from './stream-instances';
+export type { InstancePage, InstanceRef, InstanceScan } from './stream-instances';
+export { RowAttributes } from './read-model-keys';

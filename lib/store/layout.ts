@@ -25,6 +25,14 @@ export function partitionKeyOf(streamName: string, streamId: string): string {
   return `${streamName}#${streamId}`;
 }
 
+/**
+ * A stream instance's identity across every stream: its stream's name and its id together (the partition
+ * its events live in). Stream names hold no `#`, so the pair can't be confused with another.
+ */
+export function instanceKey(event: { readonly streamName: string; readonly streamId: string }): string {
+  return partitionKeyOf(event.streamName, event.streamId);
+}
+
 export function eventSortKey(version: number): string {
   return Layout.eventPrefix + String(version).padStart(Layout.versionDigits, '0');
 }

@@ -1,6 +1,7 @@
-import { z } from 'zod';
+import { type z } from 'zod';
 import { ConfigurationError, ValidationError } from '../errors';
 import { joinComposite } from './composite';
+import { assertKeyLength } from '../dynamo';
 
 /** A key attribute computed from row fields: `<model name>#<values joined with #>`. */
 export interface KeyDefinition {
@@ -32,16 +33,43 @@ export const RowAttributes = {
   revision: '_rev',
   /** A multi-source row's checkpoint per source stream instance. */
   sources: '_sources',
+  /** The one stream instance feeding a single-source row. */
+  source: '_src',
+  /**
+   * Marks a stub: a row item without fields, holding a projection's bookkeeping for a row that does not
+   * exist yet (failed attempts, a parked row, a checkpoint past a skipped event). Reads never show it.
+   */
+  stub: '_stub',
+  /** A row's failed attempts at its next events, counted towards parking. */
+  failures: '_failures',
+  /** A parked row: the event that kept failing and how far later events reached. */
+  parked: '_parked',
+  /** Events skipped on purpose past a parked row (`skipParked`). */
+  skippedEvents: '_skippedEvents',
 } as const;
 
 /** A key attribute's value; the model name first, so several models can share a table and its indexes. */
-export function keyValue(model: string, key: KeyDefinition, values: Readonly<Record<string, unknown>>): string {
+export function keyValue(
+  model: string,
+  key: KeyDefinition,
+  values: Readonly<Record<string, unknown>>,
+  kind: 'partition' | 'sort' = 'partition',
+): string {
   if (key.composite.length === 0) return model;
-  return `${model}#${joinComposite(`Key ${key.field} of ${model}`, key.composite, values)}`;
+  const value = `${model}#${joinComposite(`Key ${key.field} of ${model}`, key.composite, values)}`;
+  assertKeyLength(`Key ${key.field} of ${model}`, value, kind);
+  return value;
 }
 
-/** The prefix that selects rows whose first `values.length` composites of `key` are the given ones. */
-export function keyPrefix(model: string, key: KeyDefinition, values: Readonly<Record<string, unknown>>): string | undefined {
+/**
+ * What selects rows by a leading part of `key`'s composites: the whole key value when every composite is
+ * given (`exact`), else the prefix of the values given, ending with the separator.
+ */
+export function keyPrefix(
+  model: string,
+  key: KeyDefinition,
+  values: Readonly<Record<string, unknown>>,
+): { readonly value: string; readonly exact: boolean } | undefined {
   const given = key.composite.filter((field) => values[field] !== undefined);
   const leading = key.composite.slice(0, given.length);
   if (given.length === 0) return undefined;
@@ -51,7 +79,7 @@ export function keyPrefix(model: string, key: KeyDefinition, values: Readonly<Re
     ]);
   }
   const joined = `${model}#${joinComposite(`Key ${key.field} of ${model}`, leading, values)}`;
-  return given.length === key.composite.length ? joined : `${joined}#`;
+  return given.length === key.composite.length ? { value: joined, exact: true } : { value: `${joined}#`, exact: false };
 }
 
 /** Checks key and index definitions against the schema at construction. */
@@ -67,7 +95,9 @@ export function validateKeys(
     if (definition === undefined) return;
     if (typeof definition.field !== 'string' || definition.field === '') throw new ConfigurationError(`${model}: ${where} needs a \`field\` name.`);
     if (fields.has(definition.field) || Object.values(RowAttributes).includes(definition.field as never)) {
-      throw new ConfigurationError(`${model}: key attribute \`${definition.field}\` (${where}) collides with a row field; name it apart (e.g. pk, gsi1pk).`);
+      throw new ConfigurationError(
+        `${model}: key attribute \`${definition.field}\` (${where}) collides with a row field; name it apart (e.g. pk, gsi1pk).`,
+      );
     }
     for (const field of definition.composite) {
       if (!fields.has(field)) throw new ConfigurationError(`${model}: ${where} composite \`${field}\` is not a field of the schema.`);
@@ -77,7 +107,8 @@ export function validateKeys(
   check('key.pk', key.pk);
   check('key.sk', key.sk);
   for (const [name, index] of Object.entries(indexes)) {
-    if (typeof index.name !== 'string' || index.name.length < 3) throw new ConfigurationError(`${model}: index ${name} needs a DynamoDB index \`name\` of at least 3 characters.`);
+    if (typeof index.name !== 'string' || index.name.length < 3)
+      throw new ConfigurationError(`${model}: index ${name} needs a DynamoDB index \`name\` of at least 3 characters.`);
     check(`indexes.${name}.pk`, index.pk);
     check(`indexes.${name}.sk`, index.sk);
   }

@@ -1,9 +1,9 @@
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DecodeError } from '../errors';
-import { compress, decompress } from './compression';
+import { DecodeError, ValidationError } from '../errors';
+import { asRequestError, compress, decompress, getItem, isConditionFailure } from '../dynamo';
 import type { EventCodec } from './event-codec';
-import { Layout, partitionKeyOf } from './layout';
-import { errorName, getItem, request } from './request';
+import { Layout, MAX_VERSION, partitionKeyOf } from './layout';
+import { describeDataIssues, jsonIssues } from './plain-data';
 
 /** A fold's state as of a version, saved to shorten later loads. */
 export interface Snapshot<State> {
@@ -34,8 +34,10 @@ export async function saveSnapshot<State>(
   snapshot: Snapshot<State>,
   name = DEFAULT_SNAPSHOT_NAME,
 ): Promise<boolean> {
+  validateSnapshot(codec, streamId, snapshot);
   const json = JSON.stringify(snapshot.state);
-  const algorithm = codec.compression !== false && Buffer.byteLength(json) > codec.compression.thresholdBytes ? codec.compression.algorithm : undefined;
+  const algorithm =
+    codec.compression !== false && Buffer.byteLength(json) > codec.compression.thresholdBytes ? codec.compression.algorithm : undefined;
   try {
     await documents.send(
       new PutCommand({
@@ -55,9 +57,22 @@ export async function saveSnapshot<State>(
     );
     return true;
   } catch (error) {
-    if (errorName(error) === 'ConditionalCheckFailedException') return false;
-    return request('PutItem', () => Promise.reject(error));
+    if (isConditionFailure(error)) return false;
+    throw asRequestError('PutItem', error);
   }
+}
+
+function validateSnapshot(codec: EventCodec, streamId: string, snapshot: Snapshot<unknown>): void {
+  const where = `A snapshot of ${codec.streamName} "${streamId}"`;
+  const { version, state } = snapshot;
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0 || version > MAX_VERSION) {
+    throw new ValidationError(`${where} needs a version that is an integer from 0 to ${MAX_VERSION}, got ${String(version)}.`, [
+      { path: ['version'], message: 'not a version' },
+    ]);
+  }
+  const issues = jsonIssues(state, ['state']);
+  if (issues.length > 0)
+    throw new ValidationError(`${where} can't be stored: ${describeDataIssues(issues)}. A snapshot's state must be plain JSON.`, issues);
 }
 
 /** The latest snapshot of a stream instance under `name`, read strongly consistent. */
@@ -77,8 +92,13 @@ export async function loadSnapshot<State>(
     if (typeof version !== 'number' || typeof json !== 'string') throw new Error('missing version or state');
     return { version, state: JSON.parse(json) as State };
   } catch (cause) {
-    throw new DecodeError(`Snapshot "${name}" of ${codec.streamName} "${streamId}" can't be read; delete it to fold from version 1.`, codec.streamName, [], {
-      cause,
-    });
+    throw new DecodeError(
+      `Snapshot "${name}" of ${codec.streamName} "${streamId}" can't be read; delete it to fold from version 1.`,
+      codec.streamName,
+      [],
+      {
+        cause,
+      },
+    );
   }
 }

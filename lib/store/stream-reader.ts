@@ -1,7 +1,7 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { fromEventItem, type EventCodec } from './event-codec';
 import { Layout, eventSortKey, partitionKeyOf } from './layout';
-import { request } from './request';
+import { pages, request } from '../dynamo';
 import type { StreamEvent } from './types';
 
 /** A version range of one stream instance, inclusive at both ends. */
@@ -21,32 +21,26 @@ export async function* readEvents(
   streamId: string,
   range: VersionRange,
   pageSize: number,
-  signal?: AbortSignal,
 ): AsyncGenerator<StreamEvent> {
   if (range.toVersion < range.fromVersion) return;
-  let exclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await request('Query', () =>
-      documents.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
-          ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#sk': Layout.sortKey },
-          ExpressionAttributeValues: {
-            ':pk': partitionKeyOf(codec.streamName, streamId),
-            ':from': eventSortKey(Math.max(1, range.fromVersion)),
-            ':to': eventSortKey(range.toVersion),
-          },
-          ConsistentRead: true,
-          Limit: pageSize,
-          ExclusiveStartKey: exclusiveStartKey,
-        }),
-        { abortSignal: signal },
-      ),
-    );
-    for (const item of page.Items ?? []) yield fromEventItem(codec, item);
-    exclusiveStartKey = page.LastEvaluatedKey;
-  } while (exclusiveStartKey !== undefined);
+  const query = pages('Query', (exclusiveStartKey) =>
+    documents.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#sk': Layout.sortKey },
+        ExpressionAttributeValues: {
+          ':pk': partitionKeyOf(codec.streamName, streamId),
+          ':from': eventSortKey(Math.max(1, range.fromVersion)),
+          ':to': eventSortKey(range.toVersion),
+        },
+        ConsistentRead: true,
+        Limit: pageSize,
+        ExclusiveStartKey: exclusiveStartKey,
+      }),
+    ),
+  );
+  for await (const items of query) for (const item of items) yield fromEventItem(codec, item);
 }
 
 /** The stream instance's latest version (0 for a stream with no events), read strongly consistent. */

@@ -1,6 +1,6 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError } from '../errors';
-import { Layout } from './layout';
+import { keyedTableDefinition } from '../dynamo';
 import type { ReadModel } from './read-model';
 
 /**
@@ -13,24 +13,7 @@ import type { ReadModel } from './read-model';
  * ```
  */
 export function eventsTableDefinition(tableName: string): CreateTableCommandInput {
-  return streamedTableDefinition(tableName, 'NEW_AND_OLD_IMAGES');
-}
-
-/** An on-demand table keyed by `pk` + `sk` strings, with a stream of the given view. */
-export function streamedTableDefinition(tableName: string, view: 'NEW_IMAGE' | 'NEW_AND_OLD_IMAGES'): CreateTableCommandInput {
-  return {
-    TableName: tableName,
-    AttributeDefinitions: [
-      { AttributeName: Layout.partitionKey, AttributeType: 'S' },
-      { AttributeName: Layout.sortKey, AttributeType: 'S' },
-    ],
-    KeySchema: [
-      { AttributeName: Layout.partitionKey, KeyType: 'HASH' },
-      { AttributeName: Layout.sortKey, KeyType: 'RANGE' },
-    ],
-    BillingMode: 'PAY_PER_REQUEST',
-    StreamSpecification: { StreamEnabled: true, StreamViewType: view },
-  };
+  return keyedTableDefinition(tableName, 'NEW_AND_OLD_IMAGES');
 }
 
 /**

@@ -1,4 +1,6 @@
+import type { ProjectedRows } from './read-your-writes';
 import type { z } from 'zod';
+import type { InlineResult } from './inline';
 
 /** The zod schema of each event type's `data`, keyed by type name. */
 export type EventSchemas = Readonly<Record<string, z.ZodType>>;
@@ -39,4 +41,24 @@ export type NewEventOf<E extends EventSchemas> = {
 export interface Fold<State, Event> {
   readonly initial: State | (() => State);
   readonly evolve: (state: State, event: Event) => State;
+}
+
+/** What an append wrote. */
+export interface AppendResult<Event> {
+  /** The stream's version after the append: the last event's version. */
+  readonly version: number;
+  readonly events: ReadonlyArray<Event>;
+  /** With the `inline` option: which projections the append's transaction applied, and which it left to the projector. */
+  readonly inline?: InlineResult<Event>;
+  /** With `waitFor`: the rows each projection answered, by projection name. */
+  readonly projected?: ProjectedRows;
+}
+
+/** A range of versions to read, inclusive, and a signal that cancels the read. */
+export interface ReadRange {
+  /** @defaultValue 1 */
+  readonly fromVersion?: number;
+  /** @defaultValue the head */
+  readonly toVersion?: number;
+  readonly signal?: AbortSignal | undefined;
 }

@@ -1,0 +1,161 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConfigurationError, ValidationError } from '../errors';
+import { requireInteger, requireTableName, type Backoff } from '../util';
+import type { CompressionOptions } from '../dynamo';
+import { EventStreamDefaults } from './defaults';
+import { Layout } from './layout';
+import { SentinelAttributes } from './idempotency';
+import { validateInline } from './inline-append';
+import type { InlineProjection } from './inline';
+import type { WaitForProjections } from './read-your-writes';
+import type { EventSchemas } from './types';
+
+/** An idempotency key is part of a sort key (`i#<key>`), which DynamoDB limits to 1,024 bytes. */
+const MAX_IDEMPOTENCY_KEY_BYTES = 1000;
+
+/** Options of {@link EventStream}. */
+export interface EventStreamOptions<Name extends string, Fields extends ReadonlyArray<string>, Events extends EventSchemas> {
+  /** The DynamoDB client; never constructed or destroyed by the stream. */
+  readonly client: DynamoDBClient;
+  /** The events table (see `eventsTableDefinition`). */
+  readonly table: string;
+  /** The stream's name, also the marker stored on its event items. No `#`. */
+  readonly name: Name;
+  /** The composite fields of a stream instance's id, e.g. `['orderId']`. */
+  readonly streamId: Fields;
+  /** A zod schema per event type, for `data`. */
+  readonly events: Events;
+  /** @defaultValue gzip above 4096 bytes of JSON ({@link EventStreamDefaults.compression}) */
+  readonly compression?: CompressionOptions;
+  /**
+   * Let DynamoDB TTL delete idempotency sentinels this long after their append (enable TTL on the events
+   * table's `attribute`); an expired sentinel no longer holds its key, even before DynamoDB deletes it.
+   * @defaultValue sentinels are kept for ever; `attribute` defaults to `ttl`
+   */
+  readonly idempotencyTtl?: { readonly durationMs: number; readonly attribute?: string };
+}
+
+/** Options of {@link EventStream.append}. */
+export interface AppendOptions {
+  /** The version the stream must be at; omitted → append at the head, retrying on conflict. */
+  readonly expectedVersion?: number;
+  /**
+   * Makes a retried append return the first append's result instead of appending again. The key is bound
+   * to its request (see `request`): used again for another request, the append fails with
+   * `IdempotencyMismatchError` and writes nothing.
+   */
+  readonly idempotencyKey?: string;
+  /**
+   * What `idempotencyKey` stands for, compared (as a SHA-256 of its canonical JSON) when the key comes again.
+   * @defaultValue the events' types and data, and `expectedVersion` (metadata is left out)
+   */
+  readonly request?: unknown;
+  /** Stored on every event of the append (an event's own metadata wins per key). */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  /**
+   * How an append that loses to concurrent writers tries again: at the head (no `expectedVersion`) when
+   * another append took the next version, and whenever DynamoDB cancels the transaction for a concurrent
+   * one. Out of tries or time, it fails with `AppendContentionError`.
+   * @defaultValue 100 tries within 20 s ({@link EventStreamDefaults.appendRetry})
+   */
+  readonly retry?: AppendRetry;
+  /** Cancels the append: every request is aborted and the call rejects with the signal's reason (nothing is written unless the transaction already went through). */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Projections whose rows to write in the append's own transaction when they can: each row read strongly
+   * consistent is at the version before the append and everything fits DynamoDB's limits; otherwise the
+   * projector applies them as usual. Never fails the append: the result says which were applied inline.
+   */
+  readonly inline?: ReadonlyArray<InlineProjection>;
+  /**
+   * Read-your-writes: resolve only once these projections' rows reflect the appended events, with the rows
+   * in `projected` (by projection name). See `Projection.waitFor`.
+   */
+  readonly waitFor?: WaitForProjections;
+}
+
+/** The retry budget of an append: whichever of the two runs out first ends it. */
+export interface AppendRetry {
+  /** Tries in all, the first included. @defaultValue 100 */
+  readonly attempts?: number;
+  /** No new try starts this long after the first one. @defaultValue 20000 */
+  readonly maxElapsedMs?: number;
+  /** The wait between tries. @defaultValue fully jittered, 5 ms growing ×2 to 1 s */
+  readonly backoff?: Backoff;
+}
+
+/** Checks an append's options (not its events); throws `ValidationError` naming the first one that can't be honoured. */
+export function validateAppendOptions(streamName: string, options: AppendOptions): void {
+  const { expectedVersion, idempotencyKey, retry } = options;
+  validateInline(streamName, options.inline);
+  for (const [name, value] of [
+    ['attempts', retry?.attempts],
+    ['maxElapsedMs', retry?.maxElapsedMs],
+  ] as const) {
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < (name === 'attempts' ? 1 : 0))) {
+      throw new ValidationError(`Expected \`retry.${name}\` to be an integer ≥ ${name === 'attempts' ? 1 : 0}, got ${String(value)}.`, [
+        { path: ['retry', name], message: 'out of range' },
+      ]);
+    }
+  }
+  if (expectedVersion !== undefined && (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0)) {
+    throw new ValidationError(`Expected \`expectedVersion\` to be an integer ≥ 0, got ${String(expectedVersion)}.`, [
+      { path: ['expectedVersion'], message: 'not an integer ≥ 0' },
+    ]);
+  }
+  if (
+    idempotencyKey !== undefined &&
+    (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || Buffer.byteLength(idempotencyKey) > MAX_IDEMPOTENCY_KEY_BYTES)
+  ) {
+    throw new ValidationError(`Expected \`idempotencyKey\` to be a string of 1 to ${MAX_IDEMPOTENCY_KEY_BYTES} bytes (UTF-8).`, [
+      { path: ['idempotencyKey'], message: 'invalid' },
+    ]);
+  }
+}
+
+/** Checks a stream's options once, at construction; throws `ConfigurationError` naming the first one that can't be honoured. */
+export function validateStreamOptions(options: EventStreamOptions<string, ReadonlyArray<string>, EventSchemas>): void {
+  const { name, table, streamId, events, client } = options;
+  if (client === undefined || client === null) throw new ConfigurationError('Expected `client` to be a DynamoDBClient.');
+  requireTableName('table', table, `Stream ${String(name)}`);
+  if (typeof name !== 'string' || name.length === 0 || name.includes('#')) {
+    throw new ConfigurationError(`Expected \`name\` to be a non-empty stream name without "#", got ${JSON.stringify(name)}.`);
+  }
+  if (
+    !Array.isArray(streamId) ||
+    streamId.length === 0 ||
+    new Set(streamId).size !== streamId.length ||
+    streamId.some((f) => typeof f !== 'string' || f === '')
+  ) {
+    throw new ConfigurationError(`Stream ${name}: expected \`streamId\` to be a non-empty list of distinct field names.`);
+  }
+  if (typeof events !== 'object' || events === null || Object.keys(events).length === 0) {
+    throw new ConfigurationError(`Stream ${name}: expected \`events\` to map at least one event type to a zod schema.`);
+  }
+  for (const [type, schema] of Object.entries(events)) {
+    if (typeof (schema as { safeParse?: unknown })?.safeParse !== 'function') {
+      throw new ConfigurationError(`Stream ${name}: the schema of event type ${type} is not a zod schema.`);
+    }
+  }
+  const ttl = options.idempotencyTtl;
+  if (ttl !== undefined) {
+    requireInteger('idempotencyTtl.durationMs', ttl.durationMs, 1_000, undefined, `Stream ${name}`);
+    const attribute = ttl.attribute ?? EventStreamDefaults.idempotencyTtlAttribute;
+    if (
+      typeof attribute !== 'string' ||
+      attribute === '' ||
+      [Layout.partitionKey, Layout.sortKey, Layout.idempotencyMarker, ...Object.values(SentinelAttributes)].includes(attribute as never)
+    ) {
+      throw new ConfigurationError(`Stream ${name}: expected \`idempotencyTtl.attribute\` to be an attribute name of its own, such as 'ttl'.`);
+    }
+  }
+  const compression = options.compression;
+  if (compression !== undefined && compression !== false) {
+    if (compression.algorithm !== undefined && compression.algorithm !== 'gzip' && compression.algorithm !== 'brotli') {
+      throw new ConfigurationError(`Stream ${name}: expected \`compression.algorithm\` to be 'gzip' or 'brotli'.`);
+    }
+    if (compression.thresholdBytes !== undefined && (!Number.isInteger(compression.thresholdBytes) || compression.thresholdBytes < 0)) {
+      throw new ConfigurationError(`Stream ${name}: expected \`compression.thresholdBytes\` to be an integer ≥ 0.`);
+    }
+  }
+}
