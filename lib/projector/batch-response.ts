@@ -48,7 +48,10 @@ export class BatchResponse<R = unknown> {
       batchItemFailures: this.failedPositions.map((position) => {
         const identifier = this.identify(this.records[position] as R);
         if (typeof identifier !== 'string' || identifier === '') {
-          throw new StreamRecordIdentifierMissingError(position, this.reading.identifier === undefined ? (this.reading.source ?? 'lambda') : 'custom');
+          throw new StreamRecordIdentifierMissingError(
+            position,
+            this.reading.identifier === undefined ? (this.reading.source ?? 'lambda') : 'custom',
+          );
         }
         return { itemIdentifier: identifier };
       }),

@@ -16,7 +16,8 @@ export function resolveCheckpoint(
   where: string,
 ): CheckpointField {
   const { field, offset = 0 } = typeof option === 'string' ? { field: option } : option;
-  if (typeof field !== 'string' || field === '') throw new ConfigurationError(`${where}: expected \`checkpoint\` to name a numeric field of the row.`);
+  if (typeof field !== 'string' || field === '')
+    throw new ConfigurationError(`${where}: expected \`checkpoint\` to name a numeric field of the row.`);
   if (!Number.isInteger(offset)) throw new ConfigurationError(`${where}: expected \`checkpoint.offset\` to be an integer.`);
   const fieldSchema = schema.shape[field] as z.ZodType | undefined;
   if (fieldSchema === undefined) throw new ConfigurationError(`${where}: the checkpoint field \`${field}\` is not in the read model's schema.`);

@@ -1,4 +1,4 @@
-import type { Backoff } from '../util/backoff';
+import type { Backoff } from '../util';
 
 /** Defaults of {@link Projection}, in one place. */
 export const ProjectionDefaults = {
@@ -9,4 +9,29 @@ export const ProjectionDefaults = {
    * waiting a jittered 15 ms growing ×1.5 to at most 300 ms between them — about 1.2 s in all.
    */
   retry: { attempts: 12, backoff: { initialMs: 15, maxMs: 300, factor: 1.5 } satisfies Backoff },
+  /**
+   * Read-your-writes (`waitFor`): wait at most 5 s, then throw; read the row again after a jittered 10 ms
+   * growing ×2 to 100 ms (a projector on the change feed polls every 100 ms or so).
+   */
+  readYourWrites: { timeoutMs: 5000, onTimeout: 'throw', backoff: { initialMs: 10, maxMs: 100 } satisfies Backoff },
+  /** Defaults of `backfill`. */
+  backfill: {
+    /** Scan segments per events table. */
+    segments: 4,
+    /** Stream instances applied at once. */
+    concurrency: 16,
+    progressIntervalMs: 1000,
+    run: 'default',
+    /** A stream instance whose rows failed transiently is tried 8 times, waiting 100 ms growing ×2 to 5 s. */
+    retry: { attempts: 8, backoff: { initialMs: 100, maxMs: 5000 } satisfies Backoff },
+  },
+} as const;
+
+/** Defaults of `lambdaHandler` and `kinesisHandler`, in one place. */
+export const LambdaHandlerDefaults = {
+  /**
+   * Time kept in reserve before the invocation's timeout: once only this much is left, no new row starts,
+   * requests in flight are cut short, and the rows not done are reported as failed for a redelivery.
+   */
+  timeReserveMs: 1_000,
 } as const;

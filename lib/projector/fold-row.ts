@@ -19,6 +19,11 @@ export interface FoldInput<State, Event extends { readonly version: number }> {
   readonly terminal?: (error: unknown) => boolean;
   /** Whether an event may recreate a removed row (from `initial`). @defaultValue never */
   readonly recreate?: (event: Event) => boolean;
+  /**
+   * Asked before each event is applied, with the state right after it (`undefined` once removed): `false`
+   * stops the fold before that event, leaving it and the rest for another write.
+   */
+  readonly accept?: (event: Event, state: State | undefined) => boolean;
 }
 
 /** A fold's result: the new state and checkpoint, and what became of each event. */
@@ -36,13 +41,17 @@ export interface FoldResult<State, Event> {
   readonly rejected: Rejected<Event>[];
   /** Whether the row has to be written. */
   readonly changed: boolean;
+  /** `accept` stopped the fold before an event: it and the events after it are left for another write. */
+  readonly stopped: boolean;
 }
 
 /**
  * Folds a row's new events. `skipEvent` leaves the state as it was and does not move the checkpoint by
  * itself; `removeRow` ends the row (a tombstone), after which only events `recreate` accepts start it
  * again from `initial`; an error `terminal` accepts rejects its event (moving the checkpoint only on a
- * live row, so rejected events alone never create one); any other error fails the row (it propagates).
+ * live row, so rejected events alone never create one); any other error fails the row: it propagates as an
+ * {@link EventFailure} naming the event.
+ * `accept` can stop the fold before an event, to split a long fold over several writes.
  */
 export async function foldRow<State, Event extends { readonly version: number }>(input: FoldInput<State, Event>): Promise<FoldResult<State, Event>> {
   let state = input.state;
@@ -52,8 +61,27 @@ export async function foldRow<State, Event extends { readonly version: number }>
   const applied: Event[] = [];
   const skipped: Event[] = [];
   const rejected: Rejected<Event>[] = [];
+  // What was folded before an event that fails, handed over with the failure so it can still be written.
+  const sofar = (): FoldResult<State, Event> => ({
+    state,
+    removed,
+    lastState,
+    version,
+    applied,
+    skipped,
+    rejected,
+    changed: version !== input.checkpoint,
+    stopped: true,
+  });
+  const attempt = <T>(event: Event, run: () => T): T => {
+    try {
+      return run();
+    } catch (error) {
+      throw new EventFailure(event, error, sofar());
+    }
+  };
   for (const event of input.events) {
-    if (removed && state === undefined && input.recreate?.(event) !== true) {
+    if (removed && state === undefined && !attempt(event, () => input.recreate?.(event) === true)) {
       skipped.push(event); // a removed row ignores events until one recreates it
       continue;
     }
@@ -61,7 +89,7 @@ export async function foldRow<State, Event extends { readonly version: number }>
     try {
       next = await input.evolve(state ?? input.initial(event), event);
     } catch (error) {
-      if (input.terminal?.(error) !== true) throw error;
+      if (input.terminal?.(error) !== true) throw new EventFailure(event, error, sofar());
       rejected.push({ event, error });
       if (state !== undefined) version = event.version;
       continue;
@@ -69,6 +97,10 @@ export async function foldRow<State, Event extends { readonly version: number }>
     if (next === skipEvent) {
       skipped.push(event);
       continue;
+    }
+    const after = next === removeRow ? undefined : next;
+    if (input.accept !== undefined && !attempt(event, () => (input.accept as NonNullable<typeof input.accept>)(event, after))) {
+      return { state, removed, lastState, version, applied, skipped, rejected, changed: version !== input.checkpoint, stopped: true };
     }
     if (next === removeRow) {
       lastState = state ?? input.initial(event);
@@ -81,5 +113,19 @@ export async function foldRow<State, Event extends { readonly version: number }>
     version = event.version;
     applied.push(event);
   }
-  return { state, removed, lastState, version, applied, skipped, rejected, changed: version !== input.checkpoint };
+  return { state, removed, lastState, version, applied, skipped, rejected, changed: version !== input.checkpoint, stopped: false };
+}
+
+/**
+ * Why a fold stopped: the error of an event (from `evolve`, `initial`, `recreate` or `accept`), with the
+ * event and, for a fold, what it had folded before it.
+ */
+export class EventFailure<Event> extends Error {
+  constructor(
+    readonly event: Event,
+    override readonly cause: unknown,
+    readonly before?: FoldResult<unknown, Event>,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
 }

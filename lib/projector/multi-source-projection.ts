@@ -1,49 +1,59 @@
-import pLimit from 'p-limit';
 import { ConfigurationError } from '../errors';
-import { EventStream, ReadModel, type AnyEventStream, type StreamEvent } from '../store';
-import { ProjectionDefaults } from './defaults';
+import {
+  EventStream,
+  instanceKey,
+  type AnyEventStream,
+  type InlinePlan,
+  type InlineProjection,
+  type KeyOfModel,
+  type ProjectedRow,
+  type ReadModel,
+  type Stored,
+  type StreamEvent,
+} from '../store';
 import type { Evolved } from './fold-row';
-import { applyMultiSourceRow, type MultiSourceRuntime } from './multi-source-row';
-import { OutboxWriter, type OutboxOptions } from './outbox';
-import type { ApplyResult, RowOutcome } from './outcome';
-import type { AnyProjection } from './projection';
-import { planRows, type Entry } from './row-plan';
-import { readRows } from './row-store';
-import type { EventsOfStream, RowOfModel, StreamIdOfStream } from './types';
-import type { Backoff } from '../util/backoff';
+import type { ApplyResult, EventRef, MultiSourceRowOutcome, ParkedRow } from './outcome';
+import { listParked, replayParked, retryParkedRows } from './parked-rows';
+import type { AnyProjection, CallOptions, EventsOfStream, RowOfModel, StreamIdOfStream } from './types';
+import { backfillRows } from './backfill';
+import type { BackfillOptions, BackfillProgress } from './backfill-options';
+import { rebuildRow } from './rebuild';
+import { applyEntries } from './row-engine';
+import { planInline } from './inline';
+import { waitForEvents, waitForRow, type WaitForOptions } from './read-your-writes';
+import type { RowRuntime } from './runtime';
+import type { Entry } from './row-plan';
+import { resolveRuntime, type CommonProjectionOptions } from './runtime';
 
 type Key = Readonly<Record<string, unknown>>;
 
 /** One source of a multi-source projection: a stream and the row each of its events feeds. */
-export interface Source<S> {
+export interface Source<S, RowKey = Key> {
   readonly stream: S;
   /** The row an event feeds (its key fields), or `undefined` to ignore the event. */
-  readonly key: (streamId: StreamIdOfStream<S>, event: EventsOfStream<S>) => Key | undefined;
+  readonly key: (streamId: StreamIdOfStream<S>, event: EventsOfStream<S>) => RowKey | undefined;
 }
 
 /** Each source of a projection, for the streams `Streams` (inferred from the `stream` of each source). */
-export type Sources<Streams extends Record<string, AnyEventStream>> = { readonly [K in keyof Streams]: Source<Streams[K]> };
+export type Sources<Streams extends Record<string, AnyEventStream>, RowKey = Key> = { readonly [K in keyof Streams]: Source<Streams[K], RowKey> };
 
 type SourceEvents<Streams> = { [K in keyof Streams]: EventsOfStream<Streams[K]> }[keyof Streams];
 
 /** Options of {@link MultiSourceProjection}. */
-export interface MultiSourceProjectionOptions<Streams extends Record<string, AnyEventStream>, M, State> {
+export interface MultiSourceProjectionOptions<Streams extends Record<string, AnyEventStream>, M, State> extends CommonProjectionOptions<
+  M,
+  State,
+  SourceEvents<Streams>
+> {
+  /** @defaultValue `<stream names joined with +>-><read model name>` */
   readonly name?: string;
-  readonly readModel: M;
   /** The streams feeding the rows, by name. */
-  readonly sources: Sources<Streams>;
+  readonly sources: Sources<Streams, KeyOfModel<M>>;
   /** The state a row starts from, before `event`. */
-  readonly initial: (key: Key, event: SourceEvents<Streams>) => State;
+  readonly initial: (key: KeyOfModel<M>, event: SourceEvents<Streams>) => State;
   /** The next state, `skipEvent` or `removeRow`. Events of one source instance come in version order; across instances the order is not defined. */
   readonly evolve: (state: State, event: SourceEvents<Streams>) => Evolved<State> | Promise<Evolved<State>>;
-  readonly terminal?: (error: unknown) => boolean;
-  readonly recreate?: (event: SourceEvents<Streams>) => boolean;
-  readonly toItem?: (state: State, context: { readonly key: Key }) => RowOfModel<M>;
-  readonly tombstoneTtl?: { readonly seconds: number; readonly attribute?: string };
-  readonly outbox?: OutboxOptions<State, SourceEvents<Streams>>;
-  /** @defaultValue 10 */
-  readonly concurrency?: number;
-  readonly retry?: { readonly attempts?: number; readonly backoff?: Backoff };
+  readonly toItem?: (state: State, context: { readonly key: KeyOfModel<M> }) => RowOfModel<M>;
 }
 
 /**
@@ -62,20 +72,16 @@ export interface MultiSourceProjectionOptions<Streams extends Record<string, Any
  * ```
  */
 export class MultiSourceProjection<Streams extends Record<string, AnyEventStream>, M extends ReadModel = ReadModel, State = Record<string, unknown>>
-  implements AnyProjection
+  implements AnyProjection, InlineProjection
 {
   readonly name: string;
   readonly readModel: M;
   readonly streams: ReadonlyArray<AnyEventStream>;
   /** Type-level only: the events this projection folds. */
   declare readonly $event: SourceEvents<Streams>;
-  private readonly runtime: MultiSourceRuntime<State>;
-  private readonly concurrency: number;
-  private readonly keyOf: (event: StreamEvent) => Key | undefined;
+  private readonly runtime: RowRuntime<State>;
 
   constructor(options: MultiSourceProjectionOptions<Streams, M, State>) {
-    const { readModel } = options;
-    if (!(readModel instanceof ReadModel)) throw new ConfigurationError('Expected `readModel` to be a ReadModel.');
     const sources = Object.values(options.sources ?? {}) as Array<Source<AnyEventStream>>;
     if (sources.length === 0) throw new ConfigurationError('A multi-source projection needs at least one source.');
     const byName = new Map<string, Source<AnyEventStream>>();
@@ -85,53 +91,108 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
       if (byName.has(source.stream.name)) throw new ConfigurationError(`Two sources read stream ${source.stream.name}: give each stream one source.`);
       byName.set(source.stream.name, source);
     }
-    this.name = options.name ?? `${[...byName.keys()].join('+')}→${readModel.name}`;
-    this.readModel = readModel;
-    this.streams = sources.map((source) => source.stream);
-    this.concurrency = options.concurrency ?? ProjectionDefaults.concurrency;
-    const attempts = options.retry?.attempts ?? ProjectionDefaults.retry.attempts;
-    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new ConfigurationError(`Projection ${this.name}: expected \`concurrency\` to be a positive integer.`);
-    if (!Number.isInteger(attempts) || attempts < 1) throw new ConfigurationError(`Projection ${this.name}: expected \`retry.attempts\` to be a positive integer.`);
-    this.keyOf = (event) => {
-      const source = byName.get(event.streamName);
-      return source === undefined ? undefined : (source.key as (id: unknown, e: StreamEvent) => Key | undefined)(source.stream.parseStreamId(event.streamId), event);
-    };
+    if (typeof options.initial !== 'function')
+      throw new ConfigurationError(`Projection ${options.name ?? [...byName.keys()].join('+')}: expected \`initial\` to be a function.`);
+    const initial = options.initial as (key: Key, event: StreamEvent) => State;
     const toItem = options.toItem as ((state: State, context: { key: Key }) => Record<string, unknown>) | undefined;
-    const ttl = options.tombstoneTtl;
-    this.runtime = {
-      name: this.name,
-      streamOf: (name) => (byName.get(name) as Source<AnyEventStream>).stream,
-      store: { readModel, revision: true, ...(ttl === undefined ? {} : { tombstoneTtl: { seconds: ttl.seconds, attribute: ttl.attribute ?? 'ttl' } }) },
-      rowIdOf: (event) => {
-        const key = this.keyOf(event);
-        return key === undefined ? undefined : JSON.stringify(readModel.keyOf(key));
+    this.runtime = resolveRuntime<State>(options as never, {
+      defaultName: `${[...byName.keys()].join('+')}->${(options.readModel as ReadModel | undefined)?.name}`,
+      streams: sources.map((source) => source.stream),
+      keyOf: (event) => {
+        const source = byName.get(event.streamName);
+        return source === undefined
+          ? undefined
+          : (source.key as (id: unknown, e: StreamEvent) => Key | undefined)(source.stream.parseStreamId(event.streamId), event);
       },
-      initial: options.initial as MultiSourceRuntime<State>['initial'],
-      evolve: options.evolve as MultiSourceRuntime<State>['evolve'],
-      ...(options.terminal === undefined ? {} : { terminal: options.terminal }),
-      ...(options.recreate === undefined ? {} : { recreate: options.recreate as (event: StreamEvent) => boolean }),
-      ...(options.outbox === undefined ? {} : { outbox: new OutboxWriter(this.name, readModel, options.outbox as never) }),
-      toItem: (state, context) => (toItem === undefined ? (state as Record<string, unknown>) : toItem(state, context)),
-      retry: { attempts, backoff: options.retry?.backoff ?? ProjectionDefaults.retry.backoff },
-    };
+      initial: (group, event) => initial(group.key, event),
+      evolve: options.evolve,
+      toItem: (state, group) => (toItem === undefined ? (state as Record<string, unknown>) : toItem(state, { key: group.key })),
+      checkpoints: () => ({ kind: 'perInstance' }),
+      revision: true,
+    });
+    this.name = this.runtime.name;
+    this.readModel = options.readModel;
+    this.streams = sources.map((source) => source.stream);
   }
 
   /** Applies decoded events of any source; never rejects for a row's error. */
-  applyBatch(events: ReadonlyArray<SourceEvents<Streams>>): Promise<ApplyResult<SourceEvents<Streams>, Key>> {
-    return this.applyEntries((events as ReadonlyArray<StreamEvent>).map((event, position) => ({ event, position }))) as Promise<ApplyResult<SourceEvents<Streams>, Key>>;
+  applyBatch(
+    events: ReadonlyArray<SourceEvents<Streams>>,
+    options: CallOptions = {},
+  ): Promise<ApplyResult<SourceEvents<Streams>, Key, MultiSourceRowOutcome<SourceEvents<Streams>, Key>>> {
+    return this.applyEntries(
+      (events as ReadonlyArray<StreamEvent>).map((event, position) => ({ event, position })),
+      options,
+    ) as Promise<ApplyResult<SourceEvents<Streams>, Key, MultiSourceRowOutcome<SourceEvents<Streams>, Key>>>;
+  }
+
+  /** @internal plans this projection's rows for an append's transaction (the append's `inline` option). */
+  planInline(events: ReadonlyArray<StreamEvent>, previousVersion: number): Promise<InlinePlan> {
+    return planInline(this.runtime, events, previousVersion);
   }
 
   /** @internal */
-  async applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>): Promise<ApplyResult> {
-    const names = new Set(this.streams.map((stream) => stream.name));
-    const ours = entries.filter((entry) => names.has(entry.event.streamName));
-    const plan = planRows(ours, this.keyOf, (key) => JSON.stringify(this.readModel.keyOf(key)));
-    const groups = [...plan.rows.values()];
-    const read = await readRows<State>(this.runtime.store, groups.map((group) => group.key)).catch(() => undefined); // on failure each row reads itself, and reports its own error
-    const limit = pLimit(this.concurrency);
-    const rows = await Promise.all(groups.map((group, index) => limit(() => applyMultiSourceRow(this.runtime, group, plan.inHand, read?.[index]))));
-    const keyFailures = plan.keyFailures.map<RowOutcome>(({ entry, error }) => ({ status: 'failed', key: undefined, streamId: entry.event.streamId, error, positions: [entry.position] }));
-    const foreign = entries.filter((entry) => !names.has(entry.event.streamName)).map((entry) => entry.position);
-    return { outcomes: [...rows, ...keyFailures], ignored: [...plan.ignored, ...foreign].sort((a, b) => a - b) };
+  applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>, options: CallOptions = {}): Promise<ApplyResult<StreamEvent, Key, MultiSourceRowOutcome>> {
+    return applyEntries(this.runtime, entries, { signal: options.signal }) as Promise<ApplyResult<StreamEvent, Key, MultiSourceRowOutcome>>;
+  }
+
+  /**
+   * Brings every row up to date over the whole history, while deliveries go on: a parallel Scan lists the
+   * stream instances, and each instance's events are applied through the same conditional writes as a
+   * delivery, so both can run at once and no event is applied twice. Writes no outbox messages. Progress
+   * is saved per scan segment in the read model's table; after a crash, call it again to resume. Resolves
+   * the final progress.
+   * Each source stream's instances are listed (one scan per events table).
+   */
+  backfill(options: BackfillOptions = {}): Promise<BackfillProgress> {
+    return backfillRows(this.runtime, options);
+  }
+
+  /**
+   * Re-derives one row from every source instance it records, from version 1 up to each instance's
+   * checkpoint (after `evolve` changed, say). It moves no checkpoint and writes no outbox message.
+   * Resolves the row's checkpoints.
+   */
+  rebuild(key: KeyOfModel<M>, options: CallOptions = {}): Promise<Readonly<Record<string, number>>> {
+    return rebuildRow(this.runtime, key, options.signal);
+  }
+
+  /** The rows parked by the `poison` policy, with why (a Scan of the model's table). */
+  parkedRows(options: { signal?: AbortSignal } = {}): AsyncIterable<ParkedRow<Key>> {
+    return listParked(this.runtime as RowRuntime<unknown>, options.signal);
+  }
+
+  /**
+   * Read-your-writes: reads the row at `key` strongly consistent, with a growing backoff, until the
+   * checkpoint it keeps for the source instance (`stream`, `streamId`) reflects at least `version` (an event
+   * of that instance that feeds this row), and resolves it; out of time, as `Projection.waitFor`.
+   *
+   * @example
+   * ```ts
+   * const { version } = await OrderEvents.append({ orderId }, [{ type: 'OrderPlaced', data: { customer } }])
+   * const { row } = await customers.waitFor({ customer }, { stream: OrderEvents, streamId: { orderId }, version })
+   * ```
+   */
+  waitFor<S extends Streams[keyof Streams]>(
+    key: Key,
+    at: WaitForOptions & { readonly stream: S; readonly streamId: StreamIdOfStream<S> | string; readonly version: number },
+  ): Promise<ProjectedRow<Stored<RowOfModel<M>>>> {
+    const instance = instanceKey({ streamName: at.stream.name, streamId: at.stream.formatStreamId(at.streamId as never) });
+    return waitForRow(this.runtime, { key, instance, version: at.version }, at);
+  }
+
+  /** Read-your-writes after an append: waits for every row `events` feed (see {@link MultiSourceProjection.waitFor}). */
+  waitForEvents(events: ReadonlyArray<StreamEvent>, options: WaitForOptions = {}): Promise<ReadonlyArray<ProjectedRow<Stored<RowOfModel<M>>>>> {
+    return waitForEvents(this.runtime, events, options);
+  }
+
+  /** Replays a parked row (or every parked row) from its checkpoints, as `Projection.retryParked` does. */
+  retryParked(key?: KeyOfModel<M>): Promise<ReadonlyArray<MultiSourceRowOutcome<SourceEvents<Streams>, Key>>> {
+    return retryParkedRows(this.runtime, key) as Promise<unknown> as Promise<ReadonlyArray<MultiSourceRowOutcome<SourceEvents<Streams>, Key>>>;
+  }
+
+  /** Skips a parked row's failing event on purpose (or `options.event`), then replays the rest. */
+  async skipParked(key: KeyOfModel<M>, options: { event?: EventRef } = {}): Promise<MultiSourceRowOutcome<SourceEvents<Streams>, Key> | undefined> {
+    return (await replayParked(this.runtime, key, options.event ?? 'failing')) as MultiSourceRowOutcome<SourceEvents<Streams>, Key> | undefined;
   }
 }

@@ -1,11 +1,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
-import { ConfigurationError } from '../errors';
-import { documentClient } from '../store/document-client';
-import { request } from '../store/request';
+import { log, requireFunction, requireInteger, requireTableName, type Logger } from '../util';
+import { abortReason, cancelled, documentClient, pages, request, withSignal } from '../dynamo';
 import { BatchResponse, type PartialBatchResponse } from './batch-response';
-import { OutboxLayout, type OutboxMessage } from './outbox';
+import { OutboxLayout, storedMessage, type OutboxMessage } from './outbox';
 import type { RecordReading, StreamRecordLike } from './records';
 
 /** Options of {@link OutboxRelay}. */
@@ -17,7 +16,15 @@ export interface OutboxRelayOptions {
   readonly publish: (message: OutboxMessage) => Promise<void>;
   /** Rows drained at once. @defaultValue 10 */
   readonly concurrency?: number;
+  /** Receives rows whose publishing failed (warn). */
+  readonly logger?: Logger;
 }
+
+/** Defaults of {@link OutboxRelay}, in one place. */
+export const OutboxRelayDefaults = {
+  /** Rows drained at once. */
+  concurrency: 10,
+} as const;
 
 /** What a relay pass did. */
 export interface RelayResult {
@@ -44,10 +51,9 @@ export class OutboxRelay {
   private readonly concurrency: number;
 
   constructor(private readonly options: OutboxRelayOptions) {
-    if (typeof options.table !== 'string' || options.table.length < 3) throw new ConfigurationError('Expected `table` to be the outbox table name.');
-    if (typeof options.publish !== 'function') throw new ConfigurationError('Expected `publish` to be a function.');
-    this.concurrency = options.concurrency ?? 10;
-    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new ConfigurationError('Expected `concurrency` to be a positive integer.');
+    requireTableName('table', options.table, 'OutboxRelay');
+    requireFunction('publish', options.publish, 'OutboxRelay');
+    this.concurrency = requireInteger('concurrency', options.concurrency ?? OutboxRelayDefaults.concurrency, 1, undefined, 'OutboxRelay');
     this.documents = documentClient(options.client);
   }
 
@@ -56,7 +62,10 @@ export class OutboxRelay {
    * a message INSERT in the batch is drained. The response fails the earliest record of each row that
    * could not be drained, so the source retries it.
    */
-  async processBatch<R = StreamRecordLike>(records: ReadonlyArray<R>, reading: RecordReading<R> = {}): Promise<RelayResult & { response: PartialBatchResponse }> {
+  async processBatch<R = StreamRecordLike>(
+    records: ReadonlyArray<R>,
+    reading: RecordReading<R> = {},
+  ): Promise<RelayResult & { response: PartialBatchResponse }> {
     const partitions = new Map<string, number>();
     records.forEach((record, position) => {
       const partition = outboxPartition(record as StreamRecordLike);
@@ -68,30 +77,42 @@ export class OutboxRelay {
     return { ...result, response: response.build() };
   }
 
-  /** Drains every row with pending messages (a Scan): recovery without the outbox's stream. */
-  async drainAll(): Promise<RelayResult> {
+  /**
+   * Drains every row with pending messages (a Scan): recovery without the outbox's stream. With a `signal`,
+   * no row starts once it aborts, the requests in flight are cut short, and the call rejects with its reason.
+   */
+  async drainAll(options: { signal?: AbortSignal | undefined } = {}): Promise<RelayResult> {
+    const { signal } = options;
+    const documents = withSignal(this.documents, signal);
     const partitions = new Set<string>();
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await request('Scan', () =>
-        this.documents.send(
-          new ScanCommand({ TableName: this.options.table, ConsistentRead: true, ProjectionExpression: '#pk, #m', ExpressionAttributeNames: { '#pk': OutboxLayout.partitionKey, '#m': OutboxLayout.marker }, ExclusiveStartKey: start }),
-        ),
-      );
-      for (const item of page.Items ?? []) if (item[OutboxLayout.marker] !== undefined) partitions.add(String(item[OutboxLayout.partitionKey]));
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
-    return this.drainPartitions([...partitions]);
+    const scan = pages('Scan', (start) =>
+      documents.send(
+        new ScanCommand({
+          TableName: this.options.table,
+          ConsistentRead: true,
+          ProjectionExpression: '#pk, #m',
+          ExpressionAttributeNames: { '#pk': OutboxLayout.partitionKey, '#m': OutboxLayout.marker },
+          ExclusiveStartKey: start,
+        }),
+      ),
+    );
+    for await (const items of scan)
+      for (const item of items) if (item[OutboxLayout.marker] !== undefined) partitions.add(String(item[OutboxLayout.partitionKey]));
+    const result = await this.drainPartitions([...partitions], documents, signal);
+    if (cancelled(signal)) throw abortReason(signal);
+    return result;
   }
 
-  private async drainPartitions(partitions: ReadonlyArray<string>): Promise<RelayResult> {
+  private async drainPartitions(partitions: ReadonlyArray<string>, documents = this.documents, signal?: AbortSignal): Promise<RelayResult> {
     const limit = pLimit(this.concurrency);
     const results = await Promise.all(
       partitions.map((partition) =>
         limit(async () => {
           try {
-            return { published: await this.drainRow(partition) };
+            if (cancelled(signal)) throw abortReason(signal);
+            return { published: await this.drainRowWith(partition, documents) };
           } catch (error) {
+            log(this.options.logger, 'warn', { partition, err: error }, 'outbox row not drained; its messages wait for the next pass');
             return { published: 0, failure: { partition, error } };
           }
         }),
@@ -104,39 +125,44 @@ export class OutboxRelay {
   }
 
   /** Publishes one row's pending messages in order, deleting each after it was published. */
-  async drainRow(partition: string): Promise<number> {
+  drainRow(partition: string): Promise<number> {
+    return this.drainRowWith(partition, this.documents);
+  }
+
+  private async drainRowWith(partition: string, documents: DynamoDBDocumentClient): Promise<number> {
     let published = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await request('Query', () =>
-        this.documents.send(
-          new QueryCommand({
-            TableName: this.options.table,
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': OutboxLayout.partitionKey },
-            ExpressionAttributeValues: { ':pk': partition },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      for (const item of page.Items ?? []) {
+    const messages = pages('Query', (start) =>
+      documents.send(
+        new QueryCommand({
+          TableName: this.options.table,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': OutboxLayout.partitionKey },
+          ExpressionAttributeValues: { ':pk': partition },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      ),
+    );
+    for await (const items of messages) {
+      for (const item of items) {
         await this.options.publish({
           id: String(item['id']),
           projection: String(item[OutboxLayout.marker]),
           key: item['key'] as Record<string, unknown>,
-          message: item['message'],
+          message: storedMessage(item),
           createdAt: String(item['createdAt']),
         });
         await request('DeleteItem', () =>
-          this.documents.send(
-            new DeleteCommand({ TableName: this.options.table, Key: { [OutboxLayout.partitionKey]: item[OutboxLayout.partitionKey], [OutboxLayout.sortKey]: item[OutboxLayout.sortKey] } }),
+          documents.send(
+            new DeleteCommand({
+              TableName: this.options.table,
+              Key: { [OutboxLayout.partitionKey]: item[OutboxLayout.partitionKey], [OutboxLayout.sortKey]: item[OutboxLayout.sortKey] },
+            }),
           ),
         );
         published++;
       }
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
+    }
     return published;
   }
 }

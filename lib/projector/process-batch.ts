@@ -1,22 +1,64 @@
 import { ValidationError } from '../errors';
 import { decoder, type AnyEventStream, type StreamEvent } from '../store';
 import { batchResponse, type PartialBatchResponse } from './batch-response';
-import type { RowOutcome } from './outcome';
-import type { AnyProjection } from './projection';
-import { imageReader, type DecodeFailure, type RecordReading, type StreamRecordLike } from './records';
+import { log, type Logger } from '../util';
+import type { ApplyResult, MultiSourceRowOutcome, RowOutcome } from './outcome';
+import type { AnyProjection, EventsOfStream } from './types';
+import { imageReader, recordTime, type DecodeFailure, type RecordReading, type StreamRecordLike } from './records';
 import type { Entry } from './row-plan';
-import type { EventsOfStream } from './types';
-
 
 /** Options of {@link processBatch}. */
-export interface ProcessBatchOptions<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R = StreamRecordLike>
-  extends RecordReading<R> {
+export interface ProcessBatchOptions<
+  P extends Record<string, AnyProjection>,
+  St extends Record<string, AnyEventStream>,
+  R = StreamRecordLike,
+> extends RecordReading<R> {
   /** Projections by name; each record is routed to every projection of its stream. */
   readonly projections: P;
   /** Streams whose events come back in `unrouted`, to act on without decoding twice. */
   readonly streams?: St;
   /** `'report'` fails undecodable records (holding their shard); `'skip'` acknowledges them. Both list them in `decodeFailures`. @defaultValue 'report' */
   readonly onDecodeFailure?: 'report' | 'skip';
+  /** Receives what went wrong in the batch: records that failed to decode, rows that failed (at warn). */
+  readonly logger?: Logger;
+  /** Called with the batch's figures once it is applied (see {@link BatchMetrics}); a throw is logged, never fails the batch. */
+  readonly onMetrics?: (metrics: BatchMetrics) => void;
+  /**
+   * Cuts the batch short: no further row starts and the requests in flight are aborted; the rows not done
+   * fail (with the signal's reason), so their records are reported for a redelivery.
+   */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** One projection's share of a batch's figures. */
+export interface ProjectionMetrics {
+  /** Events folded into rows (each in exactly one call's `applied`). */
+  readonly eventsApplied: number;
+  /** The batch's events the rows already had (redeliveries). */
+  readonly alreadyApplied: number;
+  /** Row writes that went through. */
+  readonly rowsWritten: number;
+  /** Strongly consistent reads of a stream to fill a gap. */
+  readonly gapReads: number;
+  /** Row writes that lost to a concurrent writer and were tried again. */
+  readonly lostRaces: number;
+  /** Rows that failed (their records are reported for a redelivery). */
+  readonly rowsFailed: number;
+  /** Rows parked, or set aside because they were parked (see the `poison` option). */
+  readonly rowsParked: number;
+}
+
+/**
+ * A batch's figures, a small fixed set for dashboards and alarms: the projections' summed and one by
+ * one, plus the records that failed to decode, how long the batch took and how old its oldest record is.
+ */
+export interface BatchMetrics extends ProjectionMetrics {
+  readonly records: number;
+  readonly decodeFailures: number;
+  readonly durationMs: number;
+  /** Now minus the oldest record's `ApproximateCreationDateTime` (minute-precise on DynamoDB Local), or its Kinesis arrival time; `undefined` without one. */
+  readonly oldestRecordAgeMs: number | undefined;
+  readonly projections: Readonly<Record<string, ProjectionMetrics>>;
 }
 
 /** An event of one of the `streams`, with its record's position. */
@@ -24,10 +66,21 @@ export type Unrouted<St extends Record<string, AnyEventStream>> = {
   [K in keyof St & string]: { readonly stream: K; readonly event: EventsOfStream<St[K]>; readonly position: number };
 }[keyof St & string];
 
+/** The row outcomes a projection reports: multi-source rows name their checkpoint per source instance. */
+export type OutcomeOf<P> = P extends { readonly $event: infer E }
+  ? MultiSourceRowOutcome<E>
+  : P extends { readonly stream: infer S }
+    ? RowOutcome<EventsOfStream<S>>
+    : RowOutcome | MultiSourceRowOutcome;
+
 /** What {@link processBatch} did with a batch. */
-export interface ProcessResult<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream> = Record<string, AnyEventStream>, R = StreamRecordLike> {
+export interface ProcessResult<
+  P extends Record<string, AnyProjection>,
+  St extends Record<string, AnyEventStream> = Record<string, AnyEventStream>,
+  R = StreamRecordLike,
+> {
   /** Each projection's row outcomes, under its name; positions index the records. */
-  readonly outcomes: { readonly [K in keyof P]: ReadonlyArray<RowOutcome<P[K] extends { readonly stream: infer S } ? EventsOfStream<S> : P[K] extends { readonly $event: infer E } ? E : StreamEvent>> };
+  readonly outcomes: { readonly [K in keyof P]: ReadonlyArray<OutcomeOf<P[K]>> };
   /** Per projection, positions of its stream's events that address no row. */
   readonly ignored: { readonly [K in keyof P]: ReadonlyArray<number> };
   readonly unrouted: ReadonlyArray<Unrouted<St>>;
@@ -48,11 +101,13 @@ export interface ProcessResult<P extends Record<string, AnyProjection>, St exten
  * return result.response
  * ```
  */
-export async function processBatch<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream> = Record<string, never>, R = StreamRecordLike>(
-  records: ReadonlyArray<R>,
-  options: ProcessBatchOptions<P, St, R>,
-): Promise<ProcessResult<P, St, R>> {
+export async function processBatch<
+  P extends Record<string, AnyProjection>,
+  St extends Record<string, AnyEventStream> = Record<string, never>,
+  R = StreamRecordLike,
+>(records: ReadonlyArray<R>, options: ProcessBatchOptions<P, St, R>): Promise<ProcessResult<P, St, R>> {
   if (!Array.isArray(records)) throw new ValidationError('processBatch expects an array of stream records (event.Records).');
+  const started = performance.now();
   const projections = Object.entries(options.projections) as Array<[string, AnyProjection]>;
   const extra = Object.entries(options.streams ?? {});
   // Keys name where each stream came from, so a marker shared by two streams is reported by both names.
@@ -76,15 +131,43 @@ export async function processBatch<P extends Record<string, AnyProjection>, St e
     }
   });
 
-  const results = await Promise.all(projections.map(([, projection]) => {
+  const results = await Promise.all(
+    projections.map(([, projection]) => {
       const names = new Set(projection.streams.map((stream) => stream.name));
-      return projection.applyEntries(entries.filter((entry) => names.has(entry.event.streamName)));
-    }));
+      return projection.applyEntries(
+        entries.filter((entry) => names.has(entry.event.streamName)),
+        { signal: options.signal },
+      );
+    }),
+  );
   const failed = new Set<number>();
-  for (const result of results) {
-    for (const outcome of result.outcomes) if (outcome.status === 'failed' && outcome.positions.length > 0) failed.add(Math.min(...outcome.positions));
-  }
+  results.forEach((result, index) => {
+    for (const outcome of result.outcomes) {
+      if (outcome.status !== 'failed') continue;
+      if (outcome.positions.length > 0) failed.add(Math.min(...outcome.positions));
+      log(
+        options.logger,
+        'warn',
+        { projection: projections[index]?.[0], key: outcome.key, streamId: outcome.streamId, err: outcome.error },
+        'row failed; its records are reported for a redelivery',
+      );
+    }
+  });
+  for (const failure of decodeFailures) log(options.logger, 'warn', { position: failure.position, err: failure.error }, 'record failed to decode');
   if (options.onDecodeFailure !== 'skip') for (const failure of decodeFailures) failed.add(failure.position);
+  if (options.onMetrics !== undefined) {
+    const metrics = batchMetrics(
+      records,
+      projections.map(([name], index) => [name, results[index] as ApplyResult<StreamEvent, unknown, RowOutcome | MultiSourceRowOutcome>]),
+      decodeFailures.length,
+      performance.now() - started,
+    );
+    try {
+      options.onMetrics(metrics);
+    } catch (error) {
+      log(options.logger, 'warn', { err: error }, 'onMetrics failed');
+    }
+  }
   const failedRecords = [...failed].sort((a, b) => a - b);
   const names = new Map(extra.map(([key, stream]) => [stream.name, key]));
   return {
@@ -98,4 +181,80 @@ export async function processBatch<P extends Record<string, AnyProjection>, St e
     failedRecords,
     response: batchResponse(records, failedRecords, options),
   };
+}
+
+/**
+ * The hook `lambdaHandler` and `runChangeFeed` call after a batch is applied and before it is answered or
+ * acknowledged: act on `applied` or `unrouted` events there. Push positions to `result.failedRecords` to
+ * fail more records (a failed side effect); a throw fails the whole batch, which is then delivered again
+ * (the projections' checkpoints skip what was applied). `input` is what the batch came in: the Lambda
+ * event, or the change feed's batch.
+ */
+export type OnBatch<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, Input> = (
+  result: ProcessResult<P, St, R>,
+  input: Input,
+) => unknown;
+
+/**
+ * Runs `onBatch`, then answers with the response of `result`, built again when the hook failed more
+ * records. The one place where what a hook adds reaches the response.
+ */
+export async function answerAfter<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, Input>(
+  records: ReadonlyArray<R>,
+  result: ProcessResult<P, St, R>,
+  reading: RecordReading<R>,
+  onBatch: OnBatch<P, St, R, Input> | undefined,
+  input: Input,
+): Promise<PartialBatchResponse> {
+  if (onBatch === undefined) return result.response;
+  const reported = result.failedRecords.length;
+  await onBatch(result, input);
+  return result.failedRecords.length === reported ? result.response : batchResponse(records, result.failedRecords, reading);
+}
+
+function batchMetrics(
+  records: ReadonlyArray<unknown>,
+  results: ReadonlyArray<readonly [string, ApplyResult<StreamEvent, unknown, RowOutcome | MultiSourceRowOutcome>]>,
+  decodeFailures: number,
+  durationMs: number,
+): BatchMetrics {
+  const projections: Record<string, ProjectionMetrics> = {};
+  for (const [name, result] of results) {
+    const sum = (count: (outcome: RowOutcome | MultiSourceRowOutcome) => number) =>
+      result.outcomes.reduce((total, outcome) => total + count(outcome), 0);
+    projections[name] = {
+      eventsApplied: sum((outcome) => outcome.applied.length),
+      alreadyApplied: sum((outcome) => (outcome.status === 'applied' ? outcome.alreadyApplied.length : 0)),
+      rowsWritten: result.stats.rowsWritten,
+      gapReads: result.stats.gapReads,
+      lostRaces: result.stats.lostRaces,
+      rowsFailed: sum((outcome) => (outcome.status === 'failed' ? 1 : 0)),
+      rowsParked: sum((outcome) => (outcome.status === 'parked' ? 1 : 0)),
+    };
+  }
+  const total = (field: keyof ProjectionMetrics) => Object.values(projections).reduce((sum, metrics) => sum + metrics[field], 0);
+  return {
+    records: records.length,
+    eventsApplied: total('eventsApplied'),
+    alreadyApplied: total('alreadyApplied'),
+    rowsWritten: total('rowsWritten'),
+    gapReads: total('gapReads'),
+    lostRaces: total('lostRaces'),
+    rowsFailed: total('rowsFailed'),
+    rowsParked: total('rowsParked'),
+    decodeFailures,
+    durationMs,
+    oldestRecordAgeMs: oldestRecordAge(records),
+    projections,
+  };
+}
+
+/** Now minus the oldest time a record reached its stream (see {@link recordTime}). */
+function oldestRecordAge(records: ReadonlyArray<unknown>): number | undefined {
+  let oldest: number | undefined;
+  for (const record of records) {
+    const ms = recordTime(record);
+    if (ms !== undefined && (oldest === undefined || ms < oldest)) oldest = ms;
+  }
+  return oldest === undefined ? undefined : Math.max(0, Date.now() - oldest);
 }

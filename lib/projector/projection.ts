@@ -1,31 +1,41 @@
-import pLimit from 'p-limit';
-import { ConfigurationError, DynafoldError } from '../errors';
-import { EventStream, ReadModel, type AnyEventStream, type StreamEvent } from '../store';
-import { applyRow, type RowRuntime } from './apply-row';
-import { OutboxWriter } from './outbox';
-import { readRows, type RowStore } from './row-store';
+import { ConfigurationError } from '../errors';
+import {
+  EventStream,
+  instanceKey,
+  type AnyEventStream,
+  type InlinePlan,
+  type InlineProjection,
+  type KeyOfModel,
+  type ProjectedRow,
+  type ReadModel,
+  type Stored,
+  type StreamEvent,
+} from '../store';
 import { resolveCheckpoint } from './checkpoint';
-import { ProjectionDefaults } from './defaults';
-import type { AppliedOutcome, ApplyResult, RowOutcome } from './outcome';
+import type { AppliedOutcome, ApplyResult, EventRef, ParkedOutcome, ParkedRow, RowOutcome } from './outcome';
+import { listParked, replayParked, retryParkedRows } from './parked-rows';
 import { processBatch, type ProcessBatchOptions, type ProcessResult } from './process-batch';
 import type { StreamRecordLike } from './records';
+import { backfillRows } from './backfill';
+import type { BackfillOptions, BackfillProgress } from './backfill-options';
 import { rebuildStream, type RebuildResult } from './rebuild';
-import { planRows, type Entry } from './row-plan';
-import type { EventsOfStream, ProjectionOptions, StreamIdOfStream } from './types';
+import { applyEntries } from './row-engine';
+import { planInline } from './inline';
+import { waitForEvents, waitForRow, type WaitForOptions } from './read-your-writes';
+import type { RowRuntime } from './runtime';
+import type { Entry } from './row-plan';
+import { resolveRuntime } from './runtime';
+import type { AnyProjection, CallOptions, EventsOfStream, ProjectionOptions, RowOfModel, StreamIdOfStream } from './types';
+
+export type { AnyProjection } from './types';
 
 type Key = Readonly<Record<string, unknown>>;
 
-/** What routing a batch needs of a projection, whatever its types. */
-export interface AnyProjection {
-  readonly name: string;
-  /** The streams whose events the projection folds. */
-  readonly streams: ReadonlyArray<AnyEventStream>;
-  /** @internal */
-  applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>): Promise<ApplyResult>;
-}
-
 /** The result of a projection's own `processBatch`. */
-export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<ProcessResult<Record<'projection', AnyProjection>, Record<string, never>, R>, 'outcomes' | 'ignored' | 'unrouted'> & {
+export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<
+  ProcessResult<Record<'projection', AnyProjection>, Record<string, never>, R>,
+  'outcomes' | 'ignored' | 'unrouted'
+> & {
   readonly outcomes: ReadonlyArray<RowOutcome<Event, Key>>;
   readonly ignored: ReadonlyArray<number>;
 };
@@ -34,7 +44,7 @@ export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<ProcessRes
  * Folds one stream's events into read-model rows exactly once per event and in version order, although
  * DynamoDB Streams delivers records out of order and at least once. A gap is filled by one strongly
  * consistent read of the stream, never by waiting for a delivery; each row is written once per call,
- * conditioned on the checkpoint it was read with.
+ * conditioned on the checkpoint it was read with. A row is fed by one stream instance.
  *
  * @example
  * ```ts
@@ -48,49 +58,38 @@ export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<ProcessRes
  * const { response } = await summaries.processBatch(event.Records, { source: 'lambda' })
  * ```
  */
-export class Projection<S extends AnyEventStream = AnyEventStream, M extends ReadModel = ReadModel, State = Record<string, unknown>> implements AnyProjection {
+export class Projection<S extends AnyEventStream = AnyEventStream, M extends ReadModel = ReadModel, State = Record<string, unknown>>
+  implements AnyProjection, InlineProjection
+{
   readonly name: string;
   readonly stream: S;
   readonly readModel: M;
-  /** @internal */
-  readonly runtime: RowRuntime<State>;
-  private readonly concurrency: number;
-  private readonly keyOf: (event: StreamEvent) => Key | undefined;
+  private readonly runtime: RowRuntime<State>;
 
   constructor(options: ProjectionOptions<S, M, State>) {
     const { stream, readModel } = options;
     if (!(stream instanceof EventStream)) throw new ConfigurationError('Expected `stream` to be an EventStream.');
-    if (!(readModel instanceof ReadModel)) throw new ConfigurationError('Expected `readModel` to be a ReadModel.');
-    this.name = options.name ?? `${stream.name}→${readModel.name}`;
-    for (const fn of ['key', 'initial', 'evolve'] as const) {
-      if (typeof options[fn] !== 'function') throw new ConfigurationError(`Projection ${this.name}: expected \`${fn}\` to be a function.`);
+    for (const fn of ['key', 'initial'] as const) {
+      if (typeof options[fn] !== 'function')
+        throw new ConfigurationError(`Projection ${options.name ?? stream.name}: expected \`${fn}\` to be a function.`);
     }
-    this.concurrency = options.concurrency ?? ProjectionDefaults.concurrency;
-    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new ConfigurationError(`Projection ${this.name}: expected \`concurrency\` to be a positive integer.`);
-    const attempts = options.retry?.attempts ?? ProjectionDefaults.retry.attempts;
-    if (!Number.isInteger(attempts) || attempts < 1) throw new ConfigurationError(`Projection ${this.name}: expected \`retry.attempts\` to be a positive integer.`);
+    const key = options.key as (streamId: Record<string, string>, event: StreamEvent) => Key | undefined;
+    const initial = options.initial as (streamId: Record<string, string>, event: StreamEvent) => State;
+    const toItem = options.toItem as ((state: State, context: { streamId: Record<string, string>; key: Key }) => Record<string, unknown>) | undefined;
+    this.runtime = resolveRuntime<State>(options as never, {
+      defaultName: `${stream.name}->${(readModel as ReadModel | undefined)?.name}`,
+      streams: [stream],
+      keyOf: (event) => key(stream.parseStreamId(event.streamId), event),
+      initial: (group, event) => initial(stream.parseStreamId(group.streamId), event),
+      evolve: options.evolve,
+      toItem: (state, group) =>
+        toItem === undefined ? (state as Record<string, unknown>) : toItem(state, { streamId: stream.parseStreamId(group.streamId), key: group.key }),
+      checkpoints: (name) => ({ kind: 'field', field: resolveCheckpoint(options.checkpoint, (readModel as ReadModel).schema, `Projection ${name}`) }),
+      revision: options.revision === true,
+    });
+    this.name = this.runtime.name;
     this.stream = stream;
     this.readModel = readModel;
-    const keyFn = options.key as (streamId: Record<string, string>, event: StreamEvent) => Key | undefined;
-    this.keyOf = (event) => keyFn(stream.parseStreamId(event.streamId), event);
-    const toItem = options.toItem as RowRuntime<State>['toItem'] | undefined;
-    const outbox = options.outbox === undefined ? undefined : new OutboxWriter(this.name, readModel, options.outbox as never);
-    this.runtime = {
-      name: this.name,
-      stream,
-      store: resolveRowStore(this.name, readModel, options, outbox !== undefined),
-      rowIdOf: (event) => {
-        const key = this.keyOf(event);
-        return key === undefined ? undefined : this.rowId(key);
-      },
-      initial: options.initial as RowRuntime<State>['initial'],
-      evolve: options.evolve as RowRuntime<State>['evolve'],
-      ...(options.terminal === undefined ? {} : { terminal: options.terminal }),
-      ...(options.recreate === undefined ? {} : { recreate: options.recreate as (event: StreamEvent) => boolean }),
-      ...(outbox === undefined ? {} : { outbox }),
-      toItem: toItem ?? ((state) => state as Record<string, unknown>),
-      retry: { attempts, backoff: options.retry?.backoff ?? ProjectionDefaults.retry.backoff },
-    };
   }
 
   /** The streams this projection folds: its one stream. */
@@ -98,67 +97,47 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
     return [this.stream];
   }
 
-  private rowId(key: Key): string {
-    return JSON.stringify(this.readModel.keyOf(key));
-  }
-
   /**
    * Applies decoded events: per row (concurrently across rows) sort and dedupe, read the row, fill any gap
    * with one read, fold, write once. Never rejects for a row's error: each row gets its own outcome.
    */
-  applyBatch(events: ReadonlyArray<EventsOfStream<S>>): Promise<ApplyResult<EventsOfStream<S>, Key>> {
-    return this.applyEntries(events.map((event, position) => ({ event, position }))) as Promise<ApplyResult<EventsOfStream<S>, Key>>;
+  applyBatch(events: ReadonlyArray<EventsOfStream<S>>, options: CallOptions = {}): Promise<ApplyResult<EventsOfStream<S>, Key>> {
+    return this.applyEntries(
+      events.map((event, position) => ({ event: event as StreamEvent, position })),
+      options,
+    ) as Promise<ApplyResult<EventsOfStream<S>, Key>>;
   }
 
   /** Applies one event; rejects with the row's error. Resolves `undefined` for an event that addresses no row. */
-  async apply(event: EventsOfStream<S>): Promise<AppliedOutcome<EventsOfStream<S>, Key> | undefined> {
-    const { outcomes } = await this.applyBatch([event]);
+  async apply(
+    event: EventsOfStream<S>,
+    options: CallOptions = {},
+  ): Promise<AppliedOutcome<EventsOfStream<S>, Key> | ParkedOutcome<Key, EventsOfStream<S>> | undefined> {
+    const { outcomes } = await this.applyBatch([event], options);
     const outcome = outcomes[0];
     if (outcome === undefined) return undefined;
     if (outcome.status === 'failed') throw outcome.error;
     return outcome;
   }
 
+  /** @internal plans this projection's rows for an append's transaction (the append's `inline` option). */
+  planInline(events: ReadonlyArray<StreamEvent>, previousVersion: number): Promise<InlinePlan> {
+    return planInline(this.runtime, events, previousVersion);
+  }
+
   /** @internal applies events at given positions (records' positions, for processBatch). */
-  async applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>): Promise<ApplyResult> {
-    const ours = entries.filter((entry) => entry.event.streamName === this.stream.name);
-    const foreign = entries.filter((entry) => entry.event.streamName !== this.stream.name).map((entry) => entry.position);
-    const plan = planRows(ours, this.keyOf, (key) => this.rowId(key));
-    const limit = pLimit(this.concurrency);
-    const groups = [...plan.rows.values()];
-    // All rows of the call in as few reads as DynamoDB allows; a lost race re-reads its one row.
-    const read = await readRows<State>(this.runtime.store, groups.map((group) => group.key)).catch(() => undefined); // on failure each row reads itself, and reports its own error
-    const rows = await Promise.all(
-      groups.map((group, index) =>
-        group.events.some((event) => event.streamId !== group.streamId)
-          ? Promise.resolve<RowOutcome>({
-              status: 'failed',
-              key: group.key,
-              streamId: group.streamId,
-              positions: group.positions,
-              error: new DynafoldError(
-                'projector.multipleSources',
-                `Projection ${this.name}: row ${JSON.stringify(group.key)} is addressed by several stream instances; a row of a projection is fed by one.`,
-              ),
-            })
-          : limit(() => applyRow(this.runtime, group, plan.inHand, read?.[index])),
-      ),
-    );
-    const keyFailures = plan.keyFailures.map<RowOutcome>(({ entry, error }) => ({
-      status: 'failed',
-      key: undefined,
-      streamId: entry.event.streamId,
-      error,
-      positions: [entry.position],
-    }));
-    return { outcomes: [...rows, ...keyFailures], ignored: [...plan.ignored, ...foreign].sort((a, b) => a - b) };
+  applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>, options: CallOptions = {}): Promise<ApplyResult<StreamEvent, Key, RowOutcome>> {
+    return applyEntries(this.runtime, entries, { signal: options.signal }) as Promise<ApplyResult<StreamEvent, Key, RowOutcome>>;
   }
 
   /**
    * Decodes the INSERTs of this stream's events in raw stream records, applies them, and builds the partial
    * batch response: the earliest record of every failed row plus every record that failed to decode.
    */
-  async processBatch<R>(records: ReadonlyArray<R>, options: Omit<ProcessBatchOptions<Record<'projection', AnyProjection>, Record<string, never>, R>, 'projections' | 'streams'> = {}): Promise<ProjectionBatchResult<EventsOfStream<S>, R>> {
+  async processBatch<R>(
+    records: ReadonlyArray<R>,
+    options: Omit<ProcessBatchOptions<Record<'projection', AnyProjection>, Record<string, never>, R>, 'projections' | 'streams'> = {},
+  ): Promise<ProjectionBatchResult<EventsOfStream<S>, R>> {
     const result = await processBatch(records, { ...options, projections: { projection: this as AnyProjection } });
     return {
       outcomes: result.outcomes.projection as ReadonlyArray<RowOutcome<EventsOfStream<S>, Key>>,
@@ -170,36 +149,93 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
   }
 
   /** Brings the row of the stream's latest event (that addresses a row) up to the head. */
-  async catchUp(streamId: StreamIdOfStream<S> | string): Promise<AppliedOutcome<EventsOfStream<S>, Key> | undefined> {
+  async catchUp(
+    streamId: StreamIdOfStream<S> | string,
+    options: CallOptions = {},
+  ): Promise<AppliedOutcome<EventsOfStream<S>, Key> | ParkedOutcome<Key, EventsOfStream<S>> | undefined> {
     const id = this.stream.formatStreamId(streamId);
-    for (let version = await this.stream.version(id); version > 0; version--) {
-      const [event] = await this.stream.read(id, { fromVersion: version, toVersion: version });
-      if (event !== undefined && this.keyOf(event) !== undefined) return this.apply(event as EventsOfStream<S>);
+    const { signal } = options;
+    for (let version = await this.stream.version(id, { signal }); version > 0; version--) {
+      const [event] = await this.stream.read(id, { fromVersion: version, toVersion: version, signal });
+      if (event !== undefined && this.runtime.keyOf(event) !== undefined) return this.apply(event as EventsOfStream<S>, options);
     }
     return undefined;
   }
 
-  /** Re-derives every row of the stream instance from version 1, ignoring their state. Replays no side effects: returns no events. */
-  rebuild(streamId: StreamIdOfStream<S> | string): Promise<RebuildResult> {
-    return rebuildStream(this.runtime, this.stream.formatStreamId(streamId), this.keyOf, (key) => this.rowId(key));
+  /**
+   * Re-derives every row of the stream instance from version 1 up to the checkpoint it already has (after
+   * `evolve` changed, say), ignoring the rows' state. It moves no checkpoint and writes no outbox message:
+   * events past a row's checkpoint are applied by their delivery (or `catchUp`), in a call's `applied`.
+   */
+  rebuild(streamId: StreamIdOfStream<S> | string, options: CallOptions = {}): Promise<RebuildResult> {
+    return rebuildStream(this.runtime, this.stream, this.stream.formatStreamId(streamId), options.signal);
   }
-}
 
-function resolveRowStore(
-  name: string,
-  readModel: ReadModel,
-  options: Pick<ProjectionOptions<unknown, unknown, unknown>, 'tombstoneTtl' | 'checkpoint' | 'revision'>,
-  outbox: boolean,
-): RowStore {
-  const ttl = options.tombstoneTtl;
-  if (ttl !== undefined && (!Number.isInteger(ttl.seconds) || ttl.seconds < 1)) {
-    throw new ConfigurationError(`Projection ${name}: expected \`tombstoneTtl.seconds\` to be a positive integer.`);
+  /**
+   * Brings every row up to date over the whole history, while deliveries go on: a parallel Scan lists the
+   * stream instances, and each instance's events are applied through the same conditional writes as a
+   * delivery, so both can run at once and no event is applied twice. Writes no outbox messages. Progress
+   * is saved per scan segment in the read model's table; after a crash, call it again to resume. Resolves
+   * the final progress.
+   *
+   * @example
+   * ```ts
+   * await summaries.backfill({ segments: 8, concurrency: 32, throttle: { requestsPerSecond: 500 },
+   *   onProgress: (p) => console.log(`${p.instancesDone}/${p.instancesEstimate ?? '?'}`) })
+   * ```
+   */
+  backfill(options: BackfillOptions = {}): Promise<BackfillProgress> {
+    return backfillRows(this.runtime, options);
   }
-  return {
-    readModel,
-    checkpoint: resolveCheckpoint(options.checkpoint, readModel.schema, `Projection ${name}`),
-    // The outbox orders a row's messages by revision, so it needs one.
-    revision: options.revision === true || outbox,
-    ...(ttl === undefined ? {} : { tombstoneTtl: { seconds: ttl.seconds, attribute: ttl.attribute ?? 'ttl' } }),
-  };
+
+  /** The rows parked by the `poison` policy, with why (a Scan of the model's table). */
+  parkedRows(options: { signal?: AbortSignal } = {}): AsyncIterable<ParkedRow<Key>> {
+    return listParked(this.runtime as RowRuntime<unknown>, options.signal);
+  }
+
+  /**
+   * Read-your-writes: reads the row at `key` strongly consistent, with a growing backoff, until its
+   * checkpoint reflects at least stream version `version` (of `streamId`, when given; a row is fed by one
+   * stream instance), and resolves it. `version` must be an event that addresses this row (the row's
+   * checkpoint only moves with those). Out of time (`timeoutMs`), throws `ReadYourWritesTimeoutError`, or
+   * with `onTimeout: 'stale'` resolves the row as it is with `fresh: false`.
+   *
+   * @example
+   * ```ts
+   * const { version } = await OrderEvents.append({ orderId }, [{ type: 'ItemAdded', data }])
+   * const { row } = await summaries.waitFor({ orderId }, { version, timeoutMs: 2000 })
+   * ```
+   */
+  waitFor(
+    key: Key,
+    at: WaitForOptions & { readonly version: number; readonly streamId?: StreamIdOfStream<S> | string },
+  ): Promise<ProjectedRow<Stored<RowOfModel<M>>>> {
+    const instance =
+      at.streamId === undefined ? undefined : instanceKey({ streamName: this.stream.name, streamId: this.stream.formatStreamId(at.streamId) });
+    return waitForRow(this.runtime, { key, instance, version: at.version }, at);
+  }
+
+  /** Read-your-writes after an append: waits for every row `events` address (see {@link Projection.waitFor}). */
+  waitForEvents(events: ReadonlyArray<StreamEvent>, options: WaitForOptions = {}): Promise<ReadonlyArray<ProjectedRow<Stored<RowOfModel<M>>>>> {
+    return waitForEvents(this.runtime, events, options);
+  }
+
+  /**
+   * Replays a parked row (or every parked row) from its checkpoint, once its `evolve` is fixed: every event
+   * that reached it is applied exactly once, in order, and the row is unparked. A row that fails again
+   * stays parked, one more attempt counted. Resolves an outcome per row replayed; a row's error (a
+   * throttled read, say) is its failed outcome, so the rows replayed before it are still reported. Rejects
+   * only when listing the parked rows fails, before any is replayed.
+   */
+  retryParked(key?: KeyOfModel<M>): Promise<ReadonlyArray<RowOutcome<EventsOfStream<S>, Key>>> {
+    return retryParkedRows(this.runtime, key) as Promise<unknown> as Promise<ReadonlyArray<RowOutcome<EventsOfStream<S>, Key>>>;
+  }
+
+  /**
+   * Skips a parked row's failing event on purpose (or `options.event`), which the row records, then replays
+   * the rest as `retryParked` does. Resolves `undefined` for a row that is not parked.
+   */
+  async skipParked(key: KeyOfModel<M>, options: { event?: EventRef } = {}): Promise<RowOutcome<EventsOfStream<S>, Key> | undefined> {
+    return (await replayParked(this.runtime, key, options.event ?? 'failing')) as RowOutcome<EventsOfStream<S>, Key> | undefined;
+  }
 }

@@ -8,8 +8,13 @@ export interface StreamRecordLike {
   readonly dynamodb?: { readonly SequenceNumber?: string; readonly NewImage?: StreamImage | Readonly<Record<string, unknown>> };
 }
 
-/** Who reads the partial batch response, which decides the record identifier. */
-export type RecordSource = 'lambda' | 'pipe';
+/**
+ * Where the records come from, which decides how they are read and identified: `lambda` (a DynamoDB
+ * Streams event source mapping: `dynamodb.SequenceNumber`), `pipe` (EventBridge Pipes: `eventID`) or
+ * `kinesis` (Kinesis Data Streams for DynamoDB: the change record is `kinesis.data`, base64 JSON, and
+ * the identifier `kinesis.sequenceNumber`).
+ */
+export type RecordSource = 'lambda' | 'pipe' | 'kinesis';
 
 /**
  * How records are read: `source` for Lambda (`dynamodb.SequenceNumber`) or Pipes (`eventID`), or
@@ -38,20 +43,57 @@ export function insertImage(record: unknown): StreamImage | undefined {
   if (eventName !== 'INSERT') return undefined;
   const image = dynamodb?.NewImage;
   if (typeof image !== 'object' || image === null) {
-    throw new DecodeError('An INSERT record has no dynamodb.NewImage: the table stream must include new images (NEW_IMAGE or NEW_AND_OLD_IMAGES).', undefined);
+    throw new DecodeError(
+      'An INSERT record has no dynamodb.NewImage: the table stream must include new images (NEW_IMAGE or NEW_AND_OLD_IMAGES).',
+      undefined,
+    );
   }
   return image;
 }
 
+/** The `kinesis` part of a Kinesis Data Streams record, as Lambda hands it over. */
+interface KinesisPart {
+  readonly kinesis?: { readonly data?: unknown; readonly sequenceNumber?: unknown; readonly approximateArrivalTimestamp?: unknown };
+}
+
+/** The DynamoDB change record a Kinesis Data Streams record carries (base64 JSON in `kinesis.data`). */
+export function kinesisChange(record: unknown): unknown {
+  const data = (record as KinesisPart | undefined)?.kinesis?.data;
+  if (typeof data !== 'string') throw new DecodeError('The record has no kinesis.data: is this a Kinesis Data Streams record?', undefined);
+  try {
+    return JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as unknown;
+  } catch (error) {
+    throw new DecodeError('The kinesis.data of the record is not the base64 JSON of a DynamoDB change record.', undefined, [], { cause: error });
+  }
+}
+
 /** The function reading a record's image under these options. */
 export function imageReader<R>(reading: RecordReading<R>): (record: R) => StreamImage | undefined {
-  return reading.image ?? insertImage;
+  if (reading.image !== undefined) return reading.image;
+  return reading.source === 'kinesis' ? (record) => insertImage(kinesisChange(record)) : insertImage;
 }
 
 /** The function reading a record's identifier under these options. */
 export function identifierReader<R>(reading: RecordReading<R>): (record: R) => string | undefined {
   if (reading.identifier !== undefined) return reading.identifier;
-  return (reading.source ?? 'lambda') === 'pipe'
-    ? (record) => (record as StreamRecordLike | undefined)?.eventID
-    : (record) => (record as StreamRecordLike | undefined)?.dynamodb?.SequenceNumber;
+  switch (reading.source ?? 'lambda') {
+    case 'pipe':
+      return (record) => (record as StreamRecordLike | undefined)?.eventID;
+    case 'kinesis':
+      return (record) => {
+        const sequenceNumber = (record as KinesisPart | undefined)?.kinesis?.sequenceNumber;
+        return typeof sequenceNumber === 'string' ? sequenceNumber : undefined;
+      };
+    case 'lambda':
+      return (record) => (record as StreamRecordLike | undefined)?.dynamodb?.SequenceNumber;
+  }
+}
+
+/** When a record reached its stream, in epoch milliseconds, if it says. */
+export function recordTime(record: unknown): number | undefined {
+  const arrived = (record as KinesisPart | undefined)?.kinesis?.approximateArrivalTimestamp;
+  if (typeof arrived === 'number') return arrived * 1000;
+  const created = (record as { dynamodb?: { ApproximateCreationDateTime?: unknown } } | undefined)?.dynamodb?.ApproximateCreationDateTime;
+  // A Date from GetRecords, epoch seconds from Lambda.
+  return created instanceof Date ? created.getTime() : typeof created === 'number' ? created * 1000 : undefined;
 }

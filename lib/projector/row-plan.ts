@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../store';
+import { type StreamEvent, instanceKey } from '../store';
 
 /** An input event and where it stood in the call's input. */
 export interface Entry<Event> {
@@ -16,8 +16,31 @@ export interface RowGroup<Event, Key> {
   readonly positions: number[];
 }
 
-/** Versions of each stream instance the call holds, whatever row they address: they fill gaps for free. */
+/** Versions of each stream instance (by {@link instanceKey}) the call holds, whatever row they address: they fill gaps for free. */
 export type InHand<Event> = Map<string, Map<number, Event>>;
+
+/** What a call's rows add up to, for metrics. */
+export interface ApplyStats {
+  /** Row writes (conditional Puts or transactions) that went through. */
+  rowsWritten: number;
+  /** Strongly consistent reads of a stream to fill a gap. */
+  gapReads: number;
+  /** Row writes that lost to a concurrent writer (and were tried again). */
+  lostRaces: number;
+}
+
+/** What the rows of one call share: the events in hand, the counts and the caller's signal. */
+export interface CallContext<Event> {
+  readonly inHand: InHand<Event>;
+  readonly stats: ApplyStats;
+  /** Once aborted, no row starts and every request in flight is cut short. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A fresh context for a call. */
+export function callContext<Event>(inHand: InHand<Event> = new Map(), signal?: AbortSignal): CallContext<Event> {
+  return { inHand, stats: { rowsWritten: 0, gapReads: 0, lostRaces: 0 }, signal };
+}
 
 export interface Plan<Event, Key> {
   readonly rows: Map<string, RowGroup<Event, Key>>;
@@ -42,8 +65,9 @@ export function planRows<Event extends StreamEvent, Key>(
   const keyFailures: Array<{ entry: Entry<Event>; error: unknown }> = [];
   for (const entry of entries) {
     const { event } = entry;
-    let versions = inHand.get(event.streamId);
-    if (versions === undefined) inHand.set(event.streamId, (versions = new Map()));
+    const instance = instanceKey(event);
+    let versions = inHand.get(instance);
+    if (versions === undefined) inHand.set(instance, (versions = new Map()));
     versions.set(event.version, event);
     let key: Key | undefined;
     let rowId: string;
@@ -61,7 +85,7 @@ export function planRows<Event extends StreamEvent, Key>(
     let row = rows.get(rowId);
     if (row === undefined) rows.set(rowId, (row = { rowId, key, streamId: event.streamId, events: [], positions: [] }));
     row.positions.push(entry.position);
-    if (!row.events.some((known) => known.version === event.version && known.streamId === event.streamId)) row.events.push(event);
+    if (!row.events.some((known) => known.version === event.version && instanceKey(known) === instance)) row.events.push(event);
   }
   for (const row of rows.values()) row.events.sort((a, b) => a.version - b.version);
   return { rows, ignored, inHand, keyFailures };

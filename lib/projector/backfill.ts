@@ -1,0 +1,275 @@
+import { setMaxListeners } from 'node:events';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import pLimit from 'p-limit';
+import { request } from '../dynamo';
+import { BackfillFailedError, ConfigurationError } from '../errors';
+import {
+  type EventStream,
+  EventStreamDefaults,
+  instancePages,
+  type AnyEventStream,
+  type InstancePage,
+  type InstanceRef,
+  type StreamEvent,
+} from '../store';
+import { backoffDelay, RequestRate, sleep } from '../util';
+import { BackfillProgressStore, type SegmentProgress } from './backfill-progress';
+import { resolveBackfillOptions, type BackfillOptions, type BackfillProgress, type BackfillSettings } from './backfill-options';
+import { countsTowardsParking } from './parking';
+import { applyEntries } from './row-engine';
+import type { RowBasics, RowRuntime } from './runtime';
+
+/** The streams of a projection that share one events table: one scan lists the instances of them all. */
+interface TableScan {
+  readonly table: string;
+  readonly streams: ReadonlyArray<AnyEventStream>;
+}
+
+/** The counts a backfill keeps as it goes. */
+interface Tally {
+  instances: number;
+  events: number;
+  rowsWritten: number;
+  rowsParked: number;
+  /** Instances and items found by earlier runs of a resumed backfill. */
+  resumedInstances: number;
+  segmentsDone: number;
+  /** Per table: instances found and items scanned, for the estimate of the total. */
+  readonly scans: Map<string, { found: number; scanned: number; itemCount: number | undefined }>;
+}
+
+/**
+ * Brings every row of a projection up to date over the whole history: a parallel Scan lists the stream
+ * instances of each events table, and each instance's events go through the row engine (no outbox
+ * messages). Progress is saved per segment after each page; a killed backfill resumes from there, and
+ * the instances of the page it was in are applied again, which the rows' checkpoints make harmless.
+ */
+export async function backfillRows<State>(runtime: RowRuntime<State>, options: BackfillOptions): Promise<BackfillProgress> {
+  const settings = resolveBackfillOptions(runtime.name, options);
+  const progress = new BackfillProgressStore(runtime.store, runtime.name, settings.run);
+  const tables = tablesOf(runtime);
+  const started = Date.now();
+  const tally: Tally = { instances: 0, events: 0, rowsWritten: 0, rowsParked: 0, resumedInstances: 0, segmentsDone: 0, scans: new Map() };
+  const rate = settings.requestsPerSecond === undefined ? undefined : new RequestRate(settings.requestsPerSecond);
+  const limit = pLimit(settings.concurrency);
+  // The first failure stops every segment; the in-flight instances finish and their page is not saved.
+  const stop = new AbortController();
+  const signal = settings.signal === undefined ? stop.signal : AbortSignal.any([settings.signal, stop.signal]);
+  // Every instance in flight listens to it (its requests and backoff sleeps): not a leak past 10 listeners.
+  setMaxListeners(Math.max(10, settings.concurrency * 4 + settings.segments * tables.length), signal);
+  const segments = tables.flatMap((scan) => Array.from({ length: settings.segments }, (_unused, segment) => ({ scan, segment })));
+  const saved = await Promise.all(segments.map(({ scan, segment }) => (settings.restart ? undefined : progress.load(scan.table, segment))));
+  for (const [index, resumed] of saved.entries()) {
+    if (resumed !== undefined && resumed.segments !== settings.segments) {
+      throw new ConfigurationError(
+        `A backfill of ${runtime.name} (run '${settings.run}') was saved with ${resumed.segments} segments: resume it with segments: ${resumed.segments}, or pass restart: true.`,
+      );
+    }
+    const { scan } = segments[index] as { scan: TableScan };
+    const counts = tally.scans.get(scan.table) ?? { found: 0, scanned: 0, itemCount: undefined };
+    tally.scans.set(scan.table, { ...counts, found: counts.found + (resumed?.instances ?? 0), scanned: counts.scanned + (resumed?.scanned ?? 0) });
+    tally.resumedInstances += resumed?.instances ?? 0;
+    if (resumed?.done === true) tally.segmentsDone++;
+  }
+  for (const scan of tables) (tally.scans.get(scan.table) as { itemCount: number | undefined }).itemCount = await itemCount(scan);
+  const report = reporter(settings, tally, segments.length, started);
+  const outcomes = await Promise.allSettled(
+    segments.map(async ({ scan, segment }, index) => {
+      try {
+        await backfillSegment(runtime, settings, { scan, segment, resumed: saved[index], progress, tally, rate, limit, signal, report });
+      } catch (error) {
+        stop.abort(error);
+        throw error;
+      }
+    }),
+  );
+  // Every segment has settled (their in-flight instances finished): the first failure is the one to report.
+  if (outcomes.some((outcome) => outcome.status === 'rejected'))
+    throw settings.signal?.aborted === true ? settings.signal.reason : stop.signal.reason;
+  await Promise.all(segments.map(({ scan, segment }) => progress.clear(scan.table, segment)));
+  return report(true);
+}
+
+/** The projection's streams grouped by events table. */
+function tablesOf(runtime: RowBasics): TableScan[] {
+  const byTable = new Map<string, AnyEventStream[]>();
+  for (const stream of runtime.streams.values()) byTable.set(stream.table, [...(byTable.get(stream.table) ?? []), stream]);
+  return [...byTable].map(([table, streams]) => ({ table, streams }));
+}
+
+/** DynamoDB's item count of the table (AWS refreshes it about every six hours): for the estimate only. */
+async function itemCount(scan: TableScan): Promise<number | undefined> {
+  try {
+    const described = await request('DescribeTable', () => documentsOf(scan).send(new DescribeTableCommand({ TableName: scan.table })));
+    return described.Table?.ItemCount;
+  } catch {
+    // Without the permission there is just no estimate.
+    return undefined;
+  }
+}
+
+/** The client of the table's first stream serves the scan (the streams of a projection are EventStreams). */
+function documentsOf(scan: TableScan) {
+  return (scan.streams[0] as EventStream).documents;
+}
+
+interface SegmentRun {
+  readonly scan: TableScan;
+  readonly segment: number;
+  readonly resumed: SegmentProgress | undefined;
+  readonly progress: BackfillProgressStore;
+  readonly tally: Tally;
+  readonly rate: RequestRate | undefined;
+  readonly limit: ReturnType<typeof pLimit>;
+  readonly signal: AbortSignal;
+  readonly report: (final: boolean) => BackfillProgress;
+}
+
+async function backfillSegment<State>(runtime: RowRuntime<State>, settings: BackfillSettings, run: SegmentRun): Promise<void> {
+  const { scan, segment, resumed, tally } = run;
+  if (resumed?.done === true) return;
+  const pages = instancePages({
+    documents: documentsOf(scan),
+    table: scan.table,
+    streamNames: scan.streams.map((stream) => stream.name),
+    segment,
+    segments: settings.segments,
+    startKey: resumed?.next,
+    pageSize: settings.pageSize,
+    signal: run.signal,
+  });
+  let saved: SegmentProgress = resumed ?? { segments: settings.segments, next: undefined, done: false, instances: 0, scanned: 0 };
+  const counts = tally.scans.get(scan.table) as { found: number; scanned: number };
+  for (let page = await nextPage(pages, run); page !== undefined; page = await nextPage(pages, run)) {
+    counts.found += page.instances.length;
+    counts.scanned += page.scanned;
+    // Settled, not raced: when one instance fails, the others of the page still finish before the backfill stops.
+    const applied = await Promise.allSettled(
+      page.instances.map((instance) =>
+        run.limit(async () => {
+          run.signal.throwIfAborted();
+          await backfillInstance(runtime, settings, instance, run);
+          tally.instances++;
+        }),
+      ),
+    );
+    const failure = applied.find((result) => result.status === 'rejected');
+    if (failure !== undefined) throw failure.reason;
+    saved = {
+      segments: settings.segments,
+      next: page.next,
+      done: page.next === undefined,
+      instances: saved.instances + page.instances.length,
+      scanned: saved.scanned + page.scanned,
+    };
+    await run.progress.save(scan.table, segment, saved);
+    if (saved.done) tally.segmentsDone++;
+    run.report(false);
+  }
+}
+
+async function nextPage(pages: AsyncGenerator<InstancePage>, run: SegmentRun): Promise<InstancePage | undefined> {
+  await run.rate?.take(1, run.signal);
+  const { done, value } = await pages.next();
+  return done === true ? undefined : value;
+}
+
+/**
+ * Applies every event of one stream instance, a page of events at a time, without outbox messages.
+ * The first page guesses its rows are new (no read; a row that exists after all is read and folded
+ * from its checkpoint). A transient failure tries the instance again after a backoff; any other one
+ * stops the backfill.
+ */
+async function backfillInstance<State>(runtime: RowRuntime<State>, settings: BackfillSettings, ref: InstanceRef, run: SegmentRun): Promise<void> {
+  const stream = runtime.streams.get(ref.streamName) as AnyEventStream;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await applyInstance(runtime, stream, ref, run);
+    } catch (error) {
+      if (run.signal.aborted || countsTowardsParking(error) || attempt + 1 >= settings.retry.attempts) {
+        throw run.signal.aborted ? run.signal.reason : new BackfillFailedError(runtime.name, `${ref.streamName}#${ref.streamId}`, error);
+      }
+      await sleep(backoffDelay(attempt, settings.retry.backoff), run.signal);
+    }
+  }
+}
+
+async function applyInstance<State>(runtime: RowRuntime<State>, stream: AnyEventStream, ref: InstanceRef, run: SegmentRun): Promise<void> {
+  // Rows of a single-source projection are fed by this instance alone: from version 1 they are likely new.
+  const guess = runtime.store.checkpoints.kind === 'field';
+  let chunk: StreamEvent[] = [];
+  const apply = async (first: boolean) => {
+    await run.rate?.take(REQUESTS_PER_CHUNK, run.signal);
+    const result = await applyEntries(
+      runtime,
+      chunk.map((event, position) => ({ event, position })),
+      { messages: false, guessAbsent: guess && first },
+    );
+    chunk = [];
+    // Counted before a failure is thrown: what a failed row applied first stays applied when the instance is tried again.
+    for (const outcome of result.outcomes) {
+      run.tally.events += outcome.applied.length;
+      if (outcome.status === 'parked') run.tally.rowsParked++;
+    }
+    run.tally.rowsWritten += result.stats.rowsWritten;
+    const { rowsWritten, gapReads, lostRaces } = result.stats;
+    const sent = 1 + (guess && first ? 0 : 1) + rowsWritten + gapReads + 2 * lostRaces;
+    if (sent > REQUESTS_PER_CHUNK) await run.rate?.take(sent - REQUESTS_PER_CHUNK, run.signal);
+    else run.rate?.give(REQUESTS_PER_CHUNK - sent);
+    const failed = result.outcomes.find((outcome) => outcome.status === 'failed');
+    if (failed?.status === 'failed') throw failed.error;
+  };
+  let first = true;
+  for await (const event of stream.iterate(ref.streamId, { signal: run.signal })) {
+    chunk.push(event);
+    if (chunk.length === EventStreamDefaults.readPageSize) {
+      await apply(first);
+      first = false;
+    }
+  }
+  if (chunk.length > 0) await apply(first);
+}
+
+/** What one page of an instance's events usually costs: its Query, a row read and a row write. */
+const REQUESTS_PER_CHUNK = 3;
+
+/** Reports progress through `onProgress`, at most once per interval except the final report. */
+function reporter(settings: BackfillSettings, tally: Tally, segments: number, started: number): (final: boolean) => BackfillProgress {
+  let reportedAt = 0;
+  return (final) => {
+    const now = Date.now();
+    const elapsedMs = now - started;
+    const perSecond = elapsedMs > 0 ? (tally.instances / elapsedMs) * 1000 : 0;
+    const done = tally.resumedInstances + tally.instances;
+    const estimate = final ? done : estimateTotal(tally, done);
+    const progress: BackfillProgress = {
+      instancesDone: done,
+      instancesEstimate: estimate,
+      eventsApplied: tally.events,
+      rowsWritten: tally.rowsWritten,
+      rowsParked: tally.rowsParked,
+      segmentsDone: final ? segments : tally.segmentsDone,
+      segments,
+      elapsedMs,
+      instancesPerSecond: perSecond,
+      etaMs: final ? 0 : estimate === undefined || perSecond === 0 ? undefined : (Math.max(0, estimate - done) / perSecond) * 1000,
+      resumed: tally.resumedInstances > 0,
+      done: final,
+    };
+    if (settings.onProgress !== undefined && (final || now - reportedAt >= settings.progressIntervalMs)) {
+      reportedAt = now;
+      settings.onProgress(progress);
+    }
+    return progress;
+  };
+}
+
+/** Instances found so far, scaled by the share of each table's items scanned so far. */
+function estimateTotal(tally: Tally, done: number): number | undefined {
+  let total = 0;
+  for (const { found, scanned, itemCount } of tally.scans.values()) {
+    if (itemCount === undefined || scanned === 0) return undefined;
+    total += Math.round(found * Math.max(1, itemCount / scanned));
+  }
+  return Math.max(total, done);
+}

@@ -1,0 +1,298 @@
+import { ConfigurationError, MissingEventsError, MultipleSourcesError, RowTooLargeError, ValidationError } from '../errors';
+import { TransactionLimits, itemSize } from '../dynamo';
+import { instanceKey, type AnyEventStream, type StreamEvent } from '../store';
+import { EventFailure, foldRow, type FoldResult } from './fold-row';
+import type { EventRef, Rejected } from './outcome';
+import { holdsRange, type CallContext, type RowGroup } from './row-plan';
+import { rowItem, stubItem, writeRow, type ExtraPut, type ReadRow } from './row-store';
+import { rowIdOf, type RowRuntime } from './runtime';
+
+type Key = Readonly<Record<string, unknown>>;
+type Group = RowGroup<StreamEvent, Key>;
+type Rows = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' | 'keyOf'>;
+
+/**
+ * How a row write folds. `'apply'` brings the row forward from its checkpoints with the call's events;
+ * `'rebuild'` re-derives it from version 1 up to the checkpoints it has, moving none of them and writing
+ * no outbox messages (events past a checkpoint are left to the next delivery, which applies them).
+ */
+export interface FoldPlan {
+  readonly mode: 'apply' | 'rebuild';
+  /** Apply although the row is parked, and write even if nothing changed, which unparks it (`retryParked`, `skipParked`). */
+  readonly unpark?: boolean;
+  /** An event to skip on purpose (`skipParked`): its instance's checkpoint moves past it and the row records it. */
+  readonly skip?: { readonly event: EventRef; readonly error: { readonly name: string; readonly message: string } };
+  /** `false`: write no outbox message for what this fold applies (a backfill folds history, which is no news). */
+  readonly messages?: boolean;
+}
+
+/** What one write of a row did. */
+export interface Step {
+  readonly applied: StreamEvent[];
+  /** What the row had when this write read it (only the first write's counts for the call). */
+  readonly alreadyApplied: StreamEvent[];
+  readonly skipped: StreamEvent[];
+  readonly rejected: Rejected<StreamEvent>[];
+  readonly checkpoints: ReadonlyMap<string, number>;
+  readonly revision: number | undefined;
+  /** The fold stopped to keep the write within a transaction's limits: another write goes on. */
+  readonly more: boolean;
+  /** An event failed: what came before it was written, and this is the failure to handle. */
+  readonly failure?: EventFailure<StreamEvent>;
+}
+
+/**
+ * One read-fold-write of a row; `'lost'` when another writer changed it since it was read. A failure
+ * leaves as an `EventFailure` naming the event it is put down to: the event whose `evolve` threw, else the
+ * first event the write would have applied.
+ */
+export async function tryWrite<State>(
+  runtime: RowRuntime<State>,
+  group: Group,
+  call: CallContext<StreamEvent>,
+  row: ReadRow<State>,
+  plan: FoldPlan,
+): Promise<Step | 'lost'> {
+  let attempted = group.events[0] as StreamEvent;
+  try {
+    return await foldAndWrite(runtime, group, call, row, plan, (event) => (attempted = event));
+  } catch (error) {
+    throw error instanceof EventFailure ? error : new EventFailure(attempted, error);
+  }
+}
+
+async function foldAndWrite<State>(
+  runtime: RowRuntime<State>,
+  group: Group,
+  call: CallContext<StreamEvent>,
+  row: ReadRow<State>,
+  plan: FoldPlan,
+  attempting: (event: StreamEvent) => void,
+): Promise<Step | 'lost'> {
+  const folded = await foldWrite(runtime, group, call, row, plan, attempting);
+  if (folded.write === undefined) return folded.step;
+  if (!(await writeRow(runtime.store, row, folded.write.item, folded.write.extras))) {
+    call.stats.lostRaces++;
+    return 'lost';
+  }
+  call.stats.rowsWritten++;
+  return folded.step;
+}
+
+/** A fold of a row, and the write it needs (none when nothing changed): the row's item and its outbox messages. */
+export interface FoldedWrite {
+  /** What the write does once it went through. */
+  readonly step: Step;
+  readonly write?: { readonly item: Record<string, unknown>; readonly extras: ReadonlyArray<ExtraPut> };
+}
+
+/**
+ * Folds a row's events from what was read and builds the write that brings it forward, without sending
+ * it: a delivery sends it on its own, an append with inline projections in its own transaction.
+ */
+export async function foldWrite<State>(
+  runtime: RowRuntime<State>,
+  group: Group,
+  call: CallContext<StreamEvent>,
+  row: ReadRow<State>,
+  plan: FoldPlan,
+  attempting: (event: StreamEvent) => void = () => undefined,
+): Promise<FoldedWrite> {
+  const { mode, skip } = plan;
+  const stored = checkpointsOf(runtime, group, row);
+  const checkpoints = new Map(stored);
+  const alreadyApplied = mode === 'apply' ? group.events.filter((event) => event.version <= (stored.get(instanceKey(event)) ?? 0)) : [];
+  const batch = mode === 'apply' && plan.messages !== false ? runtime.outbox?.batch(group.key, (row.revision ?? 0) + 1) : undefined;
+  let state = mode === 'apply' ? row.state : undefined;
+  let removed = mode === 'apply' ? row.removed : false;
+  let lastState: State | undefined;
+  let changed = false;
+  let more = false;
+  let failure: EventFailure<StreamEvent> | undefined;
+  const applied: StreamEvent[] = [];
+  const skipped: StreamEvent[] = [];
+  const rejected: Rejected<StreamEvent>[] = [];
+  for (const { stream, streamId, instance, from, to } of foldRanges(runtime, group, stored, mode)) {
+    const skipping =
+      skip !== undefined && instanceKey(skip.event) === instance && skip.event.version > from && skip.event.version <= to
+        ? skip.event.version
+        : undefined;
+    const events = (await eventsAbove(stream, streamId, call, from, to)).filter(
+      (event) => event.version !== skipping && addresses(runtime, event, group.rowId),
+    );
+    const first = events[0];
+    if (first !== undefined) attempting(first);
+    const folded = await foldRow<State, StreamEvent>({
+      state,
+      removed,
+      checkpoint: from,
+      events,
+      initial: (event) => runtime.initial(group, event),
+      evolve: runtime.evolve,
+      ...(runtime.terminal === undefined ? {} : { terminal: runtime.terminal }),
+      ...(runtime.recreate === undefined ? {} : { recreate: runtime.recreate }),
+      ...(batch === undefined ? {} : { accept: (event: StreamEvent, after: State | undefined) => batch.accept(event, after) }),
+    }).catch((error: unknown) => {
+      // A failing event ends the fold; what came before it is still written, then the failure is handled.
+      if (!(error instanceof EventFailure) || error.before === undefined || !error.before.changed) throw error;
+      failure = error as EventFailure<StreamEvent>;
+      return error.before as FoldResult<State, StreamEvent>;
+    });
+    ({ state, removed } = folded);
+    lastState = folded.lastState ?? lastState;
+    applied.push(...folded.applied);
+    skipped.push(...folded.skipped);
+    rejected.push(...folded.rejected);
+    if (mode === 'apply' && folded.changed) {
+      checkpoints.set(instance, folded.version);
+      changed = true;
+    }
+    // The skipped event moves the checkpoint past it, as if it had been applied.
+    if (skipping !== undefined && !folded.stopped && (checkpoints.get(instance) ?? 0) < skipping) {
+      checkpoints.set(instance, skipping);
+      changed = true;
+    }
+    if (failure !== undefined) break;
+    if (folded.stopped) {
+      more = true;
+      break;
+    }
+  }
+  const written = removed ? lastState : state;
+  const unchanged: Step = { applied, alreadyApplied, skipped, rejected, checkpoints: stored, revision: row.revision, more: false };
+  const unparking = plan.unpark === true && row.parked !== undefined;
+  if (mode === 'rebuild' && (!row.exists || written === undefined)) return { step: unchanged };
+  if (mode === 'apply' && !changed && !unparking) return { step: unchanged };
+  if (written === undefined && !changed && !unparking) return { step: unchanged };
+
+  const marks = { checkpoints, removed, ...(skip === undefined ? {} : { skipped: [{ ...skip, skippedAt: new Date().toISOString() }] }) };
+  // A row that does not exist keeps its checkpoint past a skipped event, and loses its parked record, in a stub.
+  const item =
+    written === undefined ? stubItem(runtime.store, row, group.key, marks) : rowItem(runtime.store, row, runtime.toItem(written, group), marks);
+  assertSameRow(runtime, group.key, item);
+  assertFits(runtime, group.key, item, checkpoints.size);
+  const revision = item['_rev'];
+  return {
+    step: {
+      ...unchanged,
+      checkpoints,
+      revision: typeof revision === 'number' ? revision : undefined,
+      more,
+      ...(failure === undefined ? {} : { failure }),
+    },
+    write: { item, extras: batch?.puts ?? [] },
+  };
+}
+
+/** The row's checkpoints; a single-source row fed by another instance than the call's events refuses them. */
+export function checkpointsOf(runtime: Rows, group: Group, row: ReadRow<unknown>): ReadonlyMap<string, number> {
+  if (runtime.store.checkpoints.kind === 'perInstance') return row.checkpoints;
+  const instances = new Set([...group.events.map(instanceKey), ...row.checkpoints.keys()]);
+  if (instances.size > 1) {
+    throw new MultipleSourcesError(runtime.name, group.key, [...instances].sort());
+  }
+  const [instance] = instances;
+  return new Map(instance === undefined ? [] : [[instance, row.checkpoints.get(instance) ?? row.unattributed ?? 0]]);
+}
+
+/** What each source instance contributes to one fold: its versions `from` (exclusive) to `to`, in a fixed order of instances. */
+function foldRanges(runtime: Rows, group: Group, stored: ReadonlyMap<string, number>, mode: FoldPlan['mode']) {
+  const ranges: Array<{ stream: AnyEventStream; streamId: string; instance: string; from: number; to: number }> = [];
+  if (mode === 'apply') {
+    const highest = new Map<string, StreamEvent>();
+    for (const event of group.events) highest.set(instanceKey(event), event); // events are in version order
+    for (const [instance, event] of [...highest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const from = stored.get(instance) ?? 0;
+      if (event.version > from)
+        ranges.push({ stream: streamOf(runtime, event.streamName), streamId: event.streamId, instance, from, to: event.version });
+    }
+  } else {
+    for (const [instance, to] of [...stored].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const separator = instance.indexOf('#');
+      const streamName = instance.slice(0, separator);
+      ranges.push({ stream: streamOf(runtime, streamName), streamId: instance.slice(separator + 1), instance, from: 0, to });
+    }
+  }
+  return ranges;
+}
+
+function streamOf(runtime: Rows, streamName: string): AnyEventStream {
+  const stream = runtime.streams.get(streamName);
+  if (stream === undefined)
+    throw new ConfigurationError(
+      `Projection ${runtime.name}: a row records stream ${streamName}, which is none of its sources: was a source removed?`,
+    );
+  return stream;
+}
+
+function addresses(runtime: Rows, event: StreamEvent, rowId: string): boolean {
+  const key = runtime.keyOf(event);
+  return key !== undefined && rowIdOf(runtime, key) === rowId;
+}
+
+/**
+ * The last event of each source instance that reached a parked row (its `through`), read from the
+ * store: a replay of the row folds from its checkpoints up to them.
+ */
+export async function parkedEvents(
+  streams: ReadonlyMap<string, AnyEventStream>,
+  row: ReadRow<unknown>,
+  call: CallContext<StreamEvent>,
+): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  for (const [instance, through] of Object.entries(row.parked?.through ?? {})) {
+    const separator = instance.indexOf('#');
+    const stream = streams.get(instance.slice(0, separator));
+    if (stream === undefined) continue;
+    const checkpoint = row.checkpoints.get(instance) ?? row.unattributed ?? 0;
+    const last = (await eventsAbove(stream, instance.slice(separator + 1), call, checkpoint, through)).at(-1);
+    if (last !== undefined) events.push(last);
+  }
+  return events;
+}
+
+/**
+ * The stream's events from checkpoint + 1 to `highest`: from the call's own events when they hold every
+ * version (those of other rows and ignored ones count), else from ONE strongly consistent read bounded
+ * at `highest`. What is read is kept in hand for the call's other rows and retries.
+ */
+export async function eventsAbove(
+  stream: AnyEventStream,
+  streamId: string,
+  call: CallContext<StreamEvent>,
+  checkpoint: number,
+  highest: number,
+): Promise<StreamEvent[]> {
+  const instance = instanceKey({ streamName: stream.name, streamId });
+  let versions = call.inHand.get(instance);
+  if (!holdsRange(versions, checkpoint + 1, highest)) {
+    const read = await stream.readFrom(streamId, checkpoint, { toVersion: highest, signal: call.signal });
+    call.stats.gapReads++;
+    if (versions === undefined) call.inHand.set(instance, (versions = new Map()));
+    for (const event of read) versions.set(event.version, event);
+    if (!holdsRange(versions, checkpoint + 1, highest)) {
+      throw new MissingEventsError(stream.name, streamId, checkpoint + 1, highest);
+    }
+  }
+  const events: StreamEvent[] = [];
+  for (let version = checkpoint + 1; version <= highest; version++) events.push(versions?.get(version) as StreamEvent);
+  return events;
+}
+
+function assertSameRow(runtime: Rows, key: Key, item: Record<string, unknown>): void {
+  for (const [attribute, value] of Object.entries(runtime.store.readModel.keyOf(key))) {
+    if (item[attribute] !== value) {
+      throw new ValidationError(
+        `Projection ${runtime.name}: the folded row's key fields no longer match the key ${JSON.stringify(key)}; ` +
+          '`initial`, `evolve` and `toItem` must keep the key fields `key` returned.',
+      );
+    }
+  }
+}
+
+/** A row past DynamoDB's item limit would fail at the write: refuse it clearly instead. */
+function assertFits(runtime: Rows, key: Key, item: Record<string, unknown>, instances: number): void {
+  const size = itemSize(item);
+  if (size <= TransactionLimits.itemBytes) return;
+  throw new RowTooLargeError(runtime.name, key, size, runtime.store.checkpoints.kind === 'perInstance' ? instances : undefined);
+}

@@ -1,0 +1,133 @@
+import { documentClient } from '../dynamo';
+import { ConfigurationError } from '../errors';
+import { ReadModel, type AnyEventStream, type StreamEvent } from '../store';
+import { requireBackoff, requireFunction, requireInteger, requireNumber, requireText, type Backoff, type Logger } from '../util';
+import { ProjectionDefaults } from './defaults';
+import { OutboxWriter, type OutboxOptions } from './outbox';
+import type { PoisonPolicy } from './parking';
+import type { Evolved } from './fold-row';
+import type { RowGroup } from './row-plan';
+import type { RowStore } from './row-store';
+
+type Key = Readonly<Record<string, unknown>>;
+type Group = RowGroup<StreamEvent, Key>;
+
+/**
+ * Everything applying a projection's rows needs, resolved once at construction. The two kinds of rows
+ * differ only in their store (where checkpoints live: see `RowStore`) and in how a row starts and is
+ * written (`initial`, `toItem`); everything else is one engine.
+ */
+export interface RowRuntime<State> {
+  readonly name: string;
+  readonly store: RowStore;
+  /** The streams feeding the rows, by stream name. */
+  readonly streams: ReadonlyMap<string, AnyEventStream>;
+  /** The row an event addresses (its key fields), or `undefined` for an ignored event. */
+  readonly keyOf: (event: StreamEvent) => Key | undefined;
+  readonly initial: (group: Group, event: StreamEvent) => State;
+  readonly evolve: (state: State, event: StreamEvent) => Evolved<State> | Promise<Evolved<State>>;
+  readonly terminal?: (error: unknown) => boolean;
+  readonly recreate?: (event: StreamEvent) => boolean;
+  readonly toItem: (state: State, group: Group) => Record<string, unknown>;
+  readonly outbox?: OutboxWriter;
+  /** Park a row after this many failed attempts that are not transient; `undefined` retries for ever. */
+  readonly poison: { readonly afterAttempts: number } | undefined;
+  readonly logger: Logger | undefined;
+  readonly concurrency: number;
+  readonly retry: { readonly attempts: number; readonly backoff: Backoff };
+}
+
+/** The parts of a runtime that don't depend on the row's state. */
+export type RowBasics = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' | 'keyOf'>;
+
+/** A row's stable identity: its stored key. */
+export function rowIdOf(runtime: RowBasics, key: Key): string {
+  return JSON.stringify(runtime.store.readModel.keyOf(key));
+}
+
+/** Options every kind of projection takes, whatever feeds its rows. */
+export interface CommonProjectionOptions<M, State, Event> {
+  /**
+   * Names the projection in errors and logs. It is also stored: in outbox message keys (and ids are
+   * unique per projection), so renaming a projection with an outbox starts its rows' messages afresh.
+   */
+  readonly name?: string;
+  readonly readModel: M;
+  /** Errors of `evolve` that reject their event instead of failing the row. Must be deterministic. */
+  readonly terminal?: (error: unknown) => boolean;
+  /** Whether an event recreates a row `evolve` removed (from `initial`). @defaultValue never */
+  readonly recreate?: (event: Event) => boolean;
+  /** Let DynamoDB TTL delete tombstones this long after the removal (enable TTL on `attribute`); see the README for when that is safe. */
+  readonly tombstoneTtl?: { readonly durationMs: number; readonly attribute?: string };
+  /** Write what the row applied to an outbox in the same transaction, for a relay to publish in order. */
+  readonly outbox?: OutboxOptions<State, Event>;
+  /**
+   * What to do with a row whose events keep failing (an `evolve` that throws, a row its model refuses or
+   * DynamoDB can't hold): `'retry'` fails its records on every delivery, which holds the shard;
+   * `{ park: { afterAttempts } }` parks the row after that many failed attempts (transient failures never
+   * count): its events are set aside and reported done, so the shard moves on, until `retryParked` or
+   * `skipParked`. @defaultValue 'retry'
+   */
+  readonly poison?: PoisonPolicy;
+  /** Receives what happens to failing rows: a failed attempt counted (warn), a row parked (error), a parked row replayed (info). */
+  readonly logger?: Logger;
+  /** Rows processed at once. @defaultValue 10 */
+  readonly concurrency?: number;
+  /** Tries of a row's conditional write against concurrent writers. @defaultValue 12 tries, ~1.2 s in all */
+  readonly retry?: { readonly attempts?: number; readonly backoff?: Backoff };
+}
+
+/** What a kind of projection decides itself; the rest comes from the common options. */
+export interface RowKindParts<State> {
+  readonly defaultName: string;
+  readonly streams: ReadonlyArray<AnyEventStream>;
+  readonly keyOf: RowRuntime<State>['keyOf'];
+  readonly initial: RowRuntime<State>['initial'];
+  readonly evolve: unknown;
+  readonly toItem: RowRuntime<State>['toItem'];
+  readonly checkpoints: (name: string) => RowStore['checkpoints'];
+  /** Keep a revision on every row (always with an outbox, which orders a row's messages by it). */
+  readonly revision: boolean;
+}
+
+/** Validates the common options and assembles a projection's runtime; throws `ConfigurationError` naming the first bad option. */
+export function resolveRuntime<State>(options: CommonProjectionOptions<unknown, State, StreamEvent>, parts: RowKindParts<State>): RowRuntime<State> {
+  const { readModel } = options;
+  if (!(readModel instanceof ReadModel)) throw new ConfigurationError('Expected `readModel` to be a ReadModel.');
+  const name = requireText('name', options.name ?? parts.defaultName, 'Projection');
+  const where = `Projection ${name}`;
+  requireFunction('evolve', parts.evolve, where);
+  const concurrency = requireInteger('concurrency', options.concurrency ?? ProjectionDefaults.concurrency, 1, undefined, where);
+  const attempts = requireInteger('retry.attempts', options.retry?.attempts ?? ProjectionDefaults.retry.attempts, 1, undefined, where);
+  const backoff = requireBackoff('retry.backoff', options.retry?.backoff ?? ProjectionDefaults.retry.backoff, where);
+  const ttl = options.tombstoneTtl;
+  if (ttl !== undefined) requireNumber('tombstoneTtl.durationMs', ttl.durationMs, 1_000, { where });
+  const poison = options.poison ?? 'retry';
+  if (poison !== 'retry' && (typeof poison !== 'object' || poison === null || typeof poison.park !== 'object' || poison.park === null)) {
+    throw new ConfigurationError(`${where}: expected \`poison\` to be 'retry' or { park: { afterAttempts } }.`);
+  }
+  const afterAttempts = poison === 'retry' ? undefined : requireInteger('poison.park.afterAttempts', poison.park.afterAttempts, 1, undefined, where);
+  const outbox = options.outbox === undefined ? undefined : new OutboxWriter(name, readModel, options.outbox as OutboxOptions<unknown, StreamEvent>);
+  return {
+    name,
+    store: {
+      readModel,
+      documents: documentClient(readModel.client),
+      checkpoints: parts.checkpoints(name),
+      revision: parts.revision || outbox !== undefined,
+      ...(ttl === undefined ? {} : { tombstoneTtl: { durationMs: ttl.durationMs, attribute: ttl.attribute ?? 'ttl' } }),
+    },
+    streams: new Map(parts.streams.map((stream) => [stream.name, stream])),
+    keyOf: parts.keyOf,
+    initial: parts.initial,
+    evolve: parts.evolve as RowRuntime<State>['evolve'],
+    ...(options.terminal === undefined ? {} : { terminal: options.terminal }),
+    ...(options.recreate === undefined ? {} : { recreate: options.recreate }),
+    toItem: parts.toItem,
+    ...(outbox === undefined ? {} : { outbox }),
+    poison: afterAttempts === undefined ? undefined : { afterAttempts },
+    logger: options.logger,
+    concurrency,
+    retry: { attempts, backoff },
+  };
+}
