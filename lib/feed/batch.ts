@@ -1,6 +1,7 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
-import { CheckpointStoreError, DynafoldError } from '../errors';
-import { resolveCompletion, type Completion, type PartialBatchResponse } from './completion';
+import { CheckpointStoreError, DynafoldError, StreamRecordError } from '../errors';
+import type { PartialBatchResponse } from '../projector';
+import { resolveCompletion, type Completion } from './completion';
 
 /**
  * A change-feed record: the SDK's GetRecords record as it is, the same shape a Lambda event source
@@ -60,13 +61,6 @@ export interface AcknowledgementTarget {
 /**
  * A batch handed out by a shard reader, and the promise its reader waits on until acknowledged.
  * Concurrent acknowledgements are serialised: the first one whose write succeeds settles the batch.
- *
- * @example
- * ```ts
- * const batch = new PendingBatch(shardId, page.records, target)
- * yield batch
- * const { completion } = await batch.settled
- * ```
  */
 export class PendingBatch implements ChangeFeedBatch {
   readonly firstSequenceNumber: string;
@@ -85,7 +79,10 @@ export class PendingBatch implements ChangeFeedBatch {
   ) {
     this.sequenceNumbers = records.map((record, index) => {
       const sequenceNumber = record.dynamodb?.SequenceNumber;
-      if (sequenceNumber === undefined) throw new DynafoldError('feed.record', `Record ${index} of shard ${shardId} has no SequenceNumber`);
+      if (sequenceNumber === undefined)
+        throw new StreamRecordError(
+          `Record ${index} of shard ${shardId} has no SequenceNumber: hand the feed's records to acknowledge as they came.`,
+        );
       return sequenceNumber;
     });
     const first = this.sequenceNumbers[0];

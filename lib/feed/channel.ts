@@ -2,13 +2,6 @@
  * The queue that merges every shard reader's batches into the feed's one AsyncIterable: readers push,
  * the consumer takes. `fail` makes the next take reject; `close` makes it report the end, dropping what
  * was not taken (those batches were never acknowledged, so they are read again on restart).
- *
- * @example
- * ```ts
- * const channel = new Channel<ChangeFeedBatch>()
- * channel.push(batch)
- * const next = await channel.take() // { value: batch, done: false }
- * ```
  */
 export class Channel<T> {
   private readonly items: T[] = [];

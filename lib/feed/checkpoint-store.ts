@@ -21,9 +21,7 @@ export interface FeedKey {
  * const position: ShardCheckpoint = { kind: 'sequence', sequenceNumber: '000000000000000000042' }
  * ```
  */
-export type ShardCheckpoint =
-  | { readonly kind: 'sequence'; readonly sequenceNumber: string }
-  | { readonly kind: 'finished' };
+export type ShardCheckpoint = { readonly kind: 'sequence'; readonly sequenceNumber: string } | { readonly kind: 'finished' };
 
 /**
  * The feed's lease as stored: who holds it and until when (epoch milliseconds).
@@ -49,8 +47,7 @@ export interface LeaseRecord {
  * ```
  */
 export type LeaseResult =
-  | { readonly acquired: true; readonly expiresAt: number }
-  | { readonly acquired: false; readonly holder: LeaseRecord | undefined };
+  { readonly acquired: true; readonly expiresAt: number } | { readonly acquired: false; readonly holder: LeaseRecord | undefined };
 
 /**
  * What a lease write needs: who asks, for how long, and the asker's clock.

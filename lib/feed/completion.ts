@@ -1,15 +1,4 @@
-/**
- * A partial batch response, exactly as AWS Lambda defines it: the records that failed, identified by
- * their `dynamodb.SequenceNumber`.
- *
- * @example
- * ```ts
- * const response: PartialBatchResponse = { batchItemFailures: [{ itemIdentifier: '000000000000000000042' }] }
- * ```
- */
-export interface PartialBatchResponse {
-  readonly batchItemFailures: ReadonlyArray<{ readonly itemIdentifier: string }>;
-}
+import type { PartialBatchResponse } from '../projector';
 
 /**
  * What an acknowledgement does to a shard:
@@ -18,12 +7,6 @@ export interface PartialBatchResponse {
  *   read again from the failed record.
  * - `batch`: the response named something that is no record of the batch, so the whole batch failed,
  *   as Lambda does; nothing is checkpointed and the batch is read again.
- *
- * @example
- * ```ts
- * const completion: Completion = resolveCompletion(sequenceNumbers, response)
- * if (completion.kind !== 'all') console.log(`re-reading from ${completion.retryFrom}`)
- * ```
  */
 export type Completion =
   | { readonly kind: 'all'; readonly checkpoint: string }
@@ -32,12 +15,6 @@ export type Completion =
 
 /**
  * Applies Lambda's partial batch response contract to a batch's sequence numbers (in order).
- *
- * @example
- * ```ts
- * resolveCompletion(['01', '02', '03'], { batchItemFailures: [{ itemIdentifier: '02' }] })
- * // { kind: 'partial', checkpoint: '01', retryFrom: '02' }
- * ```
  */
 export function resolveCompletion(sequenceNumbers: ReadonlyArray<string>, response: PartialBatchResponse): Completion {
   const first = sequenceNumbers[0];

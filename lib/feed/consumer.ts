@@ -1,10 +1,11 @@
+import { setMaxListeners } from 'node:events';
 import { CheckpointStoreError, ConfigurationError, DynafoldError } from '../errors';
 import type { AcknowledgementTarget, ChangeFeedBatch } from './batch';
 import { Channel } from './channel';
 import type { FeedKey } from './checkpoint-store';
 import { ShardCoordinator } from './coordinator';
 import { FeedLease } from './lease';
-import { log } from './logger';
+import { log, sleep } from '../util';
 import type { ChangeFeedStatus } from './metrics';
 import { resolveChangeFeedOptions, type ChangeFeedOptions, type ResolvedChangeFeedOptions } from './options';
 import { retrying } from './retry';
@@ -54,6 +55,10 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
   /** Validates the options; throws `ConfigurationError` naming the first one that can't be honoured. */
   constructor(options: ChangeFeedOptions) {
     this.options = resolveChangeFeedOptions(options);
+    // Every shard reader waits on this signal (a poll, an acknowledgement, a request in flight), so it has
+    // listeners in proportion to the shards: Node's default of 10 would warn of a leak on any busy stream.
+    // Each wait removes its listener when it ends.
+    setMaxListeners(Number.POSITIVE_INFINITY, this.controller.signal);
     this.key = { consumer: this.options.consumer, streamArn: this.options.streamArn };
     const external = this.options.signal;
     if (external?.aborted) void this.stop();
@@ -69,6 +74,31 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
     this.controller.abort();
     // An iterator that was never pulled has no running body to clean up after it: do it here.
     return this.iterating ? this.shutdown() : Promise.resolve();
+  }
+
+  /**
+   * Resolves once the feed has caught up: after this call, every shard was read to its tip (a GetRecords
+   * answer with no records) and every batch read so far is acknowledged; or the stream was disabled and
+   * every shard drained. A script can then read its rows, a test assert on them. Rejects with the feed's
+   * error if it fails, with an `AbortError` if it is stopped first, and with `signal`'s reason. The feed
+   * must be iterated meanwhile (`runChangeFeed` or a `for await` loop). On AWS a shard can answer empty
+   * pages for a moment before new records show: caught up means as far as the Streams API showed.
+   */
+  async whenCaughtUp(options: { signal?: AbortSignal } = {}): Promise<void> {
+    const checkEveryMs = Math.min(this.options.pollIntervalMs, 50);
+    let marks: Map<string, number> | undefined;
+    for (;;) {
+      if (this.failure !== undefined) throw this.failure.error;
+      if (this.stopRequested) throw new DOMException('The change feed was stopped before it caught up', 'AbortError');
+      // Ended without a stop: the stream was disabled and every shard drained.
+      if (this.state === 'ended' || this.state === 'stopping') return;
+      const coordinator = this.coordinator;
+      if (coordinator !== undefined && this.state === 'running') {
+        if (marks === undefined) marks = coordinator.emptyReadMarks();
+        else if (coordinator.caughtUpSince(marks)) return;
+      }
+      await sleep(checkEveryMs, options.signal);
+    }
   }
 
   /** A snapshot of the feed and of every shard it has seen, for a health endpoint. */
@@ -167,10 +197,21 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
       signal,
       logger: options.logger,
     });
-    const { plan, snapshot, checkpoints } = await prepareStart({ api, store: options.checkpoints, key, startingPosition: options.startingPosition });
+    const { plan, snapshot, checkpoints } = await prepareStart({
+      api,
+      store: options.checkpoints,
+      key,
+      startingPosition: options.startingPosition,
+      signal,
+    });
     for (const shardId of plan.markFinished) await this.finish(shardId, signal);
     if (signal.aborted) return;
-    log(options.logger, 'info', { read: plan.read.map((s) => s.shardId), finished: plan.finished.length + plan.markFinished.length }, 'change feed started');
+    log(
+      options.logger,
+      'info',
+      { read: plan.read.map((s) => s.shardId), finished: plan.finished.length + plan.markFinished.length },
+      'change feed started',
+    );
     const readerContext: Omit<ShardReaderContext, 'confirmClosed'> = {
       streamArn: options.streamArn,
       api,

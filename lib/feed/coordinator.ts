@@ -1,12 +1,12 @@
-import { sleep } from '../util/sleep';
+import { sleep, log, type Logger } from '../util';
 import { SharedRefresh } from './shared-refresh';
 import type { ChangeFeedBatch } from './batch';
 import type { Channel } from './channel';
 import type { ShardCheckpoint } from './checkpoint-store';
 import { canStart, discoveredPosition, newShards, streamEnded, type PlannedShard, type ShardInfo, type ShardPosition } from './lineage';
-import { log, type ChangeFeedLogger } from './logger';
 import { ShardMeter, type ShardMetrics } from './metrics';
 import { readShard, type ShardReaderContext } from './shard-reader';
+import { probe } from './start';
 import type { StreamSnapshot, StreamsApi } from './streams-api';
 
 /** What the coordinator needs from its feed. */
@@ -18,7 +18,7 @@ export interface CoordinatorOptions {
   readonly signal: AbortSignal;
   readonly pollIntervalMs: number;
   readonly describeIntervalMs: number;
-  readonly logger: ChangeFeedLogger | undefined;
+  readonly logger: Logger | undefined;
   readonly onMetrics: ((metrics: ShardMetrics) => void) | undefined;
   /** The checkpoints loaded at the start, for shards discovered later. */
   readonly checkpoints: ReadonlyMap<string, ShardCheckpoint>;
@@ -38,28 +38,31 @@ interface TrackedShard {
  * drained shard at once with ShardFilter, falling back to a full describe shared by every shard drained
  * meanwhile, at most one per `pollIntervalMs`), and closes the channel when the stream is disabled and
  * every shard is drained.
- *
- * @example
- * ```ts
- * const coordinator = new ShardCoordinator(options)
- * coordinator.begin(plan.read, finished, snapshot)
- * await coordinator.settle()
- * ```
  */
 export class ShardCoordinator {
   private readonly tracked = new Map<string, TrackedShard>();
   private readonly finished = new Set<string>();
   private readonly meters = new Map<string, ShardMeter>();
   private readonly tasks = new Set<Promise<void>>();
+  /**
+   * Parents of tracked shards that no describe has listed yet, and that are not known to be gone: their
+   * children wait. DescribeStream is eventually consistent and may list a child before its parent.
+   */
+  private readonly unlistedParents = new Set<string>();
+  private readonly probing = new Set<string>();
   private described: StreamSnapshot = { status: undefined, shards: [] };
   private readonly refresher: SharedRefresh<StreamSnapshot>;
 
   constructor(private readonly options: CoordinatorOptions) {
-    this.refresher = new SharedRefresh(async () => {
-      const snapshot = await options.api.describe();
-      this.absorb(snapshot);
-      return snapshot;
-    }, options.pollIntervalMs, options.signal);
+    this.refresher = new SharedRefresh(
+      async () => {
+        const snapshot = await options.api.describe();
+        this.absorb(snapshot);
+        return snapshot;
+      },
+      options.pollIntervalMs,
+      options.signal,
+    );
   }
 
   /** Starts from the plan: `read` are the shards to read, `finished` those done already. */
@@ -74,6 +77,24 @@ export class ShardCoordinator {
   /** Figures of every shard seen, for `feed.status()`. */
   metrics(): ShardMetrics[] {
     return [...this.meters.values()].map((meter) => meter.snapshot());
+  }
+
+  /**
+   * Whether every shard, since `marks` were taken, reached its tip (or is finished), with nothing read
+   * waiting for its acknowledgement. Two empty reads since, not one: the first may have been asked for
+   * before the marks were taken, and so before the writes the caller waits for.
+   */
+  caughtUpSince(marks: ReadonlyMap<string, number>): boolean {
+    for (const [shardId, meter] of this.meters) {
+      if (this.finished.has(shardId)) continue;
+      if (!meter.settledAll || meter.emptyReads < (marks.get(shardId) ?? 0) + 2) return false;
+    }
+    return true;
+  }
+
+  /** Each shard's empty reads so far, to tell later ones from (see {@link caughtUpSince}). */
+  emptyReadMarks(): Map<string, number> {
+    return new Map([...this.meters].map(([shardId, meter]) => [shardId, meter.emptyReads]));
   }
 
   /** Waits for every reader and loop to end (after the signal aborted or the stream ended). */
@@ -111,15 +132,53 @@ export class ShardCoordinator {
 
   /** Starts every waiting shard whose parent is no longer pending, then checks whether the feed is over. */
   private startReady(): void {
-    const pending = new Set(this.tracked.keys());
+    this.checkParents();
+    const pending = new Set([...this.tracked.keys(), ...this.unlistedParents]);
     for (const shard of this.tracked.values()) {
       if (shard.running || !canStart(shard.info, pending)) continue;
       shard.running = true;
       this.spawn(this.pump(shard));
     }
-    if (streamEnded(this.described.status, this.described.shards, this.finished, this.tracked.size)) {
+    if (streamEnded(this.described.status, this.described.shards, this.finished, this.tracked.size + this.unlistedParents.size)) {
       log(this.options.logger, 'info', { status: this.described.status }, 'stream disabled and every shard drained: the feed ends');
       this.options.channel.close();
+    }
+  }
+
+  /**
+   * Finds the parents of tracked shards that are neither tracked nor finished, and asks GetShardIterator
+   * about each (once at a time): a parent gone (not found, or trimmed) no longer holds its children back;
+   * one that answers waits for a describe to list it, with its own parent, so that its lineage is kept.
+   */
+  private checkParents(): void {
+    for (const parent of this.unlistedParents) {
+      if (this.tracked.has(parent) || this.finished.has(parent)) this.unlistedParents.delete(parent);
+    }
+    for (const { info } of this.tracked.values()) {
+      const parent = info.parentShardId;
+      if (parent === undefined || this.tracked.has(parent) || this.finished.has(parent) || this.probing.has(parent)) continue;
+      this.unlistedParents.add(parent);
+      this.probing.add(parent);
+      this.spawn(this.probeParent(parent));
+    }
+  }
+
+  private async probeParent(parent: string): Promise<void> {
+    try {
+      const position = discoveredPosition(this.options.checkpoints.get(parent)) ?? { type: 'TRIM_HORIZON' };
+      const verdict = await probe(this.options.api, parent, position);
+      if (verdict === 'gone') {
+        log(this.options.logger, 'info', { shardId: parent }, 'parent shard left the stream: its children start');
+        this.unlistedParents.delete(parent);
+        this.finished.add(parent);
+        this.startReady();
+      } else {
+        log(this.options.logger, 'info', { shardId: parent }, 'parent shard not listed yet: its children wait');
+        // A later describe lists it (absorb tracks it); until then, ask again at the next describe.
+        await sleep(this.options.describeIntervalMs, this.options.signal);
+      }
+    } finally {
+      this.probing.delete(parent);
     }
   }
 

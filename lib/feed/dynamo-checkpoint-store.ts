@@ -10,7 +10,9 @@ import {
   type DynamoDBClient,
   type UpdateTimeToLiveCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { CheckpointStoreError, ConfigurationError } from '../errors';
+import { CheckpointTable, isConditionFailure } from '../dynamo';
+import { CheckpointStoreError } from '../errors';
+import { requireNumber, requireTableName } from '../util';
 import type { CheckpointStore, FeedKey, LeaseRecord, LeaseRequest, LeaseResult, ShardCheckpoint } from './checkpoint-store';
 
 /**
@@ -39,6 +41,10 @@ export interface DynamoCheckpointStoreOptions {
  */
 export const DynamoCheckpointStoreDefaults = {
   finishedTtlMs: 48 * 3_600_000,
+} as const;
+
+/** What {@link DynamoCheckpointStore} allows, apart from the defaults. */
+export const DynamoCheckpointStoreLimits = {
   // 24 hours of retention plus a shard's ~4-hour lifetime: a finished checkpoint must outlive the
   // shards that depend on it, or a restart reports records lost that were not.
   minFinishedTtlMs: 28 * 3_600_000,
@@ -68,19 +74,18 @@ export class DynamoCheckpointStore implements CheckpointStore {
 
   /** Throws `ConfigurationError` for a missing table or a `finishedTtlMs` under 28 hours. */
   constructor(options: DynamoCheckpointStoreOptions) {
-    if (typeof options.table !== 'string' || options.table.length < 3) {
-      throw new ConfigurationError('Expected `table` to be a DynamoDB table name of at least 3 characters');
-    }
-    const ttl = options.finishedTtlMs ?? DynamoCheckpointStoreDefaults.finishedTtlMs;
-    if (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < DynamoCheckpointStoreDefaults.minFinishedTtlMs) {
-      throw new ConfigurationError(
-        `Expected \`finishedTtlMs\` to be at least 28 hours (${DynamoCheckpointStoreDefaults.minFinishedTtlMs} ms), got ${String(ttl)}: ` +
-          'a finished shard’s checkpoint must outlive the 24-hour retention plus a shard’s lifetime',
-      );
-    }
+    this.table = requireTableName('table', options.table, 'DynamoCheckpointStore');
+    // A finished shard's checkpoint must outlive the 24-hour retention plus a shard's lifetime.
+    this.finishedTtlMs = requireNumber(
+      'finishedTtlMs',
+      options.finishedTtlMs ?? DynamoCheckpointStoreDefaults.finishedTtlMs,
+      DynamoCheckpointStoreLimits.minFinishedTtlMs,
+      {
+        minLabel: `28 hours (${DynamoCheckpointStoreLimits.minFinishedTtlMs} ms)`,
+        where: 'DynamoCheckpointStore',
+      },
+    );
     this.client = options.client;
-    this.table = options.table;
-    this.finishedTtlMs = ttl;
   }
 
   /**
@@ -92,18 +97,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
    * ```
    */
   static tableDefinition(name: string): CreateTableCommandInput {
-    return {
-      TableName: name,
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      BillingMode: 'PAY_PER_REQUEST',
-    };
+    return CheckpointTable.definition(name);
   }
 
   /**
@@ -115,7 +109,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
    * ```
    */
   static timeToLiveDefinition(name: string): UpdateTimeToLiveCommandInput {
-    return { TableName: name, TimeToLiveSpecification: { Enabled: true, AttributeName: 'ttl' } };
+    return { TableName: name, TimeToLiveSpecification: { Enabled: true, AttributeName: CheckpointTable.ttlAttribute } };
   }
 
   async getCheckpoints(key: FeedKey): Promise<ReadonlyMap<string, ShardCheckpoint>> {
@@ -140,7 +134,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
       ...this.shardKey(key, shardId),
       finished: { BOOL: true },
       updatedAt: { N: String(now) },
-      ttl: { N: String(Math.ceil((now + this.finishedTtlMs) / 1000)) },
+      [CheckpointTable.ttlAttribute]: { N: String(Math.ceil((now + this.finishedTtlMs) / 1000)) },
     };
     await this.send(`checkpoint shard ${shardId} as finished`, () => this.client.send(new PutItemCommand({ TableName: this.table, Item: item })));
   }
@@ -261,10 +255,6 @@ export class DynamoCheckpointStore implements CheckpointStore {
 
 function partition(key: FeedKey): string {
   return `${key.consumer}#${key.streamArn}`;
-}
-
-function isConditionFailure(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
 function toLease(item: Item | undefined): LeaseRecord | undefined {

@@ -1,25 +1,27 @@
 /**
  * `dynafold/feed`: a change-feed consumer that polls the DynamoDB Streams API itself (shards, lineage,
  * checkpoints, lease), for services, containers, scripts and DynamoDB Local.
- * Needs `@aws-sdk/client-dynamodb-streams`.
+ * Needs `@aws-sdk/client-dynamodb-streams`. This file is the subpath's public API.
  */
 export { ChangeFeedConsumer } from './consumer';
-export { ChangeFeedDefaults, defaultLeaseOwner } from './options';
-export type { ChangeFeedOptions, LeaseOptions, StartingPosition } from './options';
-export type { ChangeFeedBatch, ChangeFeedRecord } from './batch';
-export { resolveCompletion } from './completion';
-export type { Completion, PartialBatchResponse } from './completion';
-export type { CheckpointStore, FeedKey, LeaseRecord, LeaseRequest, LeaseResult, ShardCheckpoint } from './checkpoint-store';
-export { DynamoCheckpointStore, DynamoCheckpointStoreDefaults } from './dynamo-checkpoint-store';
-export type { DynamoCheckpointStoreOptions } from './dynamo-checkpoint-store';
-export { MemoryCheckpointStore } from './memory-checkpoint-store';
+export { runChangeFeed } from './run-change-feed';
+export type { FeedProjections, RunChangeFeedOptions } from './run-change-feed';
 export { runBatches } from './run-batches';
 export type { ChangeFeedSource } from './run-batches';
-export type { ChangeFeedLogger } from './logger';
+export { ChangeFeedDefaults, ChangeFeedLimits, defaultLeaseOwner } from './options';
+export type { ChangeFeedOptions, LeaseOptions, StartingPosition } from './options';
+export type { ChangeFeedBatch, ChangeFeedRecord } from './batch';
+export type { PartialBatchResponse } from '../projector';
+export type { CheckpointStore, FeedKey, LeaseRecord, LeaseRequest, LeaseResult, ShardCheckpoint } from './checkpoint-store';
+export { DynamoCheckpointStore, DynamoCheckpointStoreDefaults, DynamoCheckpointStoreLimits } from './dynamo-checkpoint-store';
+export type { DynamoCheckpointStoreOptions } from './dynamo-checkpoint-store';
+export { MemoryCheckpointStore } from './memory-checkpoint-store';
+/** The feed's logger: any `Logger` (kept under its 0.1 name). */
+export type { Logger, Logger as ChangeFeedLogger } from '../util';
 export type { ChangeFeedStatus, ShardMetrics } from './metrics';
-export { canStart, planStart, streamEnded, toShardInfo } from './lineage';
-export type { PlannedShard, ShardInfo, ShardPosition, StartInput, StartPlan } from './lineage';
-export { canTakeLease, leaseWaitDelay, renewalDeadline } from './lease-policy';
+export { readStreamRecords } from './read-stream-records';
+export { replayFailure, streamBatchInfo } from './replay-failure';
+export type { ReplayFailureOptions, StreamBatchInfo } from './replay-failure';
 export {
   ChangeFeedError,
   ChangeFeedTrimmedError,
@@ -28,6 +30,5 @@ export {
   DynafoldError,
   LeaseHeldError,
   LeaseLostError,
+  StreamRecordError,
 } from '../errors';
-export { runChangeFeed } from './run-change-feed';
-export type { FeedProjections, RunChangeFeedOptions } from './run-change-feed';

@@ -4,11 +4,6 @@ import type { LeaseRecord } from './checkpoint-store';
  * Whether `owner` may take the lease at `now`: it is absent, has lapsed, or is already `owner`'s.
  * Expiry compares the holder's clock (which wrote `expiresAt`) with the taker's, so hosts need
  * roughly synchronised clocks.
- *
- * @example
- * ```ts
- * canTakeLease({ owner: 'a', expiresAt: 1_000 }, 'b', 1_000) // true: lapsed
- * ```
  */
 export function canTakeLease(current: LeaseRecord | undefined, owner: string, now: number): boolean {
   return current === undefined || current.owner === owner || current.expiresAt <= now;
@@ -17,11 +12,6 @@ export function canTakeLease(current: LeaseRecord | undefined, owner: string, no
 /**
  * The moment a failing renewal stops being retried: `renewEveryMs` before the lease lapses, so that the
  * feed fails while the lease is still formally ours rather than after another process could take it.
- *
- * @example
- * ```ts
- * renewalDeadline(30_000, 10_000) // 20_000
- * ```
  */
 export function renewalDeadline(expiresAt: number, renewEveryMs: number): number {
   return expiresAt - renewEveryMs;
@@ -30,11 +20,6 @@ export function renewalDeadline(expiresAt: number, renewEveryMs: number): number
 /**
  * How long a feed waiting for a held lease sleeps before asking again: until the holder's lease lapses,
  * but at most `renewEveryMs` so that a release is noticed within one renewal period.
- *
- * @example
- * ```ts
- * leaseWaitDelay({ owner: 'a', expiresAt: 5_000 }, 1_000, 10_000) // 4_000
- * ```
  */
 export function leaseWaitDelay(holder: LeaseRecord | undefined, now: number, renewEveryMs: number): number {
   const untilLapse = holder === undefined ? 0 : holder.expiresAt - now;

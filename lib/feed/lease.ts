@@ -1,9 +1,7 @@
 import { CheckpointStoreError, DynafoldError, LeaseHeldError, LeaseLostError } from '../errors';
-import { backoffDelay, type Backoff } from '../util/backoff';
-import { sleep } from '../util/sleep';
+import { backoffDelay, type Backoff, sleep, log, type Logger } from '../util';
 import type { CheckpointStore, FeedKey } from './checkpoint-store';
 import { leaseWaitDelay, renewalDeadline } from './lease-policy';
-import { log, type ChangeFeedLogger } from './logger';
 import type { ResolvedLease } from './options';
 
 /** Settings of a {@link FeedLease}. */
@@ -12,7 +10,7 @@ export interface FeedLeaseOptions {
   readonly key: FeedKey;
   readonly lease: ResolvedLease;
   readonly backoff: Backoff;
-  readonly logger: ChangeFeedLogger | undefined;
+  readonly logger: Logger | undefined;
   readonly now?: () => number;
 }
 
@@ -20,13 +18,6 @@ export interface FeedLeaseOptions {
  * The feed's lease over its lifetime: taken at the start (or waited for), renewed every `renewEveryMs`,
  * released at the end. Once lost (taken by another owner, or not renewed in time) it stays lost, and
  * `assertHeld()` throws `LeaseLostError`, so that no acknowledgement writes anything more.
- *
- * @example
- * ```ts
- * const lease = new FeedLease({ store, key, lease: resolved, backoff, logger })
- * await lease.acquire(signal)
- * lease.keepAlive(signal).catch(fail)
- * ```
  */
 export class FeedLease {
   private expiresAtMs = 0;

@@ -6,11 +6,6 @@ import type { StartingPosition } from './options';
 /**
  * A shard as the feed's policy sees it: its id, its parent's, and whether it is closed
  * (has an `EndingSequenceNumber`, so no new records arrive in it).
- *
- * @example
- * ```ts
- * const shard: ShardInfo = { shardId: 'shardId-2', parentShardId: 'shardId-1', closed: false }
- * ```
  */
 export interface ShardInfo {
   readonly shardId: string;
@@ -20,11 +15,6 @@ export interface ShardInfo {
 
 /**
  * Where a shard reader starts (or restarts) reading.
- *
- * @example
- * ```ts
- * const resume: ShardPosition = { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: '000000000000000000042' }
- * ```
  */
 export type ShardPosition =
   | { readonly type: 'TRIM_HORIZON' }
@@ -34,11 +24,6 @@ export type ShardPosition =
 
 /**
  * A shard to read, and from where.
- *
- * @example
- * ```ts
- * const planned: PlannedShard = { shardId: 's', parentShardId: undefined, closed: false, position: { type: 'TRIM_HORIZON' } }
- * ```
  */
 export interface PlannedShard extends ShardInfo {
   readonly position: ShardPosition;
@@ -46,21 +31,11 @@ export interface PlannedShard extends ShardInfo {
 
 /**
  * What was decided about a shard missing from the describes: it left the stream, or it answers after all.
- *
- * @example
- * ```ts
- * planStart({ ...input, missing: new Map([['shardId-1', 'gone']]) })
- * ```
  */
 export type MissingVerdict = 'gone' | 'present';
 
 /**
  * What {@link planStart} needs: the stream as described, the consumer's checkpoints, and verdicts on missing shards.
- *
- * @example
- * ```ts
- * const input: StartInput = { streamArn, shards, checkpoints: new Map(), startingPosition: 'TRIM_HORIZON' }
- * ```
  */
 export interface StartInput {
   readonly streamArn: string;
@@ -74,12 +49,6 @@ export interface StartInput {
 /**
  * The start plan: either shards to confirm as gone first (a second describe, then GetShardIterator from
  * `position`), or what to read, what to checkpoint as finished without reading, and what is finished already.
- *
- * @example
- * ```ts
- * const plan: StartPlan = planStart(input)
- * if (plan.kind === 'confirm') console.log(plan.shards.map((s) => s.shardId))
- * ```
  */
 export type StartPlan =
   | { readonly kind: 'confirm'; readonly shards: ReadonlyArray<{ readonly shardId: string; readonly position: ShardPosition }> }
@@ -92,11 +61,6 @@ export type StartPlan =
 
 /**
  * Turns a DynamoDB Streams `Shard` into a {@link ShardInfo}; undefined for a shard without an id.
- *
- * @example
- * ```ts
- * const shards = (description.Shards ?? []).flatMap((s) => toShardInfo(s) ?? [])
- * ```
  */
 export function toShardInfo(shard: Shard): ShardInfo | undefined {
   if (shard.ShardId === undefined) return undefined;
@@ -113,12 +77,6 @@ export function toShardInfo(shard: Shard): ShardInfo | undefined {
  * or (at a restart) when an unread shard's parent left it without being finished. At a fresh start
  * (no checkpoints at all) parents already gone predate the consumer and are checkpointed as finished.
  * A shard missing from the describe is only treated as gone once confirmed: the plan first asks for it.
- *
- * @example
- * ```ts
- * const plan = planStart({ streamArn, shards, checkpoints: new Map(), startingPosition: 'TRIM_HORIZON' })
- * if (plan.kind === 'ready') plan.read.forEach((s) => console.log(s.shardId, s.position.type))
- * ```
  */
 export function planStart(input: StartInput): StartPlan {
   const fresh = input.checkpoints.size === 0;
@@ -199,11 +157,6 @@ function absentShards(
  * Whether a shard may start: it has no parent, or its parent is no longer pending (finished by this
  * feed, checkpointed as finished, or gone from the stream). A parent is read to its end before its
  * children, so one item's records stay in order across a split.
- *
- * @example
- * ```ts
- * canStart({ shardId: 'b', parentShardId: 'a', closed: false }, new Set(['a'])) // false
- * ```
  */
 export function canStart(shard: ShardInfo, pending: ReadonlySet<string>): boolean {
   return shard.parentShardId === undefined || !pending.has(shard.parentShardId);
@@ -211,11 +164,6 @@ export function canStart(shard: ShardInfo, pending: ReadonlySet<string>): boolea
 
 /**
  * Shards of a describe the feed does not know yet (neither tracked nor finished), in the order given.
- *
- * @example
- * ```ts
- * newShards(described, (id) => tracked.has(id) || finished.has(id))
- * ```
  */
 export function newShards(described: ReadonlyArray<ShardInfo>, isKnown: (shardId: string) => boolean): ShardInfo[] {
   return described.filter((shard) => !isKnown(shard.shardId));
@@ -224,11 +172,6 @@ export function newShards(described: ReadonlyArray<ShardInfo>, isKnown: (shardId
 /**
  * Where a shard found while running starts: after its checkpoint if it has one, else at its trim
  * horizon (its records follow its parent's); undefined if it is checkpointed as finished.
- *
- * @example
- * ```ts
- * discoveredPosition(undefined) // { type: 'TRIM_HORIZON' }
- * ```
  */
 export function discoveredPosition(checkpoint: ShardCheckpoint | undefined): ShardPosition | undefined {
   if (checkpoint?.kind === 'finished') return undefined;
@@ -239,11 +182,6 @@ export function discoveredPosition(checkpoint: ShardCheckpoint | undefined): Sha
 /**
  * Whether the feed is over: the table's stream is disabled and every shard it lists was read to its end.
  * A stream that is still enabled never ends, even with every shard closed: a child may not be listed yet.
- *
- * @example
- * ```ts
- * streamEnded('DISABLED', shards, finished, 0) // true once every shard is finished
- * ```
  */
 export function streamEnded(
   status: string | undefined,
@@ -257,11 +195,6 @@ export function streamEnded(
 
 /**
  * Merges two describes of the stream: shards listed by either, the later one's details winning.
- *
- * @example
- * ```ts
- * const union = mergeShards(first.shards, second.shards)
- * ```
  */
 export function mergeShards(earlier: ReadonlyArray<ShardInfo>, later: ReadonlyArray<ShardInfo>): ShardInfo[] {
   const merged = new Map(earlier.map((shard) => [shard.shardId, shard]));

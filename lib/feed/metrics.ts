@@ -46,12 +46,6 @@ export interface ChangeFeedStatus {
 
 /**
  * Mutable per-shard counters behind {@link ShardMetrics}.
- *
- * @example
- * ```ts
- * const meter = new ShardMeter('shardId-1', onMetrics)
- * meter.read(records.length, records.length === batchSize)
- * ```
  */
 export class ShardMeter {
   state: ShardMetrics['state'] = 'waiting';
@@ -61,6 +55,8 @@ export class ShardMeter {
   private pending = 0;
   private pendingSince: number | undefined;
   private lastReadFull = false;
+  /** GetRecords answers with no records: the shard's tip reached that many times. */
+  emptyReads = 0;
 
   constructor(
     readonly shardId: string,
@@ -71,7 +67,10 @@ export class ShardMeter {
   /** A GetRecords answer: `count` records read, `full` when it returned a whole batch. */
   read(count: number, full: boolean): void {
     this.lastReadFull = full;
-    if (count === 0) return;
+    if (count === 0) {
+      this.emptyReads++;
+      return;
+    }
     this.recordsRead += count;
     this.pending += count;
     this.pendingSince ??= this.now();
@@ -90,6 +89,11 @@ export class ShardMeter {
   transition(state: ShardMetrics['state']): void {
     this.state = state;
     this.emit();
+  }
+
+  /** Nothing read is waiting for its acknowledgement. */
+  get settledAll(): boolean {
+    return this.pending === 0;
   }
 
   snapshot(): ShardMetrics {

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ConfigurationError } from '../errors';
-import type { Backoff } from '../util/backoff';
+import { requireBackoff, requireInteger, requireNumber, requireText, type Backoff, type Logger } from '../util';
 import type { CheckpointStore } from './checkpoint-store';
-import type { ChangeFeedLogger } from './logger';
 import type { ShardMetrics } from './metrics';
 
 /**
@@ -70,7 +69,7 @@ export interface ChangeFeedOptions {
   /** Stops the feed when aborted, like `stop()`. */
   readonly signal?: AbortSignal;
   /** Receives the feed's diagnostics (pino, Powertools Logger or console shape). */
-  readonly logger?: ChangeFeedLogger;
+  readonly logger?: Logger;
   /** Called with a shard's figures whenever they change (a read, an acknowledgement, a failure). */
   readonly onMetrics?: (metrics: ShardMetrics) => void;
 }
@@ -88,12 +87,22 @@ export const ChangeFeedDefaults = {
   startingPosition: 'TRIM_HORIZON',
   pollIntervalMs: 1_000,
   batchSize: 100,
-  maxBatchSize: 1_000,
   describeIntervalMs: 30_000,
   maxConcurrentReads: 16,
   backoff: { initialMs: 100, maxMs: 10_000 },
   lease: { durationMs: 30_000, onHeld: 'fail' },
+  /**
+   * A batch neither committed nor completed this many poll intervals after it was handed out is logged at
+   * warn, once: a forgotten `commit()` stalls its shard.
+   */
+  unacknowledgedWarningPolls: 10,
 } as const satisfies Record<string, unknown>;
+
+/** What the Streams API allows, apart from the defaults. */
+export const ChangeFeedLimits = {
+  /** GetRecords returns at most 1,000 records. */
+  maxBatchSize: 1_000,
+} as const;
 
 /** A lease with every default applied. */
 export interface ResolvedLease {
@@ -117,18 +126,13 @@ export interface ResolvedChangeFeedOptions {
   readonly backoff: Backoff;
   readonly lease: ResolvedLease | false;
   readonly signal: AbortSignal | undefined;
-  readonly logger: ChangeFeedLogger | undefined;
+  readonly logger: Logger | undefined;
   readonly onMetrics: ((metrics: ShardMetrics) => void) | undefined;
 }
 
 /**
  * Applies the defaults and validates every option once, naming the option that can't be honoured.
  * Throws `ConfigurationError`.
- *
- * @example
- * ```ts
- * const resolved = resolveChangeFeedOptions({ streamsClient, streamArn, checkpoints, batchSize: 500 })
- * ```
  */
 export function resolveChangeFeedOptions(options: ChangeFeedOptions): ResolvedChangeFeedOptions {
   const streamsClient = options.streamsClient as DynamoDBStreamsClient | undefined;
@@ -143,21 +147,16 @@ export function resolveChangeFeedOptions(options: ChangeFeedOptions): ResolvedCh
   if (startingPosition !== 'TRIM_HORIZON' && startingPosition !== 'LATEST') {
     throw new ConfigurationError("Expected `startingPosition` to be 'TRIM_HORIZON' or 'LATEST'");
   }
-  const backoff: Backoff = options.backoff ?? ChangeFeedDefaults.backoff;
-  requireNumber('backoff.initialMs', backoff.initialMs, { min: 1 });
-  requireNumber('backoff.maxMs', backoff.maxMs, { min: backoff.initialMs, minLabel: '`backoff.initialMs`' });
-  if (backoff.factor !== undefined) requireNumber('backoff.factor', backoff.factor, { min: 1, unit: 'a number' });
+  const backoff = requireBackoff('backoff', options.backoff ?? ChangeFeedDefaults.backoff);
   return {
     streamsClient,
     streamArn: requireText('streamArn', options.streamArn),
     consumer: requireText('consumer', options.consumer ?? ChangeFeedDefaults.consumer),
     checkpoints,
     startingPosition,
-    pollIntervalMs: requireNumber('pollIntervalMs', options.pollIntervalMs ?? ChangeFeedDefaults.pollIntervalMs, { min: 0 }),
-    batchSize: requireInteger('batchSize', options.batchSize ?? ChangeFeedDefaults.batchSize, 1, ChangeFeedDefaults.maxBatchSize),
-    describeIntervalMs: requireNumber('describeIntervalMs', options.describeIntervalMs ?? ChangeFeedDefaults.describeIntervalMs, {
-      min: 1,
-    }),
+    pollIntervalMs: requireNumber('pollIntervalMs', options.pollIntervalMs ?? ChangeFeedDefaults.pollIntervalMs, 0),
+    batchSize: requireInteger('batchSize', options.batchSize ?? ChangeFeedDefaults.batchSize, 1, ChangeFeedLimits.maxBatchSize),
+    describeIntervalMs: requireNumber('describeIntervalMs', options.describeIntervalMs ?? ChangeFeedDefaults.describeIntervalMs, 1),
     maxConcurrentReads: requireInteger('maxConcurrentReads', options.maxConcurrentReads ?? ChangeFeedDefaults.maxConcurrentReads, 1),
     backoff,
     lease: options.lease === false ? false : resolveLease(options.lease ?? {}),
@@ -168,8 +167,8 @@ export function resolveChangeFeedOptions(options: ChangeFeedOptions): ResolvedCh
 }
 
 function resolveLease(lease: LeaseOptions): ResolvedLease {
-  const durationMs = requireNumber('lease.durationMs', lease.durationMs ?? ChangeFeedDefaults.lease.durationMs, { min: 1 });
-  const renewEveryMs = requireNumber('lease.renewEveryMs', lease.renewEveryMs ?? durationMs / 3, { min: 1 });
+  const durationMs = requireNumber('lease.durationMs', lease.durationMs ?? ChangeFeedDefaults.lease.durationMs, 1);
+  const renewEveryMs = requireNumber('lease.renewEveryMs', lease.renewEveryMs ?? durationMs / 3, 1);
   // duration − 2 × renewEvery is the time left to retry a failed renewal in: it must not be empty.
   if (renewEveryMs * 2 >= durationMs) {
     throw new ConfigurationError(
@@ -193,29 +192,4 @@ function resolveLease(lease: LeaseOptions): ResolvedLease {
  */
 export function defaultLeaseOwner(): string {
   return `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`;
-}
-
-function requireText(name: string, value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0) throw new ConfigurationError(`Expected \`${name}\` to be a non-empty string`);
-  return value;
-}
-
-function requireInteger(name: string, value: unknown, min: number, max?: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || (max !== undefined && value > max)) {
-    throw new ConfigurationError(
-      max === undefined
-        ? `Expected \`${name}\` to be an integer of at least ${min}, got ${String(value)}`
-        : `Expected \`${name}\` to be an integer from ${min} to ${max}, got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
-function requireNumber(name: string, value: unknown, bound: { min: number; minLabel?: string; unit?: string }): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < bound.min) {
-    throw new ConfigurationError(
-      `Expected \`${name}\` to be ${bound.unit ?? 'a number of milliseconds'} of at least ${bound.minLabel ?? bound.min}, got ${String(value)}`,
-    );
-  }
-  return value;
 }

@@ -1,5 +1,5 @@
 import type { ChangeFeedBatch } from './batch';
-import type { PartialBatchResponse } from './completion';
+import type { PartialBatchResponse } from '../projector';
 
 /**
  * A feed `runBatches` can drive: its batches, and a way to stop it when a handler fails.
@@ -12,6 +12,8 @@ import type { PartialBatchResponse } from './completion';
  */
 export interface ChangeFeedSource extends AsyncIterable<ChangeFeedBatch> {
   stop(): unknown;
+  /** Resolves once the feed has caught up (see `ChangeFeedConsumer.whenCaughtUp`); needed by `stopWhenCaughtUp`. */
+  whenCaughtUp?(): Promise<void>;
 }
 
 /**
@@ -30,10 +32,7 @@ export interface ChangeFeedSource extends AsyncIterable<ChangeFeedBatch> {
  * })
  * ```
  */
-export async function runBatches(
-  feed: ChangeFeedSource,
-  handle: (batch: ChangeFeedBatch) => Promise<PartialBatchResponse>,
-): Promise<void> {
+export async function runBatches(feed: ChangeFeedSource, handle: (batch: ChangeFeedBatch) => Promise<PartialBatchResponse>): Promise<void> {
   const inFlight = new Set<Promise<void>>();
   let handlerFailure: { error: unknown } | undefined;
   let feedFailure: { error: unknown } | undefined;

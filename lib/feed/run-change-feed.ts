@@ -1,4 +1,5 @@
-import { processBatch, type AnyProjection, type ProcessBatchOptions, type ProcessResult } from '../projector';
+import { answerAfter, processBatch, type AnyProjection, type OnBatch, type ProcessBatchOptions } from '../projector';
+import { ConfigurationError } from '../errors';
 import type { AnyEventStream } from '../store';
 import type { ChangeFeedBatch, ChangeFeedRecord } from './batch';
 import { runBatches, type ChangeFeedSource } from './run-batches';
@@ -25,20 +26,21 @@ export type FeedProjections = Record<string, AnyProjection>;
  * }
  * ```
  */
-export interface RunChangeFeedOptions<P extends FeedProjections, St extends Record<string, AnyEventStream>> {
-  /** Projections by name; each record is routed to every projection of its stream. */
-  readonly projections: P;
-  /** Streams whose events come back in the result's `unrouted`. */
-  readonly streams?: St;
-  /** `'report'` fails undecodable records (holding their shard); `'skip'` acknowledges them. @defaultValue 'report' */
-  readonly onDecodeFailure?: 'report' | 'skip';
-  /** The image to decode of a record, for a table whose items need it. @defaultValue the new image of INSERTs */
-  readonly image?: ProcessBatchOptions<P, St, ChangeFeedRecord>['image'];
+export interface RunChangeFeedOptions<P extends FeedProjections, St extends Record<string, AnyEventStream>> extends Omit<
+  ProcessBatchOptions<P, St, ChangeFeedRecord>,
+  'source' | 'identifier'
+> {
   /**
-   * Runs after a batch is processed and before it is acknowledged, to act on applied or unrouted events.
-   * If it fails, the run ends without acknowledging the batch, so the batch is read again on restart.
+   * Runs after a batch is processed and before it is acknowledged (see `OnBatch`); `input` is the feed's
+   * batch. Positions pushed to `result.failedRecords` are reported with the batch's failures. If it throws,
+   * the run ends without acknowledging the batch, so the batch is read again on restart.
    */
-  readonly onBatch?: (batch: ChangeFeedBatch, result: ProcessResult<P, St, ChangeFeedRecord>) => unknown;
+  readonly onBatch?: OnBatch<P, St, ChangeFeedRecord, ChangeFeedBatch>;
+  /**
+   * Stop the feed once it has caught up (see `ChangeFeedConsumer.whenCaughtUp`) and resolve: a script that
+   * brings its read models up to date and exits. @defaultValue false
+   */
+  readonly stopWhenCaughtUp?: boolean;
 }
 
 /**
@@ -51,7 +53,7 @@ export interface RunChangeFeedOptions<P extends FeedProjections, St extends Reco
  * ```ts
  * await runChangeFeed(feed, {
  *   projections: { summaries: OrderSummaryProjection },
- *   onBatch: (batch, result) => console.log(batch.shardId, result.outcomes.summaries.length),
+ *   onBatch: (result, batch) => console.log(batch.shardId, result.outcomes.summaries.length),
  * })
  * ```
  */
@@ -59,16 +61,18 @@ export function runChangeFeed<P extends FeedProjections, St extends Record<strin
   feed: ChangeFeedSource,
   options: RunChangeFeedOptions<P, St>,
 ): Promise<void> {
-  const { onBatch, projections, streams, onDecodeFailure, image } = options;
+  const { onBatch, stopWhenCaughtUp, ...processOptions } = options;
+  if (stopWhenCaughtUp === true) {
+    if (typeof feed.whenCaughtUp !== 'function')
+      return Promise.reject(new ConfigurationError('`stopWhenCaughtUp` needs a feed with `whenCaughtUp()`, such as a ChangeFeedConsumer.'));
+    // A feed that fails instead rejects the run below with its error: nothing to add here.
+    feed.whenCaughtUp().then(
+      () => feed.stop(),
+      () => undefined,
+    );
+  }
   return runBatches(feed, async (batch) => {
-    const result = await processBatch<P, St, ChangeFeedRecord>(batch.records, {
-      projections,
-      source: 'lambda',
-      ...(streams === undefined ? {} : { streams }),
-      ...(onDecodeFailure === undefined ? {} : { onDecodeFailure }),
-      ...(image === undefined ? {} : { image }),
-    });
-    await onBatch?.(batch, result);
-    return result.response;
+    const result = await processBatch<P, St, ChangeFeedRecord>(batch.records, { ...processOptions, source: 'lambda' });
+    return answerAfter(batch.records, result, { source: 'lambda' }, onBatch, batch);
   });
 }

@@ -1,12 +1,6 @@
 /**
  * Bounds how many calls run at once. A permit covers one call only, so a bound below the number of
  * callers slows them down without starving any: waiters are served first come, first served.
- *
- * @example
- * ```ts
- * const reads = new Semaphore(16)
- * const page = await reads.use(() => client.send(command), signal)
- * ```
  */
 export class Semaphore {
   private available: number;

@@ -1,12 +1,12 @@
 import { ChangeFeedError, ChangeFeedTrimmedError, DynafoldError } from '../errors';
-import { backoffDelay, type Backoff } from '../util/backoff';
-import { sleep } from '../util/sleep';
+import { backoffDelay, type Backoff, sleep, log, type Logger } from '../util';
 import { PendingBatch, type AcknowledgementTarget, type ChangeFeedBatch } from './batch';
 import type { ShardPosition } from './lineage';
-import { log, type ChangeFeedLogger } from './logger';
 import type { ShardMeter } from './metrics';
+import { ChangeFeedDefaults } from './options';
 import { abortable, classifyFailure } from './retry';
 import type { RecordsPage, StreamsApi } from './streams-api';
+import { TRIMMED_RETAKES, judgeTrimmedRead, type TrimmedVerdict } from './trimmed';
 
 /** What a shard reader needs from its feed. */
 export interface ShardReaderContext {
@@ -16,7 +16,7 @@ export interface ShardReaderContext {
   readonly pollIntervalMs: number;
   readonly backoff: Backoff;
   readonly signal: AbortSignal;
-  readonly logger: ChangeFeedLogger | undefined;
+  readonly logger: Logger | undefined;
   /** Writes checkpoints and guards them with the lease. */
   readonly acknowledgements: (shardId: string) => AcknowledgementTarget;
   /** Whether a shard that returned no next iterator is closed; describes the stream again if need be. */
@@ -31,14 +31,8 @@ export interface ShardReaderContext {
  * re-reads from the earliest failed record after a backoff that grows with consecutive failures. An
  * expired iterator is acquired again from the position; an open shard that returns no iterator is
  * retried after a backoff, never finished. Once drained, the shard is checkpointed as finished.
- * Stops quietly when the signal aborts; fails with `ChangeFeedTrimmedError` when its records are gone.
- *
- * @example
- * ```ts
- * for await (const batch of readShard(context, 'shardId-1', { type: 'TRIM_HORIZON' }, meter)) {
- *   await batch.commit()
- * }
- * ```
+ * A trimmed answer is judged by evidence (`judgeTrimmed`): where nothing can be lost, it reads on with a
+ * new iterator. Stops quietly when the signal aborts; fails with `ChangeFeedTrimmedError` when records are gone.
  */
 export async function* readShard(
   context: ShardReaderContext,
@@ -51,20 +45,26 @@ export async function* readShard(
   let iterator: string | undefined;
   let failedAcks = 0;
   let openWithoutIterator = 0;
+  let trimmedInARow = 0;
   meter.transition('reading');
   try {
     for (;;) {
-      iterator ??= await acquireIterator(context, shardId, position);
-      const page = iterator === undefined ? { records: [], next: undefined } : await readPage(context, shardId, position, iterator);
+      const page = await readFrom(context, shardId, position, iterator);
       if (page === 'expired') {
         iterator = undefined;
         continue;
       }
+      if ('trimmed' in page) {
+        position = await afterTrimmed(context, shardId, position, trimmedInARow++, page.trimmed);
+        iterator = undefined;
+        continue;
+      }
+      trimmedInARow = 0;
       meter.read(page.records.length, page.records.length >= context.batchSize);
       if (page.records.length > 0) {
         const batch = new PendingBatch(shardId, page.records, context.acknowledgements(shardId));
         yield batch;
-        const { completion } = await abortable(batch.settled, signal);
+        const { completion } = await abortable(warnIfUnacknowledged(context, batch), signal);
         meter.settled(completion.kind === 'batch' ? undefined : completion.checkpoint, completion.kind !== 'all');
         if (completion.kind !== 'all') {
           log(context.logger, 'warn', { shardId, retryFrom: completion.retryFrom, completion }, 'batch acknowledged with failures, reading again');
@@ -96,29 +96,88 @@ export async function* readShard(
   }
 }
 
-async function acquireIterator(context: ShardReaderContext, shardId: string, position: ShardPosition): Promise<string | undefined> {
-  try {
-    return await context.api.shardIterator(shardId, position);
-  } catch (error) {
-    throw readFailure(context, 'GetShardIterator', shardId, position, error);
-  }
+/** The batch's acknowledgement, with a warning once it is overdue: a forgotten `commit()` stalls the shard silently otherwise. */
+function warnIfUnacknowledged(context: ShardReaderContext, batch: PendingBatch): PendingBatch['settled'] {
+  const afterMs = context.pollIntervalMs * ChangeFeedDefaults.unacknowledgedWarningPolls;
+  const timer = setTimeout(
+    () =>
+      log(
+        context.logger,
+        'warn',
+        { shardId: batch.shardId, records: batch.records.length, waitingMs: afterMs },
+        'batch neither committed nor completed: its shard reads nothing more until it is (call batch.commit() or batch.complete(response) for every batch)',
+      ),
+    afterMs,
+  );
+  timer.unref();
+  return batch.settled.finally(() => clearTimeout(timer));
 }
 
-async function readPage(
+/** A page read with `iterator`, or with a new iterator from `position` when there is none. */
+async function readFrom(
   context: ShardReaderContext,
   shardId: string,
   position: ShardPosition,
-  iterator: string,
-): Promise<RecordsPage | 'expired'> {
+  iterator: string | undefined,
+): Promise<RecordsPage | 'expired' | { readonly trimmed: unknown }> {
+  let current = iterator;
   try {
-    return await context.api.records(iterator, context.batchSize);
+    current ??= await context.api.shardIterator(shardId, position);
   } catch (error) {
-    if (!context.signal.aborted && classifyFailure(error) === 'expiredIterator') {
+    if (!context.signal.aborted && classifyFailure(error) === 'trimmed') return { trimmed: error };
+    throw readFailure(context, 'GetShardIterator', shardId, position, error);
+  }
+  if (current === undefined) return { records: [], next: undefined };
+  try {
+    return await context.api.records(current, context.batchSize);
+  } catch (error) {
+    const kind = context.signal.aborted ? 'fatal' : classifyFailure(error);
+    if (kind === 'expiredIterator') {
       log(context.logger, 'info', { shardId }, 'shard iterator expired, acquiring a new one');
       return 'expired';
     }
+    if (kind === 'trimmed') return { trimmed: error };
     throw readFailure(context, 'GetRecords', shardId, position, error);
   }
+}
+
+/**
+ * Where to read after a `TrimmedDataAccessException`, judged by evidence (see `judgeTrimmed`): a new
+ * position when nothing can have been lost, else `ChangeFeedTrimmedError`.
+ */
+async function afterTrimmed(
+  context: ShardReaderContext,
+  shardId: string,
+  position: ShardPosition,
+  inARow: number,
+  cause: unknown,
+): Promise<ShardPosition> {
+  const sequenceNumber = 'sequenceNumber' in position ? position.sequenceNumber : undefined;
+  const lost = (detail: string) => Object.assign(new ChangeFeedTrimmedError(context.streamArn, shardId, sequenceNumber, detail), { cause });
+  if (inARow >= TRIMMED_RETAKES) {
+    throw lost(`reads from ${describePosition(position)} answered TrimmedDataAccessException ${inARow + 1} times in a row`);
+  }
+  let verdict: TrimmedVerdict;
+  try {
+    verdict = await judgeTrimmedRead(context.api, shardId, position);
+  } catch (error) {
+    if (context.signal.aborted || classifyFailure(error) !== 'trimmed') throw readFailure(context, 'GetRecords', shardId, position, error);
+    await sleep(backoffDelay(inARow, context.backoff), context.signal);
+    return position; // the shard could not be looked at just now: judge again on the next answer
+  }
+  if (verdict.kind === 'lost') throw lost(verdict.detail);
+  log(
+    context.logger,
+    'info',
+    { shardId, from: describePosition(position), to: describePosition(verdict.position) },
+    `shard read answered TrimmedDataAccessException, but ${verdict.reason}: reading on with a new iterator`,
+  );
+  if (inARow > 0) await sleep(backoffDelay(inARow - 1, context.backoff), context.signal);
+  return verdict.position;
+}
+
+function describePosition(position: ShardPosition): string {
+  return 'sequenceNumber' in position ? `${position.type} ${position.sequenceNumber}` : position.type;
 }
 
 /** Turns a read's SDK error into the feed's: records gone are `ChangeFeedTrimmedError`, anything else `ChangeFeedError`. */
@@ -126,10 +185,6 @@ function readFailure(context: ShardReaderContext, operation: string, shardId: st
   if (context.signal.aborted || error instanceof DynafoldError) return error;
   const kind = classifyFailure(error);
   const sequenceNumber = 'sequenceNumber' in position ? position.sequenceNumber : undefined;
-  if (kind === 'trimmed') {
-    const trimmed = new ChangeFeedTrimmedError(context.streamArn, shardId, sequenceNumber, 'the position is past the stream’s retention');
-    return Object.assign(trimmed, { cause: error });
-  }
   if (kind === 'notFound' && operation === 'GetShardIterator') {
     const gone = new ChangeFeedTrimmedError(context.streamArn, shardId, sequenceNumber, 'the shard left the stream before it was read to its end');
     return Object.assign(gone, { cause: error });

@@ -1,14 +1,8 @@
-import { sleep as abortableSleep } from '../util/sleep';
+import { sleep as abortableSleep } from '../util';
 
 /**
  * A refresh (a full DescribeStream) shared by every caller that asks while one is pending, and run at
  * most once per `minIntervalMs`: shards drained at the same time cost one describe, not one each.
- *
- * @example
- * ```ts
- * const refresh = new SharedRefresh(() => api.describe(), pollIntervalMs, signal)
- * const [a, b] = await Promise.all([refresh.run(), refresh.run()]) // one describe
- * ```
  */
 export class SharedRefresh<T> {
   private pending: Promise<T> | undefined;

@@ -6,9 +6,8 @@ import {
   type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
 import { ChangeFeedError } from '../errors';
-import type { Backoff } from '../util/backoff';
+import type { Backoff, Logger } from '../util';
 import { toShardInfo, type ShardInfo, type ShardPosition } from './lineage';
-import type { ChangeFeedLogger } from './logger';
 import { classifyFailure, retrying } from './retry';
 import type { Semaphore } from './semaphore';
 
@@ -31,7 +30,7 @@ export interface StreamsApiOptions {
   readonly reads: Semaphore;
   readonly backoff: Backoff;
   readonly signal: AbortSignal;
-  readonly logger: ChangeFeedLogger | undefined;
+  readonly logger: Logger | undefined;
 }
 
 /**
@@ -39,12 +38,6 @@ export interface StreamsApiOptions {
  * GetShardIterator and GetRecords each hold one `maxConcurrentReads` permit while in flight. Describe
  * calls turn any other failure into `ChangeFeedError`; shard reads rethrow it for the reader to judge
  * (an expired iterator or trimmed records mean different things there).
- *
- * @example
- * ```ts
- * const api = new StreamsApi({ client, streamArn, reads: new Semaphore(16), backoff, signal, logger })
- * const { shards } = await api.describe()
- * ```
  */
 export class StreamsApi {
   constructor(private readonly options: StreamsApiOptions) {}
@@ -56,10 +49,9 @@ export class StreamsApi {
     let exclusiveStartShardId: string | undefined;
     do {
       const page = await this.call('DescribeStream', (abortSignal) =>
-        this.options.client.send(
-          new DescribeStreamCommand({ StreamArn: this.options.streamArn, ExclusiveStartShardId: exclusiveStartShardId }),
-          { abortSignal },
-        ),
+        this.options.client.send(new DescribeStreamCommand({ StreamArn: this.options.streamArn, ExclusiveStartShardId: exclusiveStartShardId }), {
+          abortSignal,
+        }),
       ).catch((error: unknown) => this.fail('DescribeStream', error));
       const description = page.StreamDescription;
       status = description?.StreamStatus ?? status;
@@ -116,6 +108,21 @@ export class StreamsApi {
       this.options.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }), { abortSignal }),
     );
     return { records: answer.Records ?? [], next: answer.NextShardIterator };
+  }
+
+  /**
+   * The sequence number of the oldest record a shard still holds, `undefined` when it holds none. A fresh
+   * iterator may answer a few empty pages before the first record, so up to `pages` pages are read.
+   */
+  async oldestRecord(shardId: string, pages = 5): Promise<string | undefined> {
+    let iterator = await this.shardIterator(shardId, { type: 'TRIM_HORIZON' });
+    for (let page = 0; page < pages && iterator !== undefined; page++) {
+      const answer = await this.records(iterator, 1);
+      const first = answer.records[0]?.dynamodb?.SequenceNumber;
+      if (first !== undefined) return first;
+      iterator = answer.next;
+    }
+    return undefined;
   }
 
   private read<T>(operation: string, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
