@@ -17,6 +17,8 @@ export interface DynamoLocalOptions {
   readonly startTimeoutMs?: number;
   /** The `java` executable. @defaultValue `JAVA` from the environment, else `java` */
   readonly java?: string;
+  /** One database for every access key and region (`-sharedDb`), so other tools see the same tables. @defaultValue false */
+  readonly sharedDb?: boolean;
 }
 
 /** A running in-memory DynamoDB Local. */
@@ -126,11 +128,7 @@ const WATCHDOG =
   'exec 3<&0; "$0" "$@" </dev/null & pid=$!; { read _ <&3; kill $pid 2>/dev/null; } & ' +
   "trap 'kill $pid 2>/dev/null; exit 0' TERM INT HUP; wait $pid";
 
-async function launch(
-  { jar, libraryPath }: { jar: string; libraryPath: string },
-  port: number,
-  options: DynamoLocalOptions,
-): Promise<DynamoLocal> {
+async function launch({ jar, libraryPath }: { jar: string; libraryPath: string }, port: number, options: DynamoLocalOptions): Promise<DynamoLocal> {
   const java = options.java ?? process.env['JAVA'] ?? 'java';
   const args = [
     `-Xmx${options.heapMb ?? DynamoLocalDefaults.heapMb}m`,
@@ -139,6 +137,7 @@ async function launch(
     '-jar',
     jar,
     '-inMemory',
+    ...(options.sharedDb === true ? ['-sharedDb'] : []),
     '-port',
     String(port),
   ];
@@ -196,11 +195,7 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
-async function waitUntilAnswering(
-  config: DynamoDBClientConfig,
-  exited: Promise<number | null>,
-  timeoutMs: number,
-): Promise<void> {
+async function waitUntilAnswering(config: DynamoDBClientConfig, exited: Promise<number | null>, timeoutMs: number): Promise<void> {
   const client = new DynamoDBClient({ ...config, maxAttempts: 1 });
   const deadline = Date.now() + timeoutMs;
   let hasExited = false;

@@ -4,4 +4,4 @@
  */
 export { startDynamoLocal, DynamoLocalDefaults, DynamoLocalStartError } from './dynamo-local';
 export type { DynamoLocal, DynamoLocalOptions } from './dynamo-local';
-export { readStreamRecords, toLambdaRecord } from './stream-records';
+export { readStreamRecords, toKinesisRecord, toLambdaRecord } from './stream-records';

@@ -1,0 +1,108 @@
+import { STATUS_CODES } from 'node:http';
+import { DynafoldError, ValidationError, type ProblemDetails, type ValidationIssue } from '../errors';
+import { ServiceDefaults } from './defaults';
+
+/** How errors become responses: see {@link problemOf}. */
+export interface ProblemOptions {
+  /**
+   * Where a dynafold error's `type` points: `<typeBase><code>` (e.g. a page of your API's docs).
+   * @defaultValue `urn:dynafold:error:` ({@link ServiceDefaults.problems})
+   */
+  readonly typeBase?: string;
+}
+
+/** A response for an error: its status and an RFC 9457 Problem Details body. */
+export interface ProblemResponse {
+  readonly status: number;
+  readonly body: ProblemDetails | GenericProblem;
+}
+
+/** The Problem Details of an error that is not dynafold's (`type: 'about:blank'`). */
+export interface GenericProblem {
+  readonly type: 'about:blank';
+  readonly title: string;
+  readonly status: number;
+  readonly detail?: string;
+  readonly instance?: string;
+}
+
+/** The media type of a Problem Details body. */
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/**
+ * The response for an error thrown while serving a request:
+ * - a `DynafoldError` answers its own status (409, or 412 when the request carried `If-Match`; see
+ *   `HttpStatuses`) and `toProblem()`, payload included;
+ * - a zod error (a request body parsed with `schema.parse`) or a framework's schema validation error is a
+ *   `ValidationError`: 400 with each issue's field path;
+ * - another error that carries a 4xx `statusCode` or `status` (a body that is not JSON, say) keeps it, with
+ *   its message;
+ * - anything else is a 500 that tells the client nothing about the internals.
+ */
+export function problemOf(
+  error: unknown,
+  request: { readonly instance?: string; readonly precondition?: boolean },
+  options: ProblemOptions = {},
+): ProblemResponse {
+  const known = asDynafoldError(error);
+  if (known !== undefined) {
+    const body = known.toProblem({ ...request, typeBase: options.typeBase ?? ServiceDefaults.problems.typeBase });
+    return { status: body.status, body };
+  }
+  const status = clientStatusOf(error);
+  const instance = request.instance === undefined ? {} : { instance: request.instance };
+  if (status !== undefined) {
+    const detail = error instanceof Error ? { detail: error.message } : {};
+    return { status, body: { type: 'about:blank', title: STATUS_CODES[status] ?? 'Client Error', status, ...detail, ...instance } };
+  }
+  return { status: 500, body: { type: 'about:blank', title: 'Internal Server Error', status: 500, ...instance } };
+}
+
+/** A dynafold error as it is; a zod or schema validation error as a `ValidationError`; otherwise `undefined`. */
+function asDynafoldError(error: unknown): DynafoldError | undefined {
+  if (error instanceof DynafoldError) return error;
+  const issues = validationIssuesOf(error);
+  if (issues === undefined) return undefined;
+  const where = issues.map((issue) => `${issue.path.length === 0 ? '(body)' : issue.path.join('.')}: ${issue.message}`).join('; ');
+  return new ValidationError(`The request is invalid: ${where}. Fix these fields and send it again.`, issues, { cause: error });
+}
+
+/**
+ * The issues of a zod error (`issues` with `path` arrays; zod 3 and 4 alike, whichever copy threw it) or of
+ * Fastify's schema validation (`validation` with `instancePath` JSON pointers).
+ */
+function validationIssuesOf(error: unknown): ValidationIssue[] | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { issues, validation } = error as { issues?: unknown; validation?: unknown };
+  if (error.name === 'ZodError' && Array.isArray(issues)) {
+    return issues.map((issue: { path?: Array<string | number | symbol>; message?: string }) => ({
+      path: (issue.path ?? []).map((part) => (typeof part === 'symbol' ? String(part) : part)),
+      message: String(issue.message),
+    }));
+  }
+  if (Array.isArray(validation)) {
+    return validation.map((issue: { instancePath?: string; message?: string; params?: { missingProperty?: string } }) => ({
+      path: pointerPath(issue.instancePath ?? '', issue.params?.missingProperty),
+      message: String(issue.message),
+    }));
+  }
+  return undefined;
+}
+
+/** `/items/0/sku` → `['items', 0, 'sku']`, plus a missing property's name. */
+function pointerPath(pointer: string, missing: string | undefined): Array<string | number> {
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+  return missing === undefined ? parts : [...parts, missing];
+}
+
+/** A 4xx status an error carries itself (`statusCode` in Fastify, `status` in Express's body parsers). */
+function clientStatusOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { statusCode, status } = error as { statusCode?: unknown; status?: unknown };
+  const carried = typeof statusCode === 'number' ? statusCode : status;
+  return typeof carried === 'number' && carried >= 400 && carried <= 499 ? carried : undefined;
+}
