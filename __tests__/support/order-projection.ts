@@ -1,8 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import { Projection, ReadModel } from 'dynafold';
+import { Projection, ReadModel, type IndexDefinition, type KeyOfModel } from 'dynafold';
 import { evolveOrder, type OrderEvent, emptyOrder } from './orders';
-import { orderStream } from './orders';
+import { type orderStream } from './orders';
 
 export const orderSummarySchema = z.object({
   orderId: z.string(),
@@ -14,13 +14,16 @@ export const orderSummarySchema = z.object({
 });
 export type OrderSummary = z.output<typeof orderSummarySchema>;
 
+/** An order summary row's primary key: one row per order. */
+export const orderSummaryKey = { pk: { field: 'pk', composite: ['orderId'] }, sk: { field: 'sk', composite: [] } };
+
 export function orderSummaries(client: DynamoDBClient, table: string, name = 'OrderSummary') {
   return new ReadModel({
     client,
     table,
     name,
     schema: orderSummarySchema,
-    key: { pk: { field: 'pk', composite: ['orderId'] }, sk: { field: 'sk', composite: [] } },
+    key: orderSummaryKey,
     indexes: { byStatus: { name: 'gsi1', pk: { field: 'gsi1pk', composite: ['status'] }, sk: { field: 'gsi1sk', composite: ['orderId'] } } },
   });
 }
@@ -43,11 +46,16 @@ export function initialSummary(orderId: string): OrderSummary {
 type OrderStream = ReturnType<typeof orderStream>;
 
 /** The order summary projection of the README. */
-export function orderSummaryProjection(stream: OrderStream, readModel: ReturnType<typeof orderSummaries>, options: { attempts?: number; concurrency?: number } = {}) {
+export function orderSummaryProjection<M extends ReadModel<typeof orderSummarySchema, Record<string, IndexDefinition>>>(
+  stream: OrderStream,
+  readModel: M,
+  options: { attempts?: number; concurrency?: number } = {},
+) {
   return new Projection({
     stream,
     readModel,
-    key: (streamId) => ({ orderId: streamId.orderId }),
+    // Generic over the model, so its key type is not known here: every model this takes is keyed by orderId.
+    key: (streamId) => ({ orderId: streamId.orderId }) as KeyOfModel<M>,
     initial: (streamId) => initialSummary(streamId.orderId),
     evolve: (state, event) => evolveSummary(state, event),
     checkpoint: 'version',

@@ -1,4 +1,10 @@
-import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record } from '@aws-sdk/client-dynamodb-streams';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record,
+} from '@aws-sdk/client-dynamodb-streams';
 import { localConfig } from './dynamo';
 
 /** A stream image as the SDK's GetRecords returns it: binary attributes as bytes. */

@@ -1,5 +1,5 @@
 import { DynamoDBStreamsClient, type _Record } from '@aws-sdk/client-dynamodb-streams';
-import { readStreamRecords as readAll, toLambdaRecord } from '../../lib/local';
+import { readStreamRecords as readAll, toLambdaRecord } from 'dynafold/local';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { localConfig } from './dynamo';
 
