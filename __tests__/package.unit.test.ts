@@ -19,3 +19,25 @@ test("import 'dynafold' never loads the Streams client, the feed or DynamoDB Loc
 test("'dynafold/feed' brings the Streams client with it", () => {
   expect(loadedBy('lib/feed/index.ts').some((path) => path.includes('client-dynamodb-streams'))).toBe(true);
 });
+
+test("'dynafold/local' loads the Streams client only when it reads a stream", () => {
+  expect(loadedBy('lib/local/index.ts').filter((path) => path.includes('client-dynamodb-streams') || path.includes(join(root, 'lib/feed')))).toEqual(
+    [],
+  );
+});
+
+test("'dynafold/testing' loads neither jest nor vitest, nor the Streams client until a projection spec reads a stream", () => {
+  const loaded = loadedBy('lib/testing/index.ts');
+  expect(
+    loaded.filter((path) => /node_modules\/(jest|@jest|vitest|@vitest|expect)\//.test(path) || path.includes('client-dynamodb-streams')),
+  ).toEqual([]);
+  expect(loadedBy('lib/index.ts').filter((path) => path.includes(join(root, 'lib/testing')))).toEqual([]);
+});
+
+test("'dynafold/fastify' and 'dynafold/express' load neither their framework, the feed nor the Streams client until a feed runs", () => {
+  for (const entry of ['lib/fastify/index.ts', 'lib/express/index.ts']) {
+    const loaded = loadedBy(entry);
+    expect(loaded.filter((path) => path.includes('client-dynamodb-streams') || path.includes(join(root, 'lib/feed')))).toEqual([]);
+    expect(loaded.filter((path) => /node_modules\/(fastify|express)\//.test(path))).toEqual([]);
+  }
+});

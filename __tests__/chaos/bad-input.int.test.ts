@@ -36,7 +36,9 @@ describe('records that fail the whole call with a typed error', () => {
     const [good0, good1] = world.good as [DynamoDBRecord, DynamoDBRecord];
     const noSequence = { eventID: 'x', eventName: 'INSERT', dynamodb: {} };
     const lambda = fresh('IdLambda');
-    await expect(processBatch([good0, noSequence as DynamoDBRecord, good1], { projections: lambda, source: 'lambda' })).rejects.toBeInstanceOf(StreamRecordIdentifierMissingError);
+    await expect(processBatch([good0, noSequence as DynamoDBRecord, good1], { projections: lambda, source: 'lambda' })).rejects.toBeInstanceOf(
+      StreamRecordIdentifierMissingError,
+    );
     // Nothing lost: the good records were applied, so a redelivery of the whole batch finds them done.
     expect((await lambda.summaries.readModel.get({ orderId: 'good' }, { consistent: true }))?.version).toBe(2);
     const noEventId = { eventName: 'INSERT', dynamodb: { SequenceNumber: '1' } };
@@ -46,7 +48,9 @@ describe('records that fail the whole call with a typed error', () => {
       source: 'pipe',
     });
     const numeric = { eventName: 'INSERT', dynamodb: { SequenceNumber: 12 } };
-    await expect(processBatch([numeric as unknown as DynamoDBRecord], { projections: fresh('IdNumber'), source: 'lambda' })).rejects.toBeInstanceOf(StreamRecordIdentifierMissingError);
+    await expect(processBatch([numeric as unknown as DynamoDBRecord], { projections: fresh('IdNumber'), source: 'lambda' })).rejects.toBeInstanceOf(
+      StreamRecordIdentifierMissingError,
+    );
   });
 
   test("null records and records without identifiers are listed in decodeFailures with onDecodeFailure: 'skip', and acknowledged", async () => {
@@ -63,8 +67,12 @@ describe('records that fail the whole call with a typed error', () => {
   });
 
   test('non-array Records and an empty batch', async () => {
-    await expect(processBatch(null as unknown as DynamoDBRecord[], { projections: fresh('NonArray'), source: 'lambda' })).rejects.toBeInstanceOf(ValidationError);
-    await expect(processBatch({ length: 1, 0: world.good[0] } as unknown as DynamoDBRecord[], { projections: fresh('NonArray'), source: 'lambda' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(processBatch(null as unknown as DynamoDBRecord[], { projections: fresh('NonArray'), source: 'lambda' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
+    await expect(
+      processBatch({ length: 1, 0: world.good[0] } as unknown as DynamoDBRecord[], { projections: fresh('NonArray'), source: 'lambda' }),
+    ).rejects.toBeInstanceOf(ValidationError);
     const handler = lambdaHandler({ projections: fresh('Handler') });
     await expect(handler({} as never)).rejects.toBeInstanceOf(ValidationError);
     await expect(handler({ Records: 'nope' } as never)).rejects.toBeInstanceOf(ValidationError);

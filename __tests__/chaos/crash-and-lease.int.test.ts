@@ -17,10 +17,11 @@ test(`a consumer process SIGKILLed at random moments under load loses nothing, a
   expect(summary.multiSourceRows).toBe(6);
   expect(summary).toMatchObject({ outboxMissing: 0, outboxDisorder: 0 });
   expect(summary.outboxPublished).toBeGreaterThan(0);
-}, 60_000);
+}, 240_000);
 
 test(`a consumer paused with SIGSTOP past its lease never commits after SIGCONT; the other carries on to the end (seed ${SEED})`, async () => {
-  const summary = await runLeaseScenario(localConfig(), client, { seed: SEED, leaseMs: 1_000 });
+  // Leases long enough that a consumer starved of CPU by the rest of the suite keeps its own.
+  const summary = await runLeaseScenario(localConfig(), client, { seed: SEED, leaseMs: 4_000 });
   expect(summary.problems).toEqual([]);
   expect(summary).toMatchObject({ leasePauses: 1, divergedRows: 0, lostEvents: 0, doubleApplied: 0 });
-}, 60_000);
+}, 240_000);

@@ -16,14 +16,16 @@ beforeAll(async () => {
   input = await prepareDelivery(localConfig(), client, { seed: SEED, orders: 5, sensors: 3, purchases: 5, programs: 2, accounts: 3, chunks: 4 });
 });
 
-test(`shuffled, duplicated, split, concurrent deliveries under injected faults fold every row (single-stream, event-keyed, multi-source, removed) exactly once, and the outbox relay publishes every applied event in order per row (seed ${SEED})`, async () => {
+test(`shuffled, duplicated, split, concurrent deliveries under injected faults fold every row (single-stream, event-keyed, multi-source, removed, poisoned then replayed) exactly once, and the outbox relay publishes every applied event in order per row (seed ${SEED})`, async () => {
   const total = new ChaosSummary();
   for (let run = 0; run < RUNS; run++) {
     // Every other schedule also loses the answers of some row writes after DynamoDB applied them.
     const kinds = run % 2 === 0 ? ALL_FAULTS : [...ALL_FAULTS, 'lostResponse' as const];
     // Schedules 1, 2, 5, ... write an outbox and relay it, with and without lost row-write answers.
     const outbox = run % 4 === 1 || run % 4 === 2;
-    total.merge(await runSchedule(input, { seed: scheduleSeed(SEED, run), faultRate: 0.1, kinds, outbox }));
+    // Schedules 2, 3, 6, ... poison a few rows' evolve: parked, then replayed once fixed.
+    const poison = run % 4 >= 2;
+    total.merge(await runSchedule(input, { seed: scheduleSeed(SEED, run), faultRate: 0.1, kinds, outbox, poison }));
   }
   const table = total.table(`chaos delivery slice, seed ${SEED}`);
   expect({ problems: total.problems, table }).toEqual({ problems: [], table: expect.stringContaining('RESULT: ok') });
@@ -33,5 +35,6 @@ test(`shuffled, duplicated, split, concurrent deliveries under injected faults f
   expect(total.multiSourceRows).toBe(RUNS * 6);
   expect(total.outboxPublished).toBeGreaterThan(0);
   expect(total.outboxMissing + total.outboxDisorder).toBe(0);
+  expect(total.rowsParked).toBeGreaterThan(0);
   process.stdout.write(`${table}\n`);
 }, 120_000);

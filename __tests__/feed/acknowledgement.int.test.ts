@@ -1,4 +1,4 @@
-import { ChangeFeedConsumer, CheckpointStoreError, MemoryCheckpointStore, runBatches, type ChangeFeedBatch } from '../../lib/feed';
+import { ChangeFeedConsumer, CheckpointStoreError, MemoryCheckpointStore, runBatches, type ChangeFeedBatch } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
 import { createStreamedTable, keysOf, streamsClient, waitFor, writeItems } from './support';
 
@@ -54,7 +54,14 @@ describe('acknowledging a batch', () => {
     const { table, streamArn } = await createStreamedTable(client);
     const store = new MemoryCheckpointStore();
     await writeItems(client, table, 'w', 0, 3);
-    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, consumer: 'ack', checkpoints: store, pollIntervalMs: 20, backoff: { initialMs: 20, maxMs: 20 } });
+    const feed = new ChangeFeedConsumer({
+      streamsClient: streams,
+      streamArn,
+      consumer: 'ack',
+      checkpoints: store,
+      pollIntervalMs: 20,
+      backoff: { initialMs: 20, maxMs: 20 },
+    });
     const iterator = feed[Symbol.asyncIterator]();
     const first = (await iterator.next()).value as ChangeFeedBatch;
     await first.complete({ batchItemFailures: [{ itemIdentifier: first.lastSequenceNumber }, { itemIdentifier: 'not-a-record' }] });

@@ -1,5 +1,5 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { MemoryCheckpointStore, type CheckpointStore, CheckpointStoreError, DynamoCheckpointStore } from '../../lib/feed';
+import { MemoryCheckpointStore, type CheckpointStore, CheckpointStoreError, DynamoCheckpointStore } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
 import { createCheckpointStore } from './support';
 

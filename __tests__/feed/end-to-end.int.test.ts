@@ -1,4 +1,4 @@
-import { ChangeFeedConsumer, runBatches, type ChangeFeedBatch } from '../../lib/feed';
+import { ChangeFeedConsumer, runBatches, type ChangeFeedBatch } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
 import { createCheckpointStore, createStreamedTable, disableStream, keysOf, streamsClient, waitFor, writeItems } from './support';
 

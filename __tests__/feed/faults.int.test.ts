@@ -1,10 +1,19 @@
-import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { ChangeFeedConsumer, ChangeFeedError, ChangeFeedTrimmedError, MemoryCheckpointStore, runBatches } from '../../lib/feed';
+import { DescribeStreamCommand, type DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { ChangeFeedConsumer, ChangeFeedError, ChangeFeedTrimmedError, MemoryCheckpointStore, runBatches } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
 import { createStreamedTable, disableStream, keysOf, serviceError, streamsClient, waitFor, writeItems } from './support';
 
 const client = testClient();
 const clients: DynamoDBStreamsClient[] = [];
+
+/** The stream's one shard on DynamoDB Local, and where its sequence numbers start. */
+async function firstShard(streamArn: string): Promise<{ shardId: string; startingSequenceNumber: string }> {
+  const streams = streamsClient();
+  clients.push(streams);
+  const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+  const shard = StreamDescription?.Shards?.[0];
+  return { shardId: shard?.ShardId as string, startingSequenceNumber: shard?.SequenceNumberRange?.StartingSequenceNumber as string };
+}
 
 afterAll(() => {
   client.destroy();
@@ -85,16 +94,71 @@ describe('Streams API failures', () => {
     });
   });
 
-  it('reports trimmed records (TrimmedDataAccessException) as ChangeFeedTrimmedError', async () => {
+  it('fails with ChangeFeedTrimmedError, naming the positions, when the shard no longer holds the checkpoint', async () => {
+    const { table, streamArn } = await createStreamedTable(client);
+    const { shardId, startingSequenceNumber } = await firstShard(streamArn);
+    // Records of another table come between the shard's start and its first record, so a checkpoint at
+    // the shard's starting sequence number is older than the oldest record it holds: what a consumer
+    // down past the retention finds.
+    const other = await createStreamedTable(client);
+    await writeItems(client, other.table, 'elsewhere', 0, 2);
+    await writeItems(client, table, 'x', 0, 2);
+    const checkpoints = new MemoryCheckpointStore();
+    await checkpoints.putCheckpoint({ consumer: 'default', streamArn }, shardId, startingSequenceNumber);
+    const feed = new ChangeFeedConsumer({ streamsClient: streamsClient(), streamArn, checkpoints, pollIntervalMs: 10 });
+    const next = feed[Symbol.asyncIterator]().next();
+    await expect(next).rejects.toBeInstanceOf(ChangeFeedTrimmedError);
+    await expect(next).rejects.toMatchObject({ streamArn, shardId, code: 'feed.trimmed', sequenceNumber: startingSequenceNumber });
+    await expect(next).rejects.toThrow(
+      new RegExp(`oldest record the shard still holds, \\d+, is newer than the consumer's position ${startingSequenceNumber}`),
+    );
+  });
+
+  it('reads on when the shard still holds the checkpoint: a trimmed answer alone proves nothing', async () => {
+    const { table, streamArn } = await createStreamedTable(client);
+    await writeItems(client, table, 'y', 0, 3);
+    const checkpoints = new MemoryCheckpointStore();
+    const options = { streamArn, checkpoints, pollIntervalMs: 10 };
+    const first = new ChangeFeedConsumer({ ...options, streamsClient: streamsClient() });
+    for await (const batch of first) {
+      await batch.commit(); // y:0..2 in one batch
+      break;
+    }
+    await writeItems(client, table, 'y', 3, 5);
+    let injected = 0;
+    const streams = faultyClient((operation) =>
+      operation === 'GetRecordsCommand' && injected++ < 2 ? serviceError('TrimmedDataAccessException', 'trimmed') : undefined,
+    );
+    const seen: string[] = [];
+    const second = new ChangeFeedConsumer({ ...options, streamsClient: streams });
+    const run = runBatches(second, async (batch) => {
+      seen.push(...keysOf(batch));
+      return { batchItemFailures: [] };
+    });
+    await waitFor(() => seen.length >= 2, 10_000, 'the records after the checkpoint');
+    await disableStream(client, table);
+    await run;
+    expect(seen).toEqual(['y:3', 'y:4']);
+    expect(injected).toBeGreaterThan(2);
+  });
+
+  it('gives up with ChangeFeedTrimmedError when reads keep answering trimmed', async () => {
     const { table, streamArn } = await createStreamedTable(client);
     await writeItems(client, table, 'x', 0, 1);
     const streams = faultyClient((operation) =>
       operation === 'GetRecordsCommand' ? serviceError('TrimmedDataAccessException', 'trimmed') : undefined,
     );
-    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints: new MemoryCheckpointStore(), pollIntervalMs: 10 });
+    const feed = new ChangeFeedConsumer({
+      streamsClient: streams,
+      streamArn,
+      checkpoints: new MemoryCheckpointStore(),
+      pollIntervalMs: 10,
+      backoff: { initialMs: 1, maxMs: 5 },
+    });
     const next = feed[Symbol.asyncIterator]().next();
     await expect(next).rejects.toBeInstanceOf(ChangeFeedTrimmedError);
     await expect(next).rejects.toMatchObject({ streamArn, code: 'feed.trimmed' });
+    await expect(next).rejects.toThrow(/answered TrimmedDataAccessException 6 times in a row/);
   });
 
   it('re-acquires an expired iterator from the shard position', async () => {
@@ -112,7 +176,13 @@ describe('Streams API failures', () => {
       },
       { step: 'initialize', name: 'countIterators' },
     );
-    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints: new MemoryCheckpointStore(), pollIntervalMs: 10, batchSize: 1 });
+    const feed = new ChangeFeedConsumer({
+      streamsClient: streams,
+      streamArn,
+      checkpoints: new MemoryCheckpointStore(),
+      pollIntervalMs: 10,
+      batchSize: 1,
+    });
     const seen: string[] = [];
     const run = runBatches(feed, async (batch) => {
       seen.push(...keysOf(batch));

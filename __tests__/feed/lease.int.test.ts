@@ -2,12 +2,12 @@ import {
   ChangeFeedConsumer,
   CheckpointStoreError,
   MemoryCheckpointStore,
-  DynamoCheckpointStore,
+  type DynamoCheckpointStore,
   LeaseHeldError,
   LeaseLostError,
   type ChangeFeedBatch,
   type ChangeFeedOptions,
-} from '../../lib/feed';
+} from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
 import { createCheckpointStore, createStreamedTable, keysOf, streamsClient, waitFor, writeItems } from './support';
 

@@ -1,5 +1,6 @@
-import { ChangeFeedTrimmedError, canStart, planStart, streamEnded, type ShardInfo, type StartInput } from '../../lib/feed';
-import type { ShardCheckpoint } from '../../lib/feed';
+import { ChangeFeedTrimmedError } from 'dynafold/feed';
+import { canStart, planStart, streamEnded, type ShardInfo, type StartInput } from '../../lib/feed/lineage';
+import type { ShardCheckpoint } from 'dynafold/feed';
 import { discoveredPosition, mergeShards, newShards, toShardInfo } from '../../lib/feed/lineage';
 
 const streamArn = 'arn:aws:dynamodb:local:0:table/t/stream/1';
@@ -154,9 +155,9 @@ describe('lineage while running', () => {
 
   it('merges describes and reads SDK shards', () => {
     expect(mergeShards([open('a'), open('b')], [closed('a')])).toEqual([closed('a'), open('b')]);
-    expect(toShardInfo({ ShardId: 's', ParentShardId: 'p', SequenceNumberRange: { StartingSequenceNumber: '1', EndingSequenceNumber: '9' } })).toEqual(
-      closed('s', 'p'),
-    );
+    expect(
+      toShardInfo({ ShardId: 's', ParentShardId: 'p', SequenceNumberRange: { StartingSequenceNumber: '1', EndingSequenceNumber: '9' } }),
+    ).toEqual(closed('s', 'p'));
     expect(toShardInfo({})).toBeUndefined();
   });
 

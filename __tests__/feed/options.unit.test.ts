@@ -7,9 +7,13 @@ import {
   DynamoCheckpointStore,
   MemoryCheckpointStore,
   type ChangeFeedOptions,
-} from '../../lib/feed';
+} from 'dynafold/feed';
 
-const streamsClient = new DynamoDBStreamsClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
+const streamsClient = new DynamoDBStreamsClient({
+  region: 'us-east-1',
+  endpoint: 'http://127.0.0.1:1',
+  credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+});
 const base: ChangeFeedOptions = { streamsClient, streamArn: 'arn:stream', checkpoints: new MemoryCheckpointStore() };
 
 afterAll(() => streamsClient.destroy());

@@ -1,9 +1,11 @@
-import { canTakeLease, leaseWaitDelay, renewalDeadline, resolveCompletion } from '../../lib/feed';
+import { resolveCompletion } from '../../lib/feed/completion';
+import { canTakeLease, leaseWaitDelay, renewalDeadline } from '../../lib/feed/lease-policy';
 import { Channel } from '../../lib/feed/channel';
 import { classifyFailure, isRetryable } from '../../lib/feed/retry';
 import { Semaphore } from '../../lib/feed/semaphore';
 import { SharedRefresh } from '../../lib/feed/shared-refresh';
 import { CheckpointStoreError } from '../../lib/errors';
+import { compareSequenceNumbers, judgeTrimmed } from '../../lib/feed/trimmed';
 
 describe('resolveCompletion (Lambda’s partial batch response contract)', () => {
   const batch = ['01', '02', '03', '04'];
@@ -60,7 +62,8 @@ describe('failure classification', () => {
   const named = (name: string, extra: object = {}) => Object.assign(new Error(name), { name }, extra);
 
   it('retries throttling, internal and network errors; recognises expired iterators and lost records', () => {
-    for (const name of ['LimitExceededException', 'ThrottlingException', 'InternalServerError']) expect(classifyFailure(named(name))).toBe('retryable');
+    for (const name of ['LimitExceededException', 'ThrottlingException', 'InternalServerError'])
+      expect(classifyFailure(named(name))).toBe('retryable');
     expect(classifyFailure(named('Error', { code: 'ECONNRESET' }))).toBe('retryable');
     expect(classifyFailure(named('SomethingElse', { $metadata: { httpStatusCode: 503 } }))).toBe('retryable');
     expect(classifyFailure(named('ExpiredIteratorException'))).toBe('expiredIterator');
@@ -73,6 +76,39 @@ describe('failure classification', () => {
   it('looks through a store error to its cause', () => {
     expect(isRetryable(new CheckpointStoreError('x', { cause: named('ProvisionedThroughputExceededException') }))).toBe(true);
     expect(isRetryable(new CheckpointStoreError('x', { cause: named('ValidationException') }))).toBe(false);
+  });
+});
+
+describe('judgeTrimmed (a TrimmedDataAccessException judged by evidence)', () => {
+  const after = (sequenceNumber: string) => ({ type: 'AFTER_SEQUENCE_NUMBER' as const, sequenceNumber });
+  const at = (sequenceNumber: string) => ({ type: 'AT_SEQUENCE_NUMBER' as const, sequenceNumber });
+
+  it('reads from the trim horizon when nothing was read yet (TRIM_HORIZON or LATEST), whatever the shard holds', () => {
+    for (const type of ['TRIM_HORIZON', 'LATEST'] as const) {
+      for (const oldest of [undefined, '5'])
+        expect(judgeTrimmed({ type }, oldest)).toMatchObject({ kind: 'retake', position: { type: 'TRIM_HORIZON' } });
+    }
+  });
+
+  it('reads again from a checkpoint the shard still holds a record at or before', () => {
+    expect(judgeTrimmed(after('42'), '42')).toMatchObject({ kind: 'retake', position: after('42') });
+    expect(judgeTrimmed(after('42'), '7')).toMatchObject({ kind: 'retake', position: after('42') });
+    expect(judgeTrimmed(at('42'), '41')).toMatchObject({ kind: 'retake', position: at('42') });
+  });
+
+  it('declares records lost when the oldest record is newer than the position, or the shard holds none', () => {
+    expect(judgeTrimmed(after('42'), '43')).toMatchObject({
+      kind: 'lost',
+      detail: expect.stringMatching(/oldest record .* 43, is newer than .* 42/),
+    });
+    expect(judgeTrimmed(at('42'), '100')).toMatchObject({ kind: 'lost' });
+    expect(judgeTrimmed(after('42'), undefined)).toMatchObject({ kind: 'lost', detail: expect.stringMatching(/holds no record/) });
+  });
+
+  it('compares sequence numbers as numbers of any length', () => {
+    expect(compareSequenceNumbers('9', '10')).toBe(-1);
+    expect(compareSequenceNumbers('000000000000000000010', '10')).toBe(0);
+    expect(compareSequenceNumbers('100000000000000000000000000000000000001', '99999999999999999999999')).toBe(1);
   });
 });
 

@@ -1,4 +1,4 @@
-import { ChangeFeedConsumer, ChangeFeedTrimmedError, MemoryCheckpointStore, runBatches, type ShardMetrics } from '../../lib/feed';
+import { ChangeFeedConsumer, ChangeFeedTrimmedError, MemoryCheckpointStore, runBatches, type ShardMetrics } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
 import { createStreamedTable, disableStream, keysOf, streamsClient, waitFor, writeItems } from './support';
 

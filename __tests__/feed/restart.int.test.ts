@@ -1,4 +1,4 @@
-import { ChangeFeedConsumer, MemoryCheckpointStore, runBatches } from '../../lib/feed';
+import { ChangeFeedConsumer, MemoryCheckpointStore, runBatches } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
 import { createCheckpointStore, createStreamedTable, disableStream, keysOf, streamsClient, waitFor, writeItems } from './support';
 

@@ -1,5 +1,5 @@
 import { eventsTableDefinition, readModelTableDefinition } from 'dynafold';
-import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from '../../lib/feed';
+import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { createTestTable, testClient } from '../support/dynamo';
 import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';
 import { orderStream } from '../support/orders';
@@ -38,12 +38,13 @@ describe('runChangeFeed', () => {
     const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints, pollIntervalMs: 20, batchSize: 4 });
     await runChangeFeed(feed, {
       projections: { summaries: projection },
-      onBatch: async (batch, result) => {
+      onBatch: async (result, batch) => {
         expect((await checkpoints.getCheckpoints({ consumer: 'default', streamArn })).get(batch.shardId)).not.toEqual({
           kind: 'sequence',
           sequenceNumber: batch.lastSequenceNumber,
         });
-        for (const outcome of result.outcomes.summaries ?? []) if (outcome.status === 'applied') applied.push(...outcome.applied.map((e) => `${e.streamId}:${e.version}`));
+        for (const outcome of result.outcomes.summaries ?? [])
+          if (outcome.status === 'applied') applied.push(...outcome.applied.map((e) => `${e.streamId}:${e.version}`));
       },
     });
 
@@ -68,5 +69,42 @@ describe('runChangeFeed', () => {
     await expect(runChangeFeed(feed, { projections: { summaries: projection }, onBatch: () => Promise.reject(failure) })).rejects.toBe(failure);
     expect((await checkpoints.getCheckpoints({ consumer: 'default', streamArn })).size).toBe(0);
     expect(feed.status().state).toBe('ended');
+  });
+
+  it('reports positions onBatch pushes to result.failedRecords: the batch is read again from the earliest', async () => {
+    const events = await createTestTable(client, eventsTableDefinition, 'events');
+    const stream = orderStream(client, events.name);
+    const views = (await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name)]), 'views')).name;
+    const summaries = orderSummaries(client, views);
+    const projection = orderSummaryProjection(stream, summaries);
+    await stream.append({ orderId: 'o-7' }, [
+      { type: 'OrderPlaced', data: { customer: 'x' } },
+      { type: 'ItemAdded', data: { sku: 'a', price: 1 } },
+      { type: 'ItemAdded', data: { sku: 'b', price: 2 } },
+    ]);
+    await disableStream(client, events.name);
+    const seen: string[] = [];
+    let failedOnce = false;
+    const feed = new ChangeFeedConsumer({
+      streamsClient: streams,
+      streamArn: events.streamArn as string,
+      checkpoints: new MemoryCheckpointStore(),
+      pollIntervalMs: 20,
+    });
+    await runChangeFeed(feed, {
+      projections: { summaries: projection },
+      onBatch: (result, batch) => {
+        seen.push(...batch.records.map((record) => record.dynamodb?.SequenceNumber as string));
+        // A side effect of the second record failed the first time: it and what follows come again.
+        if (!failedOnce && batch.records.length > 1) {
+          failedOnce = true;
+          result.failedRecords.push(1);
+        }
+      },
+    });
+    expect(failedOnce).toBe(true);
+    const [first, second, third] = [...new Set(seen)];
+    expect(seen).toEqual([first, second, third, second, third]);
+    expect(await summaries.get({ orderId: 'o-7' }, { consistent: true })).toMatchObject(foldSummary('o-7', await stream.read({ orderId: 'o-7' })));
   });
 });

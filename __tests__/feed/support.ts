@@ -1,6 +1,6 @@
 import { CreateTableCommand, PutItemCommand, UpdateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { DynamoCheckpointStore, type ChangeFeedBatch } from '../../lib/feed';
+import { DynamoCheckpointStore, type ChangeFeedBatch } from 'dynafold/feed';
 import { localConfig, uniqueName } from '../support/dynamo';
 
 /** A Streams client on the test DynamoDB Local. */

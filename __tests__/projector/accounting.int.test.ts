@@ -67,12 +67,19 @@ async function measure<T>(run: () => Promise<T>): Promise<{ result: T; get: numb
   requests.reset();
   const result = await run();
   const total = [...requests.counts.values()].reduce((sum, n) => sum + n, 0);
-  return { result, get: requests.count('GetItemCommand') + requests.count('BatchGetItemCommand'), query: requests.count('QueryCommand'), put: requests.count('PutItemCommand'), total };
+  return {
+    result,
+    get: requests.count('GetItemCommand') + requests.count('BatchGetItemCommand'),
+    query: requests.count('QueryCommand'),
+    put: requests.count('PutItemCommand'),
+    total,
+  };
 }
 
 const versions = (events: ReadonlyArray<{ version: number }>) => events.map((event) => event.version);
 /** The versions an outcome applied, or its status when it failed. */
-const appliedVersions = (outcome: RowOutcome<OrderEvent, unknown> | undefined) => (outcome?.status === 'applied' ? versions(outcome.applied) : outcome?.status);
+const appliedVersions = (outcome: RowOutcome<OrderEvent, unknown> | undefined) =>
+  outcome?.status === 'applied' ? versions(outcome.applied) : outcome?.status;
 const withoutTimestamps = <T extends object>(row: T | undefined) => row && { ...row, createdAt: undefined, updatedAt: undefined };
 
 test('a record delivered before its predecessors is applied at once, its gap filled by one read: 1 GetItem, 1 Query, 1 PutItem', async () => {
@@ -128,14 +135,20 @@ test('a later call reads at most one Query per row, and none when its events fol
   await projection.applyBatch(first.flat());
 
   // Every row moves on by several events; the call delivers only each row's last one.
-  for (const orderId of ids) await stream.append({ orderId }, [1, 2, 3].map((i) => ({ type: 'ItemAdded' as const, data: { sku: 'late', price: i } })));
+  for (const orderId of ids)
+    await stream.append(
+      { orderId },
+      [1, 2, 3].map((i) => ({ type: 'ItemAdded' as const, data: { sku: 'late', price: i } })),
+    );
   const later = await Promise.all(ids.map((orderId) => stream.read({ orderId })));
   const cost = await measure(() => projection.applyBatch(later.map((events) => events[events.length - 1] as OrderEvent)));
 
   expect({ get: cost.get, query: cost.query, put: cost.put }).toEqual({ get: 1, query: 3, put: 3 });
   for (const outcome of cost.result.outcomes) expect(appliedVersions(outcome)).toEqual([4, 5, 6]);
   for (const [i, orderId] of ids.entries()) {
-    expect(withoutTimestamps(await model.get({ orderId }, { consistent: true }))).toEqual(withoutTimestamps(foldSummary(orderId, later[i] as OrderEvent[])));
+    expect(withoutTimestamps(await model.get({ orderId }, { consistent: true }))).toEqual(
+      withoutTimestamps(foldSummary(orderId, later[i] as OrderEvent[])),
+    );
   }
 
   // The next event of each row follows its checkpoint: nothing to fill.
@@ -148,7 +161,10 @@ test('a later call reads at most one Query per row, and none when its events fol
   const redelivered = await measure(() => projection.applyBatch(shuffle([...first.flat(), ...later.flat()], seededRandom(3))));
   expect({ get: redelivered.get, query: redelivered.query, put: redelivered.put }).toEqual({ get: 1, query: 0, put: 0 });
   for (const outcome of redelivered.result.outcomes) {
-    expect(outcome.status === 'applied' && { applied: outcome.applied.length, already: versions(outcome.alreadyApplied) }).toEqual({ applied: 0, already: range(1, 6) });
+    expect(outcome.status === 'applied' && { applied: outcome.applied.length, already: versions(outcome.alreadyApplied) }).toEqual({
+      applied: 0,
+      already: range(1, 6),
+    });
   }
 });
 

@@ -34,7 +34,9 @@ beforeAll(async () => {
   const events = await createTestTable(client, eventsTableDefinition, 'events');
   eventsTable = events.name;
   streamArn = events.streamArn as string;
-  viewsTable = (await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name), zoneReadings(client, name)]), 'views')).name;
+  viewsTable = (
+    await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name), zoneReadings(client, name)]), 'views')
+  ).name;
   orders = orderStream(client, eventsTable);
   sensors = sensorStream(client, eventsTable);
 });
@@ -108,7 +110,7 @@ test('several rows per stream: each row keeps its own checkpoint, a gap read kee
   const events = await sensors.read(id);
   requests.reset();
   const notes = await projection.applyBatch([events[3]!]);
-  expect(notes).toEqual({ outcomes: [], ignored: [0] });
+  expect(notes).toEqual({ outcomes: [], ignored: [0], stats: { rowsWritten: 0, gapReads: 0, lostRaces: 0 } });
   expect(requests.counts.size).toBe(0); // an ignored event: no read, no write
 
   const result = await projection.applyBatch([events[4]!]); // zone b's reading only: gap-filled, zone a untouched
@@ -198,7 +200,9 @@ test('decode failures are reported, or acknowledged with onDecodeFailure: skip; 
 
   const anonymous = { ...asLambdaRecord(broken), dynamodb: { ...asLambdaRecord(broken).dynamodb, SequenceNumber: undefined } };
   await expect(projection.processBatch([anonymous], { source: 'lambda' })).rejects.toBeInstanceOf(StreamRecordIdentifierMissingError);
-  await expect(projection.processBatch([anonymous], { source: 'pipe' })).resolves.toMatchObject({ response: { batchItemFailures: [{ itemIdentifier: broken.eventID }] } });
+  await expect(projection.processBatch([anonymous], { source: 'pipe' })).resolves.toMatchObject({
+    response: { batchItemFailures: [{ itemIdentifier: broken.eventID }] },
+  });
 });
 
 test('several projections on one feed: each record decoded once and routed by stream; other streams come back unrouted', async () => {
@@ -206,13 +210,17 @@ test('several projections on one feed: each record decoded once and routed by st
   const zones = zoneProjection(sensors, zoneReadings(client, viewsTable, freshName('FeedZones')));
   const orderEvents = await placeOrder('feed-1', [2, 3]);
   await sensors.append({ sensorId: 'feed-s' }, [{ type: 'SensorPlaced', data: { zone: 'z' } }]);
-  const records = insertsOnly(await readStreamRecords(streamArn)).filter((r) => ['feed-1', 'feed-s'].includes(r.dynamodb?.NewImage?.['streamId']?.S ?? ''));
+  const records = insertsOnly(await readStreamRecords(streamArn)).filter((r) =>
+    ['feed-1', 'feed-s'].includes(r.dynamodb?.NewImage?.['streamId']?.S ?? ''),
+  );
   const result = await processBatch(records.map(asLambdaRecord), { projections: { summaries, zones }, streams: { Order: orders }, source: 'lambda' });
   expect(result.outcomes.summaries).toHaveLength(1);
   expect(result.outcomes.zones).toHaveLength(1);
   expect(result.unrouted.map((u) => [u.stream, u.event.version])).toEqual(orderEvents.map((e) => ['Order', e.version]));
   expect(result.response.batchItemFailures).toEqual([]);
-  await expect(processBatch([], { projections: { summaries }, streams: { Other: orderStream(client, eventsTable) } })).rejects.toBeInstanceOf(ConfigurationError);
+  await expect(processBatch([], { projections: { summaries }, streams: { Other: orderStream(client, eventsTable) } })).rejects.toBeInstanceOf(
+    ConfigurationError,
+  );
 });
 
 test('catchUp brings the row of the latest event to the head; rebuild re-derives rows from version 1 and returns no events', async () => {

@@ -41,7 +41,10 @@ beforeAll(async () => {
   // Appends of several events from concurrent writers, one with an idempotency key (a sentinel item).
   await Promise.all(
     orderIds.map(async (orderId, i) => {
-      await stream.append({ orderId }, [{ type: 'OrderPlaced', data: { customer: `customer-${i}` } }], { expectedVersion: 0, idempotencyKey: `place-${orderId}` });
+      await stream.append({ orderId }, [{ type: 'OrderPlaced', data: { customer: `customer-${i}` } }], {
+        expectedVersion: 0,
+        idempotencyKey: `place-${orderId}`,
+      });
       await stream.append({ orderId }, [
         { type: 'ItemAdded', data: { sku: 'book', price: 12 + i } },
         { type: 'ItemAdded', data: { sku: 'pen', price: 2 } },
@@ -80,7 +83,9 @@ function summariesOn(dynamo = client) {
 
 async function expectRowsAreFolds(model: ReturnType<typeof orderSummaries>, ids: ReadonlyArray<string> = orderIds) {
   for (const orderId of ids) {
-    expect(withoutTimestamps(await model.get({ orderId }, { consistent: true }))).toEqual(withoutTimestamps(foldSummary(orderId, truth.get(orderId) ?? [])));
+    expect(withoutTimestamps(await model.get({ orderId }, { consistent: true }))).toEqual(
+      withoutTimestamps(foldSummary(orderId, truth.get(orderId) ?? [])),
+    );
   }
 }
 
@@ -111,8 +116,14 @@ test('the fixture is a DynamoDBStreamEvent in Lambda shape, from the real feed, 
   const removal = records.find((record) => record.eventName === 'REMOVE');
   expect(removal?.dynamodb?.NewImage).toBeUndefined();
   expect(removal?.dynamodb?.OldImage?.['pk']).toEqual({ S: 'Customer#c-1' });
-  expect(records.filter((record) => record.dynamodb?.Keys?.['pk']?.S === 'Customer#c-1').map((record) => record.eventName)).toEqual(['INSERT', 'MODIFY', 'REMOVE']);
-  expect(records.filter((record) => record.eventName === 'INSERT' && record.dynamodb?.NewImage?.['_df'] === undefined).length).toBeGreaterThanOrEqual(5); // snapshot, sentinels, foreign
+  expect(records.filter((record) => record.dynamodb?.Keys?.['pk']?.S === 'Customer#c-1').map((record) => record.eventName)).toEqual([
+    'INSERT',
+    'MODIFY',
+    'REMOVE',
+  ]);
+  expect(records.filter((record) => record.eventName === 'INSERT' && record.dynamodb?.NewImage?.['_df'] === undefined).length).toBeGreaterThanOrEqual(
+    5,
+  ); // snapshot, sentinels, foreign
   const sequence = records.map(sequenceNumber);
   expect([...sequence].sort()).toEqual(sequence);
 });
@@ -172,10 +183,22 @@ test('a partially failing batch reports exactly the undecodable record and the f
     const rowTwo = records.findIndex((record) => isEventInsert(record, 'Order') && describeRecord(record).streamId === 'o-2');
     expect(corrupt).toBeGreaterThanOrEqual(0);
     let decodeFailures: ReadonlyArray<{ position: number; error: unknown }> = [];
-    const handler = lambdaHandler({ projections: { summaries }, streams: { Order: stream }, onBatch: (result) => void (decodeFailures = result.decodeFailures) });
+    let failedRows: string[] = [];
+    const handler = lambdaHandler({
+      projections: { summaries },
+      streams: { Order: stream },
+      onBatch: (result) => {
+        decodeFailures = result.decodeFailures;
+        failedRows = result.outcomes.summaries.flatMap((outcome) =>
+          outcome.status === 'failed' ? [`${outcome.streamId}: ${String((outcome.error as Error).message)}`] : [],
+        );
+      },
+    });
 
     const response = await handler({ Records: records });
 
+    // Named first, so that an unexpected failure says which row failed and why.
+    expect(failedRows).toEqual([expect.stringMatching(/^o-2: .*Injected outage/)]);
     expect(response).toEqual({
       batchItemFailures: [corrupt, rowTwo].sort((a, b) => a - b).map((position) => ({ itemIdentifier: sequenceNumber(records[position]) })),
     });
@@ -275,8 +298,12 @@ test('rows whose writes fail get a DynamoRequestError carrying the SDK error, an
       expect((error as Error).cause).toMatchObject({ name: 'InternalServerError', message: 'Injected outage' });
     }
     // One record per row: each row's earliest.
-    const earliest = orderIds.map((orderId) => fixture.Records.findIndex((record) => isEventInsert(record, 'Order') && describeRecord(record).streamId === orderId));
-    expect(response.batchItemFailures).toEqual(earliest.sort((a, b) => a - b).map((position) => ({ itemIdentifier: sequenceNumber(fixture.Records[position]) })));
+    const earliest = orderIds.map((orderId) =>
+      fixture.Records.findIndex((record) => isEventInsert(record, 'Order') && describeRecord(record).streamId === orderId),
+    );
+    expect(response.batchItemFailures).toEqual(
+      earliest.sort((a, b) => a - b).map((position) => ({ itemIdentifier: sequenceNumber(fixture.Records[position]) })),
+    );
   } finally {
     faulty.destroy();
   }

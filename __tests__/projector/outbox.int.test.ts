@@ -27,7 +27,10 @@ beforeAll(async () => {
   outboxStreamArn = outbox.streamArn as string;
   for (const orderId of orderIds) {
     await stream.append({ orderId }, [{ type: 'OrderPlaced', data: { customer: 'ada' } }]);
-    await stream.append({ orderId }, [1, 2, 3].map((i) => ({ type: 'ItemAdded' as const, data: { sku: `s${i}`, price: i } })));
+    await stream.append(
+      { orderId },
+      [1, 2, 3].map((i) => ({ type: 'ItemAdded' as const, data: { sku: `s${i}`, price: i } })),
+    );
     await stream.append({ orderId }, [{ type: 'OrderShipped', data: {} }]);
   }
   records = insertsOnly(await readStreamRecords(events.streamArn as string));
@@ -52,7 +55,10 @@ async function outboxItems(): Promise<number> {
 test(`applied events reach the outbox in the row's transaction, once each, under concurrent redelivery; a crash before publishing is recovered in order per row (seed ${SEED})`, async () => {
   // Shuffled, duplicated, split, concurrent delivery: lost races write no messages, winners write theirs.
   const random = seededRandom(SEED);
-  const copies = shuffle(records.flatMap((record) => (random() < 0.4 ? [record, record] : [record])), random).map(asLambdaRecord);
+  const copies = shuffle(
+    records.flatMap((record) => (random() < 0.4 ? [record, record] : [record])),
+    random,
+  ).map(asLambdaRecord);
   const lanes: (typeof copies)[] = [[], [], [], []];
   copies.forEach((record) => lanes[randomInt(random, 0, 3)]?.push(record));
   await Promise.all(
@@ -64,7 +70,9 @@ test(`applied events reach the outbox in the row's transaction, once each, under
     }),
   );
   for (const orderId of orderIds) {
-    expect(await orderSummaries(client, viewsTable).get({ orderId }, { consistent: true })).toMatchObject(foldSummary(orderId, await stream.read({ orderId })));
+    expect(await orderSummaries(client, viewsTable).get({ orderId }, { consistent: true })).toMatchObject(
+      foldSummary(orderId, await stream.read({ orderId })),
+    );
   }
   expect(await outboxItems()).toBe(records.length); // exactly one message per event
 
@@ -100,7 +108,9 @@ test(`applied events reach the outbox in the row's transaction, once each, under
   const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
   expect(duplicate).toMatch(/^Order#o-2#1$/);
   for (const orderId of orderIds) {
-    const versions = published.filter((message) => (message.key as { orderId: string }).orderId === orderId).map((message) => (message.message as { version: number }).version);
+    const versions = published
+      .filter((message) => (message.key as { orderId: string }).orderId === orderId)
+      .map((message) => (message.message as { version: number }).version);
     expect([...new Set(versions)]).toEqual([1, 2, 3, 4, 5]);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   }
@@ -108,7 +118,10 @@ test(`applied events reach the outbox in the row's transaction, once each, under
 
 test('drainAll recovers messages without the outbox stream', async () => {
   const orderId = 'o-drain';
-  await stream.append({ orderId }, [{ type: 'OrderPlaced', data: { customer: 'bo' } }, { type: 'OrderShipped', data: {} }]);
+  await stream.append({ orderId }, [
+    { type: 'OrderPlaced', data: { customer: 'bo' } },
+    { type: 'OrderShipped', data: {} },
+  ]);
   await projection().applyBatch(await stream.read({ orderId }));
   const published: string[] = [];
   const result = await new OutboxRelay({ client, table: outboxTable, publish: async (message) => void published.push(message.id) }).drainAll();
@@ -118,14 +131,26 @@ test('drainAll recovers messages without the outbox stream', async () => {
 
 test('a row applying more events than a transaction holds writes its messages in several transactions, in order', async () => {
   const orderId = 'o-long';
-  await stream.append({ orderId }, [{ type: 'OrderPlaced', data: { customer: 'cy' } }, ...Array.from({ length: 80 }, (_, i) => ({ type: 'ItemAdded' as const, data: { sku: `a${i}`, price: 1 } }))]);
-  await stream.append({ orderId }, Array.from({ length: 70 }, (_, i) => ({ type: 'ItemAdded' as const, data: { sku: `b${i}`, price: 1 } })));
+  await stream.append({ orderId }, [
+    { type: 'OrderPlaced', data: { customer: 'cy' } },
+    ...Array.from({ length: 80 }, (_, i) => ({ type: 'ItemAdded' as const, data: { sku: `a${i}`, price: 1 } })),
+  ]);
+  await stream.append(
+    { orderId },
+    Array.from({ length: 70 }, (_, i) => ({ type: 'ItemAdded' as const, data: { sku: `b${i}`, price: 1 } })),
+  );
   const events = await stream.read({ orderId });
   const result = await projection().applyBatch([events[events.length - 1] as OrderEvent]); // one event: the rest is a gap read
   expect(result.outcomes[0]).toMatchObject({ status: 'applied', version: 151 });
-  expect(result.outcomes[0]?.status === 'applied' && result.outcomes[0].applied.map((event) => event.version)).toEqual(events.map((event) => event.version));
+  expect(result.outcomes[0]?.status === 'applied' && result.outcomes[0].applied.map((event) => event.version)).toEqual(
+    events.map((event) => event.version),
+  );
   const published: number[] = [];
-  await new OutboxRelay({ client, table: outboxTable, publish: async (message) => void published.push((message.message as { version: number }).version) }).drainAll();
+  await new OutboxRelay({
+    client,
+    table: outboxTable,
+    publish: async (message) => void published.push((message.message as { version: number }).version),
+  }).drainAll();
   expect(published).toEqual(events.map((event) => event.version));
   expect(await orderSummaries(client, viewsTable).get({ orderId }, { consistent: true })).toMatchObject(foldSummary(orderId, events));
 });

@@ -33,7 +33,10 @@ beforeAll(async () => {
     [...orderIds, 'o-doomed'].map(async (orderId, i) => {
       await stream.append({ orderId }, [{ type: 'OrderPlaced', data: { customer: `c-${i}` } }], { expectedVersion: 0 });
       for (let chunk = 0; chunk < 3; chunk++) {
-        await stream.append({ orderId }, [1, 2, 3].map((n) => ({ type: 'ItemAdded' as const, data: { sku: `s-${chunk}-${n}`, price: 10 * chunk + n + i } })));
+        await stream.append(
+          { orderId },
+          [1, 2, 3].map((n) => ({ type: 'ItemAdded' as const, data: { sku: `s-${chunk}-${n}`, price: 10 * chunk + n + i } })),
+        );
       }
       await stream.append({ orderId }, [{ type: 'OrderShipped', data: {} }]);
       truth.set(orderId, await stream.read({ orderId }));
@@ -83,7 +86,11 @@ test(`${CALLERS} concurrent callers with overlapping shuffled events: every row 
       }
       // One projection per caller, as on separate Lambda lanes; all of them start together.
       const results = await Promise.all(
-        batches.map((batch) => orderSummaryProjection(stream, model).applyBatch(shuffle(batch, random)).then((result) => ({ batch, result }))),
+        batches.map((batch) =>
+          orderSummaryProjection(stream, model)
+            .applyBatch(shuffle(batch, random))
+            .then((result) => ({ batch, result })),
+        ),
       );
 
       const applied: string[] = [];
@@ -146,7 +153,10 @@ describe('a row whose every write is lost', () => {
     // (lowest position) is its LAST version, not its first.
     const isDoomed = (record: DynamoDBRecord) => record.dynamodb?.NewImage?.['streamId']?.S === 'o-doomed';
     const doomed = real.filter(isDoomed).reverse();
-    const others = shuffle(real.filter((record) => !isDoomed(record)), seededRandom(BASE_SEED));
+    const others = shuffle(
+      real.filter((record) => !isDoomed(record)),
+      seededRandom(BASE_SEED),
+    );
     const records = others.flatMap((record, i) => (i % 2 === 0 && doomed.length > 0 ? [record, doomed.shift() as DynamoDBRecord] : [record]));
     records.push(...doomed);
     const firstDoomed = records.findIndex(isDoomed);
@@ -171,7 +181,9 @@ describe('a row whose every write is lost', () => {
     expect(await model.get({ orderId: 'o-doomed' }, { consistent: true })).toBeUndefined();
     for (const orderId of ['o-a', 'o-b']) {
       expect(byOrder.get(orderId)).toMatchObject({ status: 'applied', version: truth.get(orderId)?.length });
-      expect(withoutTimestamps(await model.get({ orderId }, { consistent: true }))).toEqual(withoutTimestamps(foldSummary(orderId, truth.get(orderId) ?? [])));
+      expect(withoutTimestamps(await model.get({ orderId }, { consistent: true }))).toEqual(
+        withoutTimestamps(foldSummary(orderId, truth.get(orderId) ?? [])),
+      );
     }
   });
 

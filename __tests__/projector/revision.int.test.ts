@@ -47,7 +47,9 @@ function projectionOn(client: DynamoDBClient, model: string, cents: boolean, rev
     key: (id) => ({ orderId: id.orderId }),
     initial: (id) => initialSummary(id.orderId),
     evolve: (state: OrderSummary, event: OrderEvent) =>
-      event.type === 'ItemAdded' && cents ? { ...state, items: state.items + 1, total: state.total + event.data.price * 100 } : evolveSummary(state, event),
+      event.type === 'ItemAdded' && cents
+        ? { ...state, items: state.items + 1, total: state.total + event.data.price * 100 }
+        : evolveSummary(state, event),
     checkpoint: 'version',
     revision,
   });

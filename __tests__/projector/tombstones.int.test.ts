@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EventStream, Projection, ReadModel, eventsTableDefinition, readModelTableDefinition, removeRow } from 'dynafold';
+import { projectionSpec } from 'dynafold/testing';
 import { createTestTable, testClient } from '../support/dynamo';
 import { shuffle, seededRandom } from '../support/random';
 
@@ -24,10 +25,10 @@ beforeAll(async () => {
   viewsTable = (await createTestTable(client, (name) => readModelTableDefinition(name, [accounts()]), 'views')).name;
 });
 
-function accounts(name = 'Account') {
+function accounts(name = 'Account', table = viewsTable) {
   return new ReadModel({
     client,
-    table: viewsTable ?? 'placeholder',
+    table: table ?? 'placeholder',
     name,
     schema: accountSchema,
     key: { pk: { field: 'pk', composite: ['accountId'] }, sk: { field: 'sk', composite: [] } },
@@ -35,9 +36,9 @@ function accounts(name = 'Account') {
   });
 }
 
-function projection(model: ReturnType<typeof accounts>, options: { recreate?: boolean; ttlSeconds?: number } = {}) {
+function projection(model: ReturnType<typeof accounts>, options: { recreate?: boolean; ttlSeconds?: number } = {}, source = stream) {
   return new Projection({
-    stream,
+    stream: source,
     readModel: model,
     key: (id) => ({ accountId: id.accountId }),
     initial: (id) => ({ accountId: id.accountId, owner: '', balance: 0, version: 0 }),
@@ -54,7 +55,7 @@ function projection(model: ReturnType<typeof accounts>, options: { recreate?: bo
     },
     checkpoint: 'version',
     ...(options.recreate === true ? { recreate: (event: { type: string }) => event.type === 'Reopened' } : {}),
-    ...(options.ttlSeconds === undefined ? {} : { tombstoneTtl: { seconds: options.ttlSeconds } }),
+    ...(options.ttlSeconds === undefined ? {} : { tombstoneTtl: { durationMs: options.ttlSeconds * 1000 } }),
   });
 }
 
@@ -109,4 +110,55 @@ test('a recreating event brings the row back from initial when the projection sa
   // A rebuild from version 1 gives the same row.
   await accountsProjection.rebuild(id);
   expect(await model.get(id, { consistent: true })).toMatchObject({ owner: 'grace', balance: 2, version: 6 });
+});
+
+test('removal and recreation hold however Lambda delivers the records (projection spec: in order, shuffled, duplicated, ten lanes)', async () => {
+  const reopened: string[] = [];
+  await projectionSpec(({ events, readModels }) =>
+    projection(
+      accounts('SpecAccount', readModels),
+      { recreate: true },
+      new EventStream({ client, table: events, name: 'Account', streamId: ['accountId'], events: accountEvents }),
+    ),
+  )
+    .given([
+      {
+        streamId: { accountId: 'a-1' },
+        events: [
+          { type: 'Opened', data: { owner: 'ada' } },
+          { type: 'Deposited', data: { amount: 5 } },
+        ],
+      },
+      {
+        streamId: { accountId: 'a-2' },
+        events: [
+          { type: 'Opened', data: { owner: 'bob' } },
+          { type: 'Closed', data: {} },
+        ],
+      },
+      { streamId: { accountId: 'a-1' }, events: [{ type: 'Closed', data: {} }] },
+      {
+        streamId: { accountId: 'a-2' },
+        events: [
+          { type: 'Deposited', data: { amount: 1 } },
+          { type: 'Reopened', data: { owner: 'grace' } },
+        ],
+      }, // v3 ignored: removed
+      { streamId: { accountId: 'a-2' }, events: [{ type: 'Deposited', data: { amount: 2 } }] },
+    ])
+    .thenRows(
+      [
+        { key: { accountId: 'a-1' }, row: undefined },
+        { key: { accountId: 'a-2' }, row: { accountId: 'a-2', owner: 'grace', balance: 2, version: 5 } },
+      ],
+      async ({ mode, projection: spec }) => {
+        expect(await spec.readModel.get({ accountId: 'a-1' }, { consistent: true, includeRemoved: true })).toMatchObject({
+          version: 3,
+          removed: true,
+        });
+        expect((await spec.readModel.query('byOwner', { owner: 'grace' })).items.map((row) => row.accountId)).toEqual(['a-2']);
+        reopened.push(mode);
+      },
+    );
+  expect(reopened).toEqual(['inOrder', 'shuffled', 'duplicated', 'lanes']);
 });

@@ -47,7 +47,11 @@ afterAll(() => client.destroy());
 
 async function rawItem(streamName: string, streamId: string, version: number) {
   const { Item } = await client.send(
-    new GetItemCommand({ TableName: table, Key: marshall({ pk: `${streamName}#${streamId}`, sk: `e#${String(version).padStart(10, '0')}` }), ConsistentRead: true }),
+    new GetItemCommand({
+      TableName: table,
+      Key: marshall({ pk: `${streamName}#${streamId}`, sk: `e#${String(version).padStart(10, '0')}` }),
+      ConsistentRead: true,
+    }),
   );
   return Item;
 }
@@ -89,7 +93,10 @@ describe('round trip through the table and its stream', () => {
     const small = await rawItem('GzipDoc', 'd-1', 1);
     expect(small?.['data']?.M).toBeDefined();
     expect(small?.['enc']).toBeUndefined();
-    for (const [name, algorithm] of [['GzipDoc', 'gzip'], ['BrotliDoc', 'brotli']]) {
+    for (const [name, algorithm] of [
+      ['GzipDoc', 'gzip'],
+      ['BrotliDoc', 'brotli'],
+    ]) {
       const large = await rawItem(name as string, 'd-1', 2);
       expect(large?.['enc']).toEqual({ S: algorithm });
       expect(large?.['data']?.B).toBeInstanceOf(Uint8Array);

@@ -1,8 +1,8 @@
 import { ValidationError } from 'dynafold';
 import { joinComposite, splitComposite } from '../../lib/store/composite';
-import { compress, decompress } from '../../lib/store/compression';
+import { compress, decompress } from '../../lib/dynamo/compression';
 import { fromEventItem, toEventItem, validateNewEvent, type EventCodec } from '../../lib/store/event-codec';
-import { itemSize } from '../../lib/store/item-size';
+import { itemSize } from '../../lib/dynamo/item-size';
 import { eventSortKey, MAX_VERSION } from '../../lib/store/layout';
 import { orderEventSchemas } from '../support/orders';
 
@@ -46,7 +46,13 @@ describe('item size', () => {
 
   test('a stored event item is estimated above its raw JSON size', () => {
     const codec: EventCodec = { streamName: 'Order', schemas: orderEventSchemas, compression: false };
-    const item = toEventItem(codec, 'o-1', 1, { type: 'OrderPlaced', data: { customer: 'x'.repeat(1000) } }, new Date(0).toISOString());
+    const item = toEventItem(
+      codec,
+      'o-1',
+      1,
+      validateNewEvent(codec, { type: 'OrderPlaced', data: { customer: 'x'.repeat(1000) } }, 0),
+      new Date(0).toISOString(),
+    );
     expect(itemSize(item)).toBeGreaterThan(1000);
     expect(itemSize(item)).toBeLessThan(1200);
   });
@@ -94,7 +100,10 @@ describe('event items', () => {
   });
 
   test('zod output is what gets stored', () => {
-    const trimmed: EventCodec = { ...codec, schemas: { Named: orderEventSchemas.OrderPlaced.extend({ customer: orderEventSchemas.OrderPlaced.shape.customer.trim() }) } };
+    const trimmed: EventCodec = {
+      ...codec,
+      schemas: { Named: orderEventSchemas.OrderPlaced.extend({ customer: orderEventSchemas.OrderPlaced.shape.customer.trim() }) },
+    };
     expect(validateNewEvent(trimmed, { type: 'Named', data: { customer: '  ada ' } }, 0).data).toEqual({ customer: 'ada' });
   });
 });

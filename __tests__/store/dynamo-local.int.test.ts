@@ -46,7 +46,7 @@ async function eventually(check: () => boolean, timeoutMs: number): Promise<bool
 test('startDynamoLocal starts a second instance on a free port, and stop() ends its JVM', async () => {
   const local = await startDynamoLocal({ jvmArgs: ['-XX:TieredStopAtLevel=1'], heapMb: 256 });
   const client = new DynamoDBClient({ ...local.clientConfig, maxAttempts: 1 });
-  let jvms: number[] = [];
+  let jvms: number[];
   try {
     expect(local.endpoint).toBe(`http://127.0.0.1:${local.port}`);
     expect(local.endpoint).not.toBe(process.env['DYNAMODB_ENDPOINT']);

@@ -28,7 +28,10 @@ async function fillOrder(orderId: string, count: number): Promise<void> {
 /** A fold that counts the events it saw. */
 function countingFold() {
   const seen = { events: 0 };
-  return { seen, fold: { initial: () => emptyOrder, evolve: (state: OrderState, event: OrderEvent) => ((seen.events += 1), evolveOrder(state, event)) } };
+  return {
+    seen,
+    fold: { initial: () => emptyOrder, evolve: (state: OrderState, event: OrderEvent) => ((seen.events += 1), evolveOrder(state, event)) },
+  };
 }
 
 test('a fold from the latest snapshot equals a full fold', async () => {
@@ -44,7 +47,10 @@ test('a fold from the latest snapshot equals a full fold', async () => {
   expect(first.seen.events).toBe(250);
   expect(await Orders.loadSnapshot('snap-1')).toEqual({ version: 250, state: plain.state });
 
-  await Orders.append('snap-1', [{ type: 'ItemAdded', data: { sku: 'late', price: 100 } }, { type: 'OrderShipped', data: {} }]);
+  await Orders.append('snap-1', [
+    { type: 'ItemAdded', data: { sku: 'late', price: 100 } },
+    { type: 'OrderShipped', data: {} },
+  ]);
   const after = countingFold();
   const loaded = await Orders.load('snap-1', after.fold, { snapshot: { every: 100 } });
   expect(after.seen.events).toBe(2);
@@ -64,7 +70,11 @@ test('snapshots only move forward', async () => {
   expect(await Orders.loadSnapshot(id)).toEqual({ version: 11, state: { n: 11 } });
 
   // concurrent savers: the highest version wins whatever the order
-  const saves = await Promise.all(range(12, 40).reverse().map((version) => Orders.saveSnapshot(id, { version, state: { n: version } })));
+  const saves = await Promise.all(
+    range(12, 40)
+      .reverse()
+      .map((version) => Orders.saveSnapshot(id, { version, state: { n: version } })),
+  );
   expect(saves[0]).toBe(true); // version 40 was sent first
   expect(await Orders.loadSnapshot(id)).toEqual({ version: 40, state: { n: 40 } });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigurationError, DynafoldError, EventStream, TransactionLimitError, ValidationError, eventsTableDefinition } from 'dynafold';
+import { ConfigurationError, type DynafoldError, EventStream, TransactionLimitError, ValidationError, eventsTableDefinition } from 'dynafold';
 import { createTestTable, testClient } from '../support/dynamo';
 import { orderEventSchemas, orderStream, range } from '../support/orders';
 import { countRequests } from '../support/requests';
@@ -104,14 +104,26 @@ describe('events that fail validation', () => {
     },
   );
 
-  test.each([[''], ['k'.repeat(513)]])('idempotency key %p is refused', async (idempotencyKey) => {
+  test.each([[''], ['k'.repeat(1001)], ['€'.repeat(341)]])('idempotency key %p is refused', async (idempotencyKey) => {
     const id = freshId();
-    await rejectsWithoutWriting(Orders, id, () => Orders.append(id, [{ type: 'OrderShipped', data: {} }], { idempotencyKey }), ValidationError, 'store.validation');
+    await rejectsWithoutWriting(
+      Orders,
+      id,
+      () => Orders.append(id, [{ type: 'OrderShipped', data: {} }], { idempotencyKey }),
+      ValidationError,
+      'store.validation',
+    );
   });
 
-  test('attempts below 1 are refused', async () => {
+  test('retry.attempts below 1 is refused', async () => {
     const id = freshId();
-    await rejectsWithoutWriting(Orders, id, () => Orders.append(id, [{ type: 'OrderShipped', data: {} }], { attempts: 0 }), ValidationError, 'store.validation');
+    await rejectsWithoutWriting(
+      Orders,
+      id,
+      () => Orders.append(id, [{ type: 'OrderShipped', data: {} }], { retry: { attempts: 0 } }),
+      ValidationError,
+      'store.validation',
+    );
   });
 
   test('read ranges must be integers', async () => {
@@ -201,8 +213,7 @@ describe('transaction limits, checked before anything is sent', () => {
 });
 
 describe('stream ids', () => {
-  const Tenants = () =>
-    new EventStream({ client, table, name: 'TenantOrder', streamId: ['tenant', 'orderId'], events: orderEventSchemas });
+  const Tenants = () => new EventStream({ client, table, name: 'TenantOrder', streamId: ['tenant', 'orderId'], events: orderEventSchemas });
 
   test('a "#" in a multi-field stream id is ambiguous and refused', async () => {
     const stream = Tenants();

@@ -1,0 +1,34 @@
+import { rotation, summed, type Sample } from '../../bench/peers/measure';
+
+const sample = (ms: number, events: number, latencies: number[], extra: Partial<Sample> = {}): Sample => ({
+  ms,
+  events,
+  requests: events,
+  readUnits: 0,
+  writeUnits: events * 2,
+  latencies,
+  conflicts: 0,
+  ...extra,
+});
+
+describe('the peers benchmark measures', () => {
+  test('rotation puts every peer in every place once over as many rounds as peers', () => {
+    const rounds = [0, 1, 2].map((round) => rotation(['a', 'b', 'c'], round));
+    expect(rounds).toEqual([
+      ['a', 'b', 'c'],
+      ['b', 'c', 'a'],
+      ['c', 'a', 'b'],
+    ]);
+    expect(rotation(['a', 'b'], 3)).toEqual(['b', 'a']);
+  });
+
+  test('summed takes the median round rate, pools latencies and divides totals by all events', () => {
+    const s = summed([sample(1000, 10, [1, 2]), sample(2000, 10, [3]), sample(500, 10, [4], { conflicts: 6 })]);
+    expect(s.eventsPerSecond).toBe(10); // rounds at 10, 5 and 20 events/s
+    expect(s.p50).toBe(2);
+    expect(s.p99).toBe(4);
+    expect(s.requestsPerEvent).toBe(1);
+    expect(s.writeUnitsPerEvent).toBe(2);
+    expect(s.conflictsPerEvent).toBe(0.2);
+  });
+});

@@ -1,0 +1,367 @@
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import {
+  ConcurrentModificationError,
+  eventsTableDefinition,
+  lambdaHandler,
+  MultiSourceProjection,
+  outboxTableDefinition,
+  processBatch,
+  readModelTableDefinition,
+  type ParkedRow,
+} from 'dynafold';
+import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafold/feed';
+import { injectFaults } from '../../chaos/faults';
+import { streamsClient } from '../feed/support';
+import { RowAttributes } from '../../lib/store/read-model-keys';
+import { createTestTable, localConfig, testClient } from '../support/dynamo';
+import {
+  accountModel,
+  accountsProjection,
+  eventKey,
+  ledgerStream,
+  ownerModel,
+  ownersProjection,
+  zoneModel,
+  zonesProjection,
+  Poisoned,
+  type LedgerEvent,
+  type LedgerStream,
+  type Owner,
+} from '../support/ledger';
+import { outboxMessages } from '../support/ledger-case';
+import { asLambdaRecord, insertsOnly, readStreamRecords } from '../support/stream-records';
+import { DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+
+const client = testClient();
+afterAll(() => client.destroy());
+
+let events: { name: string; streamArn: string | undefined };
+let viewsTable: string;
+let models = 0;
+
+beforeAll(async () => {
+  events = await createTestTable(client, eventsTableDefinition, 'parking-events');
+  viewsTable = (await createTestTable(client, (name) => readModelTableDefinition(name, [accountModel(client, name, 'Any')]), 'parking-views')).name;
+});
+
+/** A deployed bug: `evolve` chokes on deposits of 13 until the fix is "deployed". */
+function poisonSwitch() {
+  const state = { fixed: false };
+  return { state, isPoison: (event: LedgerEvent) => !state.fixed && event.type === 'Deposited' && event.data.amount === 13 };
+}
+
+async function recordsOf(...keys: string[]): Promise<_Record[]> {
+  const all = insertsOnly(await readStreamRecords(events.streamArn as string));
+  return all.filter((record) => keys.some((key) => record.dynamodb?.NewImage?.['pk']?.S === key));
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+test('a poison event parks its row after N failed attempts; the shard moves on, other rows are untouched; retryParked applies every event once, in order', async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const model = accountModel(client, viewsTable, `Parked${++models}`);
+  const poison = poisonSwitch();
+  const accounts = accountsProjection(stream, model, { revision: false, poison: { park: { afterAttempts: 3 } }, isPoison: poison.isPoison });
+  const owner = { owner: 'a' };
+  await stream.append({ id: 'poisoned' }, [
+    { type: 'Opened', data: owner },
+    { type: 'Deposited', data: { ...owner, amount: 13 } },
+    { type: 'Deposited', data: { ...owner, amount: 2 } },
+  ]);
+  await stream.append({ id: 'healthy' }, [
+    { type: 'Opened', data: owner },
+    { type: 'Deposited', data: { ...owner, amount: 5 } },
+  ]);
+  const records = (await recordsOf('A#poisoned', 'A#healthy')).map(asLambdaRecord);
+  const applied: string[] = [];
+  const deliver = async (batch: ReadonlyArray<unknown>) => {
+    const result = await processBatch(batch, { projections: { accounts }, source: 'lambda' });
+    for (const outcome of result.outcomes.accounts) applied.push(...outcome.applied.map(eventKey));
+    return result;
+  };
+
+  // Attempts 1 and 2 fail the poisoned row's records (the source retries them); the other row applies.
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const result = await deliver(records);
+    expect(result.outcomes.accounts.find((outcome) => outcome.key?.['id'] === 'poisoned')).toMatchObject({
+      status: 'failed',
+      error: expect.any(Poisoned),
+    });
+    expect(result.response.batchItemFailures).toHaveLength(1);
+  }
+  expect(await model.get({ id: 'healthy' }, { consistent: true })).toMatchObject({ balance: 5, version: 2 });
+  // The third parks it: every record is reported done.
+  const third = await deliver(records);
+  expect(third.response.batchItemFailures).toEqual([]);
+  expect(third.outcomes.accounts.find((outcome) => outcome.key?.['id'] === 'poisoned')).toMatchObject({
+    status: 'parked',
+    parked: {
+      event: { streamName: 'A', streamId: 'poisoned', version: 2, type: 'Deposited' },
+      error: { name: 'Poisoned' },
+      attempts: 3,
+      through: { 'A#poisoned': 3 },
+    },
+  });
+  // The row kept what came before the poison event (v1, written in the first attempt); later events reach the parked record.
+  expect(await model.get({ id: 'poisoned' }, { consistent: true })).toMatchObject({ balance: 0, version: 1 });
+  expect(applied).toContain('A#poisoned@1');
+  const later = await stream.append({ id: 'poisoned' }, [{ type: 'Deposited', data: { ...owner, amount: 4 } }]);
+  const fourth = await deliver((await recordsOf('A#poisoned')).map(asLambdaRecord).slice(-1));
+  expect(fourth.response.batchItemFailures).toEqual([]);
+  expect(fourth.outcomes.accounts[0]).toMatchObject({ status: 'parked', parked: { through: { 'A#poisoned': later.version } } });
+  const parked: ParkedRow[] = await collect(accounts.parkedRows());
+  expect(parked).toEqual([expect.objectContaining({ key: { id: 'poisoned' }, attempts: 3, through: { 'A#poisoned': 4 } })]);
+
+  // The fix is deployed: one retry applies v2..v4 once, in order, and unparks the row.
+  poison.state.fixed = true;
+  const [retried] = await accounts.retryParked({ id: 'poisoned' });
+  expect(retried).toMatchObject({ status: 'applied', version: 4 });
+  applied.push(...(retried?.status === 'applied' ? retried.applied.map(eventKey) : []));
+  expect(await model.get({ id: 'poisoned' }, { consistent: true })).toMatchObject({ balance: 19, deposits: 3, version: 4 });
+  expect(await collect(accounts.parkedRows())).toEqual([]);
+  // A redelivery of everything applies nothing more.
+  await deliver((await recordsOf('A#poisoned', 'A#healthy')).map(asLambdaRecord));
+  expect(applied.sort()).toEqual(['A#healthy@1', 'A#healthy@2', 'A#poisoned@1', 'A#poisoned@2', 'A#poisoned@3', 'A#poisoned@4']);
+});
+
+test('transient failures never count towards parking', async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const faulty = new DynamoDBClient({ ...localConfig(), maxAttempts: 1 });
+  const faults = injectFaults(faulty, { seed: 1, rate: 1, kinds: ['conditional'], readModelTables: [viewsTable] });
+  const model = accountModel(faulty, viewsTable, `Transient${++models}`);
+  const accounts = accountsProjection(stream, model, { revision: false, poison: { park: { afterAttempts: 1 } } });
+  const { events: written } = await stream.append({ id: 'racy' }, [{ type: 'Opened', data: { owner: 'a' } }]);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const { outcomes } = await accounts.applyBatch(written);
+    expect(outcomes[0]).toMatchObject({ status: 'failed', error: expect.any(ConcurrentModificationError) });
+  }
+  faults.enabled = false;
+  expect(await accountModel(client, viewsTable, model.name).getItem({ id: 'racy' })).toBeUndefined(); // no stub, no count
+  expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'applied', version: 1 });
+  faulty.destroy();
+}, 60_000);
+
+test('a row that never existed keeps its count and parked record in a stub, hidden from reads; skipParked moves past the event and records it', async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const model = accountModel(client, viewsTable, `Stub${++models}`);
+  const accounts = accountsProjection(stream, model, {
+    revision: true,
+    poison: { park: { afterAttempts: 2 } },
+    isPoison: (event) => event.type === 'Opened' && event.data.owner === 'x',
+  });
+  const { events: written } = await stream.append({ id: 'stubbed' }, [{ type: 'Opened', data: { owner: 'x' } }]);
+  expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'failed' });
+  const stub = await model.getItem({ id: 'stubbed' });
+  expect(stub).toMatchObject({ [RowAttributes.stub]: true, [RowAttributes.failures]: { attempts: 1, error: { name: 'Poisoned' } } });
+  expect(await model.get({ id: 'stubbed' }, { consistent: true, includeRemoved: true })).toBeUndefined();
+  expect((await model.query('primary', { id: 'stubbed' }, { consistent: true, includeRemoved: true })).items).toEqual([]);
+  expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'parked' });
+
+  const next = await stream.append({ id: 'stubbed' }, [{ type: 'Deposited', data: { owner: 'x', amount: 7 } }]);
+  expect((await accounts.applyBatch(next.events)).outcomes[0]).toMatchObject({ status: 'parked', parked: { through: { 'A#stubbed': 2 } } });
+  // On purpose: v1 is skipped (the row records it), v2 is applied onto a row started from `initial`.
+  const outcome = await accounts.skipParked({ id: 'stubbed' });
+  expect(outcome).toMatchObject({ status: 'applied', version: 2 });
+  expect(outcome?.status === 'applied' ? outcome.applied.map((event) => event.version) : []).toEqual([2]);
+  expect(await model.get({ id: 'stubbed' }, { consistent: true })).toMatchObject({ owner: '', balance: 7, version: 2 });
+  expect(await model.getItem({ id: 'stubbed' })).toMatchObject({
+    [RowAttributes.skippedEvents]: [{ event: { version: 1, type: 'Opened' }, error: { name: 'Poisoned' }, skippedAt: expect.any(String) }],
+  });
+  expect(await collect(accounts.parkedRows())).toEqual([]);
+});
+
+test('a multi-source row parks as a whole and records how far each source instance reached; the outbox waits for the retry', async () => {
+  const a = ledgerStream(client, events.name, 'A');
+  const b = ledgerStream(client, events.name, 'B');
+  const outbox = (await createTestTable(client, outboxTableDefinition, 'parking-outbox')).name;
+  const poison = poisonSwitch();
+  const owners = ownersProjection(a, b, ownerModel(client, viewsTable, `Owner${++models}`), {
+    outbox,
+    poison: { park: { afterAttempts: 1 } },
+    isPoison: poison.isPoison,
+  });
+  const fromA = await a.append({ id: 'm' }, [
+    { type: 'Deposited', data: { owner: 'multi', amount: 1 } },
+    { type: 'Deposited', data: { owner: 'multi', amount: 13 } },
+  ]);
+  const fromB = await b.append({ id: 'm' }, [{ type: 'Deposited', data: { owner: 'multi', amount: 10 } }]);
+  const first = await owners.applyBatch([...fromA.events, ...fromB.events]);
+  expect(first.outcomes[0]).toMatchObject({ status: 'parked', parked: { event: { streamName: 'A', version: 2 }, through: { 'A#m': 2, 'B#m': 1 } } });
+  expect(first.outcomes[0]?.applied.map(eventKey)).toEqual(['A#m@1']);
+  const moreB = await b.append({ id: 'm' }, [{ type: 'Deposited', data: { owner: 'multi', amount: 20 } }]);
+  expect((await owners.applyBatch(moreB.events)).outcomes[0]).toMatchObject({ status: 'parked', parked: { through: { 'A#m': 2, 'B#m': 2 } } });
+  // No message for an event until it is applied: A@1, folded before the poison event, is the only one.
+  expect((await outboxMessages(client, outbox)).map((message) => message.id)).toEqual(['A#m#1']);
+
+  poison.state.fixed = true;
+  const [retried] = await owners.retryParked();
+  expect(retried).toMatchObject({ status: 'applied', sources: { 'A#m': 2, 'B#m': 2 } });
+  expect(await ownerModel(client, viewsTable, owners.readModel.name).get({ owner: 'multi' }, { consistent: true })).toMatchObject({
+    total: 44,
+    events: 4,
+  });
+  const messages = (await outboxMessages(client, outbox)).map((message) => (message.message as { event: string }).event);
+  expect([...messages].sort()).toEqual(['A#m@1', 'A#m@2', 'B#m@1', 'B#m@2']);
+});
+
+test('the Lambda handler reports a parked row done, so the shard moves on', async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const accounts = accountsProjection(stream, accountModel(client, viewsTable, `Lambda${++models}`), {
+    revision: false,
+    poison: { park: { afterAttempts: 1 } },
+    isPoison: (event) => event.type === 'Deposited' && event.data.amount === 13,
+  });
+  await stream.append({ id: 'lambda' }, [{ type: 'Deposited', data: { owner: 'a', amount: 13 } }]);
+  const handler = lambdaHandler({ projections: { accounts } });
+  const response = await handler({ Records: (await recordsOf('A#lambda')).map(asLambdaRecord) });
+  expect(response).toEqual({ batchItemFailures: [] });
+  expect(await collect(accounts.parkedRows())).toEqual([expect.objectContaining({ key: { id: 'lambda' }, attempts: 1 })]);
+});
+
+test('event-keyed rows park one by one through runChangeFeed: the feed moves on, the zone beside the poisoned one stays live', async () => {
+  const table = await createTestTable(client, eventsTableDefinition, 'parking-feed');
+  const stream = ledgerStream(client, table.name, 'B');
+  const poison = poisonSwitch();
+  const zones = zonesProjection(stream, zoneModel(client, viewsTable, `Zone${++models}`), {
+    poison: { park: { afterAttempts: 1 } },
+    isPoison: poison.isPoison,
+  });
+  await stream.append({ id: 'z' }, [
+    { type: 'Deposited', data: { owner: 'a', amount: 1, zone: 'north' } },
+    { type: 'Deposited', data: { owner: 'a', amount: 13, zone: 'south' } },
+    { type: 'Deposited', data: { owner: 'a', amount: 2, zone: 'north' } },
+    { type: 'Deposited', data: { owner: 'a', amount: 3, zone: 'south' } },
+  ]);
+  await client.send(new UpdateTableCommand({ TableName: table.name, StreamSpecification: { StreamEnabled: false } }));
+  const streams = streamsClient();
+  try {
+    const feed = new ChangeFeedConsumer({
+      streamsClient: streams,
+      streamArn: table.streamArn as string,
+      checkpoints: new MemoryCheckpointStore(),
+      pollIntervalMs: 10,
+    });
+    await runChangeFeed(feed, { projections: { zones } });
+  } finally {
+    streams.destroy();
+  }
+  const model = zoneModel(client, viewsTable, zones.readModel.name);
+  expect(await model.get({ id: 'z', zone: 'north' }, { consistent: true })).toMatchObject({ total: 3, count: 2, version: 3 });
+  expect(await model.get({ id: 'z', zone: 'south' }, { consistent: true })).toBeUndefined();
+  expect(await collect(zones.parkedRows())).toEqual([expect.objectContaining({ key: { id: 'z', zone: 'south' }, through: { 'B#z': 4 } })]);
+  poison.state.fixed = true;
+  await zones.retryParked();
+  expect(await model.get({ id: 'z', zone: 'south' }, { consistent: true })).toMatchObject({ total: 16, count: 2, version: 4 });
+});
+
+/** A promise to wait on and the function that settles it. */
+function signal(): { promise: Promise<void>; fire: () => void } {
+  let fire = () => {};
+  const promise = new Promise<void>((resolve) => (fire = resolve));
+  return { promise, fire };
+}
+
+/**
+ * Owners whose `evolve` holds one chosen event until released (so a test can interleave two lanes at the
+ * point where one has read the row and not yet written it) and chokes on deposits of 13 until fixed.
+ */
+function heldOwners(a: LedgerStream, b: LedgerStream, name: string) {
+  const poison = poisonSwitch();
+  const hold = { event: '', reached: signal(), release: signal() };
+  const projection = new MultiSourceProjection<{ a: LedgerStream; b: LedgerStream }, ReturnType<typeof ownerModel>, Owner>({
+    name,
+    readModel: ownerModel(client, viewsTable, name),
+    sources: {
+      a: { stream: a, key: (_id, event) => ({ owner: event.data.owner }) },
+      b: { stream: b, key: (_id, event) => ({ owner: event.data.owner }) },
+    },
+    initial: (key) => ({ owner: String(key['owner']), total: 0, events: 0, fromA: 0, fromB: 0 }),
+    poison: { park: { afterAttempts: 1 } },
+    evolve: async (state, event) => {
+      if (eventKey(event as LedgerEvent) === hold.event) {
+        hold.reached.fire();
+        await hold.release.promise;
+      }
+      if (poison.isPoison(event as LedgerEvent)) throw new Poisoned(eventKey(event as LedgerEvent));
+      const from = event.streamName === 'A' ? { fromA: state.fromA + 1 } : { fromB: state.fromB + 1 };
+      return { ...state, ...from, total: state.total + ((event.data as { amount?: number }).amount ?? 0), events: state.events + 1 };
+    },
+  });
+  return { projection, poison, hold };
+}
+
+test('a lane that read a row before another parked it cannot unpark it with its write: its event waits in the parked record', async () => {
+  const a = ledgerStream(client, events.name, 'A');
+  const b = ledgerStream(client, events.name, 'B');
+  const { projection: owners, poison, hold } = heldOwners(a, b, `Held${++models}`);
+  const first = await b.append({ id: 'h' }, [{ type: 'Deposited', data: { owner: 'held', amount: 1 } }]);
+  expect((await owners.applyBatch(first.events)).outcomes[0]).toMatchObject({ status: 'applied' });
+
+  const late = await b.append({ id: 'h' }, [{ type: 'Deposited', data: { owner: 'held', amount: 2 } }]);
+  hold.event = 'B#h@2';
+  const laneB = owners.applyBatch(late.events);
+  await hold.reached.promise;
+  // While lane B holds the row as it read it, lane A parks it.
+  const toxic = await a.append({ id: 'h' }, [{ type: 'Deposited', data: { owner: 'held', amount: 13 } }]);
+  expect((await owners.applyBatch(toxic.events)).outcomes[0]).toMatchObject({ status: 'parked', parked: { through: { 'A#h': 1 } } });
+  hold.release.fire();
+  expect((await laneB).outcomes[0]).toMatchObject({ status: 'parked', applied: [], parked: { through: { 'A#h': 1, 'B#h': 2 } } });
+  expect(await collect(owners.parkedRows())).toHaveLength(1);
+
+  poison.state.fixed = true;
+  expect(await owners.retryParked()).toMatchObject([{ status: 'applied', sources: { 'A#h': 1, 'B#h': 2 } }]);
+  expect(await owners.readModel.get({ owner: 'held' }, { consistent: true })).toMatchObject({ total: 16, events: 3 });
+});
+
+test('an event noted on a parked row while retryParked folds it is applied by that retry, not dropped', async () => {
+  const a = ledgerStream(client, events.name, 'A');
+  const b = ledgerStream(client, events.name, 'B');
+  const { projection: owners, poison, hold } = heldOwners(a, b, `Held${++models}`);
+  const toxic = await a.append({ id: 'r' }, [{ type: 'Deposited', data: { owner: 'retried', amount: 13 } }]);
+  expect((await owners.applyBatch(toxic.events)).outcomes[0]).toMatchObject({ status: 'parked' });
+
+  poison.state.fixed = true;
+  hold.event = 'A#r@1';
+  const retry = owners.retryParked();
+  await hold.reached.promise;
+  // The retry has read the parked row; an event reaches it meanwhile and is noted, not applied.
+  const meanwhile = await b.append({ id: 'r' }, [{ type: 'Deposited', data: { owner: 'retried', amount: 5 } }]);
+  expect((await owners.applyBatch(meanwhile.events)).outcomes[0]).toMatchObject({ status: 'parked', parked: { through: { 'A#r': 1, 'B#r': 1 } } });
+  hold.release.fire();
+  expect(await retry).toMatchObject([{ status: 'applied', sources: { 'A#r': 1, 'B#r': 1 } }]);
+  expect(await owners.readModel.get({ owner: 'retried' }, { consistent: true })).toMatchObject({ total: 18, events: 2 });
+  expect(await collect(owners.parkedRows())).toEqual([]);
+});
+
+test('retryParked keeps the outcomes of rows replayed before one whose read fails: that row gets a failed outcome and stays parked', async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const faulty = new DynamoDBClient({ ...localConfig(), maxAttempts: 1 });
+  const faults = injectFaults(faulty, { seed: 2, rate: 1, kinds: ['throttle'], commands: ['GetItemCommand'] });
+  faults.enabled = false;
+  const poison = poisonSwitch();
+  const accounts = accountsProjection(stream, accountModel(faulty, viewsTable, `Replayed${++models}`), {
+    revision: false,
+    poison: { park: { afterAttempts: 1 } },
+    // Once the fix is in, the first row replayed turns the faults on: the next row's read is throttled.
+    isPoison: (event) => {
+      if (poison.state.fixed && event.data.amount === 13) faults.enabled = true;
+      return poison.isPoison(event);
+    },
+  });
+  for (const id of ['first', 'second']) {
+    const { events: written } = await stream.append({ id }, [{ type: 'Deposited', data: { owner: id, amount: 13 } }]);
+    expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'parked' });
+  }
+  poison.state.fixed = true;
+  const outcomes = await accounts.retryParked();
+  expect(outcomes.map((outcome) => outcome.status)).toEqual(['applied', 'failed']);
+  expect(outcomes[0]?.applied).toHaveLength(1);
+  faults.enabled = false;
+  expect(await collect(accounts.parkedRows())).toEqual([expect.objectContaining({ key: outcomes[1]?.key })]);
+  expect((await accounts.retryParked()).map((outcome) => outcome.status)).toEqual(['applied']);
+  faulty.destroy();
+});
