@@ -3,6 +3,7 @@
  * Runs every scenario on an embedded DynamoDB Local, prints one table of figures and ratios (each measured
  * in the same run as its baseline) and writes bench/results/latest.json.
  */
+import { parseArgs } from 'node:util';
 import { execSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,37 +15,35 @@ import { floor } from './scenarios/floor';
 import { append } from './scenarios/append';
 import { latency } from './scenarios/latency';
 import { drain } from './scenarios/drain';
+import { backfill } from './scenarios/backfill';
+import { bundleSize } from './scenarios/bundle';
+import { peers } from './scenarios/peers';
+import { shards } from './scenarios/shards';
 
-const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append, latency, drain];
+const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append, latency, drain, backfill, bundleSize, peers, shards];
 
-function parseArgs(argv: ReadonlyArray<string>): { quick: boolean; only: Set<string> | undefined } {
-  let quick = false;
-  let only: Set<string> | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--quick') quick = true;
-    else if (arg === '--only' || arg.startsWith('--only=')) {
-      const value = arg.includes('=') ? arg.slice('--only='.length) : argv[++i];
-      if (value === undefined) throw new Error('--only needs a scenario name');
-      only = new Set(value.split(','));
-    } else throw new Error(`Unknown option ${arg}: use --quick and --only <${scenarios.map((s) => s.name).join('|')}>`);
-  }
+/** The command line, parsed by node:util's parseArgs: `--quick`, `--only a,b`. */
+function readArgs(argv: ReadonlyArray<string>): { quick: boolean; only: Set<string> | undefined } {
+  const { values } = parseArgs({ args: [...argv], options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } }, strict: true });
+  const only = values.only === undefined ? undefined : new Set(values.only.split(','));
   for (const name of only ?? []) {
     if (!scenarios.some((s) => s.name === name)) throw new Error(`Unknown scenario ${name}: one of ${scenarios.map((s) => s.name).join(', ')}`);
   }
-  return { quick, only };
+  return { quick: values.quick, only };
 }
 
 function commit(): string | undefined {
   try {
-    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     return undefined;
   }
 }
 
 async function main(): Promise<void> {
-  const { quick, only } = parseArgs(process.argv.slice(2));
+  const { quick, only } = readArgs(process.argv.slice(2));
   const started = performance.now();
   const log = (message: string) => process.stderr.write(`${message}\n`);
   log(`dynafold bench${quick ? ' --quick' : ''}: starting DynamoDB Local`);
@@ -68,7 +67,9 @@ async function main(): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   const table = renderTable(rows);
   const notes = report.flatMap((r) => (r['notes'] as string[]).map((n) => `  ${String(r['name'])}: ${n}`));
-  process.stdout.write(`\n${table}\n\nNotes:\n${notes.join('\n')}\n\n${quick ? 'quick' : 'full'} run: ${seconds.toFixed(1)} s; targets met ${rows.filter((r) => r.pass === true).length}, missed ${rows.filter((r) => r.pass === false).length}\n`);
+  process.stdout.write(
+    `\n${table}\n\nNotes:\n${notes.join('\n')}\n\n${quick ? 'quick' : 'full'} run: ${seconds.toFixed(1)} s; targets met ${rows.filter((r) => r.pass === true).length}, missed ${rows.filter((r) => r.pass === false).length}\n`,
+  );
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(

@@ -9,7 +9,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { z } from 'zod';
-import { DynafoldError, EventStream, Projection, ReadModel, processBatch, readModelTableDefinition, type StreamEvent } from '../lib';
+import { DynafoldError, EventStream, Projection, ReadModel, processBatch, readModelTableDefinition, type StreamEvent } from 'dynafold';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { asLambdaRecord, insertsOnly, readStreamRecords } from '../__tests__/support/stream-records';
 import { ChaosSummary } from './summary';
@@ -129,7 +129,12 @@ export function badCases(world: BadInputWorld): BadCase[] {
   const gz = gzipSync(Buffer.from(JSON.stringify({ amount: 9, memo: 'z'.repeat(200) })));
   if (ledgerImage()['enc'] === undefined) throw new Error('the ledger record must carry compressed data');
   const cases: BadCase[] = [
-    { kind: 'INSERT without dynamodb (pipe, has eventID)', source: 'pipe', records: [{ eventID: 'no-dynamodb', eventName: 'INSERT' }], answers: ['decodeFailure'] },
+    {
+      kind: 'INSERT without dynamodb (pipe, has eventID)',
+      source: 'pipe',
+      records: [{ eventID: 'no-dynamodb', eventName: 'INSERT' }],
+      answers: ['decodeFailure'],
+    },
     { kind: 'INSERT without NewImage', records: [withImage(template, undefined)], answers: ['decodeFailure'] },
     { kind: 'NewImage that is a string', records: [withImage(template, 'garbage' as unknown as Image)], answers: ['decodeFailure'] },
     { kind: 'MODIFY of an event item', records: [withImage(template, image(), { eventName: 'MODIFY' })], answers: ['skipped'] },
@@ -138,29 +143,80 @@ export function badCases(world: BadInputWorld): BadCase[] {
     { kind: 'item of another table', records: [withImage(template, { id: { S: 'user-1' }, name: { S: 'ada' } })], answers: ['skipped'] },
     { kind: 'event of another stream', records: [patched((img) => (img['_df'] = { S: 'Invoice' }))], answers: ['skipped'] },
     { kind: 'marker of the wrong type', records: [patched((img) => (img['_df'] = { N: '1' }))], answers: ['skipped'] },
-    { kind: 'snapshot item of the stream', records: [withImage(world.snapshot, clone(world.snapshot.dynamodb?.NewImage) as unknown as Image)], answers: ['skipped'] },
+    {
+      kind: 'snapshot item of the stream',
+      records: [withImage(world.snapshot, clone(world.snapshot.dynamodb?.NewImage) as unknown as Image)],
+      answers: ['skipped'],
+    },
     { kind: 'version as a string', records: [patched((img) => (img['version'] = { S: '3' }))], answers: ['decodeFailure'] },
     { kind: 'version missing', records: [patched((img) => delete img['version'])], answers: ['decodeFailure'] },
     { kind: 'version not an integer', records: [patched((img) => (img['version'] = { N: '2.5' }))], answers: ['decodeFailure'] },
     { kind: 'version zero', records: [patched((img) => (img['version'] = { N: '0' }))], answers: ['decodeFailure'] },
     { kind: 'negative version', records: [patched((img) => (img['version'] = { N: '-4' }))], answers: ['decodeFailure'] },
-    { kind: 'version beyond a safe integer', records: [patched((img) => (img['version'] = { N: '123456789012345678901234567890' }))], answers: ['decodeFailure'] },
+    {
+      kind: 'version beyond a safe integer',
+      records: [patched((img) => (img['version'] = { N: '123456789012345678901234567890' }))],
+      answers: ['decodeFailure'],
+    },
     { kind: 'streamId missing', records: [patched((img) => delete img['streamId'])], answers: ['decodeFailure'] },
     { kind: 'type as a number', records: [patched((img) => (img['type'] = { N: '7' }))], answers: ['decodeFailure'] },
     { kind: 'unknown event type', records: [patched((img) => (img['type'] = { S: 'OrderExploded' }))], answers: ['decodeFailure'] },
-    { kind: 'zod-invalid data: a number as a string', records: [patched((img) => (img['data'] = { M: { sku: { S: 'c' }, price: { S: '12' } } }))], answers: ['decodeFailure'] },
+    {
+      kind: 'zod-invalid data: a number as a string',
+      records: [patched((img) => (img['data'] = { M: { sku: { S: 'c' }, price: { S: '12' } } }))],
+      answers: ['decodeFailure'],
+    },
     { kind: 'zod-invalid data: data missing', records: [patched((img) => delete img['data'])], answers: ['decodeFailure'] },
-    { kind: 'truncated gzip data', records: [ledgerPatched((img) => ((img['enc'] = { S: 'gzip' }), (img['data'] = { B: gz.subarray(0, gz.length - 6).toString('base64') })))], answers: ['decodeFailure'] },
-    { kind: 'corrupt brotli data', records: [ledgerPatched((img) => ((img['enc'] = { S: 'brotli' }), (img['data'] = { B: Buffer.from('not brotli at all').toString('base64') })))], answers: ['decodeFailure'] },
-    { kind: 'base64 garbage as binary data', records: [ledgerPatched((img) => (img['data'] = { B: '@@@ not base64 @@@' }))], answers: ['decodeFailure'] },
-    { kind: 'compressed JSON that fails its schema', records: [ledgerPatched((img) => (img['data'] = { B: brotliCompressSync(Buffer.from('{"amount":"9","memo":"m"}')).toString('base64') }, (img['enc'] = { S: 'brotli' })))], answers: ['decodeFailure'] },
-    { kind: 'marked compressed, data a map', records: [ledgerPatched((img) => (img['data'] = { M: { amount: { N: '9' } } }))], answers: ['decodeFailure'] },
+    {
+      kind: 'truncated gzip data',
+      records: [ledgerPatched((img) => ((img['enc'] = { S: 'gzip' }), (img['data'] = { B: gz.subarray(0, gz.length - 6).toString('base64') })))],
+      answers: ['decodeFailure'],
+    },
+    {
+      kind: 'corrupt brotli data',
+      records: [ledgerPatched((img) => ((img['enc'] = { S: 'brotli' }), (img['data'] = { B: Buffer.from('not brotli at all').toString('base64') })))],
+      answers: ['decodeFailure'],
+    },
+    {
+      kind: 'base64 garbage as binary data',
+      records: [ledgerPatched((img) => (img['data'] = { B: '@@@ not base64 @@@' }))],
+      answers: ['decodeFailure'],
+    },
+    {
+      kind: 'compressed JSON that fails its schema',
+      records: [
+        ledgerPatched(
+          (img) => (
+            (img['data'] = { B: brotliCompressSync(Buffer.from('{"amount":"9","memo":"m"}')).toString('base64') }),
+            (img['enc'] = { S: 'brotli' })
+          ),
+        ),
+      ],
+      answers: ['decodeFailure'],
+    },
+    {
+      kind: 'marked compressed, data a map',
+      records: [ledgerPatched((img) => (img['data'] = { M: { amount: { N: '9' } } }))],
+      answers: ['decodeFailure'],
+    },
     { kind: 'unknown compression', records: [ledgerPatched((img) => (img['enc'] = { S: 'zstd' }))], answers: ['decodeFailure'] },
     { kind: 'attribute value of an unknown type', records: [patched((img) => (img['timestamp'] = { Q: 'what' }))], answers: ['decodeFailure'] },
-    { kind: '"#" ambiguity in a two-field stream id', records: [ledgerPatched((img) => (img['streamId'] = { S: 't1#a#1' }))], answers: ['failedRow'] },
+    {
+      kind: '"#" ambiguity in a two-field stream id',
+      records: [ledgerPatched((img) => (img['streamId'] = { S: 't1#a#1' }))],
+      answers: ['failedRow'],
+    },
     { kind: 'empty stream id', records: [patched((img) => (img['streamId'] = { S: '' }))], answers: ['failedRow'] },
-    { kind: 'version beyond the stream head (not from this table)', records: [patched((img) => ((img['streamId'] = { S: 'ghost' }), (img['pk'] = { S: 'Order#ghost' }), (img['version'] = { N: '42' })))], answers: ['failedRow'] },
-    { kind: 'oversized item (a 450 KB attribute on a real event)', records: [withImage(world.big, { ...(clone(world.big.dynamodb?.NewImage) as unknown as Image), padding: { S: 'p'.repeat(450_000) } })], answers: ['applied'] },
+    {
+      kind: 'version beyond the stream head (not from this table)',
+      records: [patched((img) => ((img['streamId'] = { S: 'ghost' }), (img['pk'] = { S: 'Order#ghost' }), (img['version'] = { N: '42' })))],
+      answers: ['failedRow'],
+    },
+    {
+      kind: 'oversized item (a 450 KB attribute on a real event)',
+      records: [withImage(world.big, { ...(clone(world.big.dynamodb?.NewImage) as unknown as Image), padding: { S: 'p'.repeat(450_000) } })],
+      answers: ['applied'],
+    },
     { kind: 'the same good record twice', records: [world.big, world.big], answers: ['applied', 'applied'] },
   ];
   return cases;
@@ -198,7 +254,13 @@ export async function runBadCase(world: BadInputWorld, badCase: BadCase, index: 
   const expectedFailed: number[] = [];
   badCase.answers.forEach((answer, offset) => {
     const position = offset + 1;
-    const got: Answer = decodePositions.has(position) ? 'decodeFailure' : failedRowPositions.has(position) ? 'failedRow' : appliedPositions.has(position) ? 'applied' : 'skipped';
+    const got: Answer = decodePositions.has(position)
+      ? 'decodeFailure'
+      : failedRowPositions.has(position)
+        ? 'failedRow'
+        : appliedPositions.has(position)
+          ? 'applied'
+          : 'skipped';
     if (got !== answer) problems.push(`record ${position}: expected ${answer}, got ${got}`);
     if (answer === 'decodeFailure' || answer === 'failedRow') expectedFailed.push(position);
     if (answer === 'decodeFailure') {
@@ -210,7 +272,8 @@ export async function runBadCase(world: BadInputWorld, badCase: BadCase, index: 
   const goodOutcome = result.outcomes.summaries.find((outcome) => outcome.streamId === 'good');
   const applied = goodOutcome?.status === 'applied' ? goodOutcome.applied.map((event: StreamEvent) => event.version) : [];
   if (JSON.stringify(applied) !== '[1,2]') problems.push(`good records: applied ${JSON.stringify(applied)}, expected [1,2]`);
-  const identify = (record: unknown) => (source === 'pipe' ? (record as DynamoDBRecord).eventID : (record as DynamoDBRecord).dynamodb?.SequenceNumber);
+  const identify = (record: unknown) =>
+    source === 'pipe' ? (record as DynamoDBRecord).eventID : (record as DynamoDBRecord).dynamodb?.SequenceNumber;
   const expectedResponse = { batchItemFailures: expectedFailed.map((position) => ({ itemIdentifier: identify(records[position]) })) };
   if (JSON.stringify(result.response) !== JSON.stringify(expectedResponse)) {
     problems.push(`response ${JSON.stringify(result.response)}, expected ${JSON.stringify(expectedResponse)}`);

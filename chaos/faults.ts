@@ -65,7 +65,13 @@ export interface FaultLog {
 
 /** The part of a client's middleware stack used here, typed loosely: it serves both clients' commands. */
 interface MiddlewareStackLike {
-  add(middleware: (next: (args: unknown) => Promise<unknown>, context: { commandName?: string; clientName?: string }) => (args: unknown) => Promise<unknown>, options: Record<string, unknown>): void;
+  add(
+    middleware: (
+      next: (args: unknown) => Promise<unknown>,
+      context: { commandName?: string; clientName?: string },
+    ) => (args: unknown) => Promise<unknown>,
+    options: Record<string, unknown>,
+  ): void;
 }
 
 const PUT_COMMANDS = new Set(['PutItemCommand', 'PutCommand']);
@@ -103,12 +109,16 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
       if (random() >= options.rate) return next(args);
       const input = ((args as { input?: Record<string, unknown> }).input ?? {}) as Record<string, unknown>;
       const streams = (context.clientName ?? '').includes('Streams');
-      const firstPut = TRANSACT_COMMANDS.has(command) && Array.isArray(input['TransactItems'])
-        ? ((input['TransactItems'][0] as { Put?: { TableName?: unknown; Item?: Record<string, unknown> } } | undefined)?.Put)
-        : undefined;
-      const table = typeof input['TableName'] === 'string' ? input['TableName'] : typeof firstPut?.TableName === 'string' ? firstPut.TableName : undefined;
+      const firstPut =
+        TRANSACT_COMMANDS.has(command) && Array.isArray(input['TransactItems'])
+          ? (input['TransactItems'][0] as { Put?: { TableName?: unknown; Item?: Record<string, unknown> } } | undefined)?.Put
+          : undefined;
+      const table =
+        typeof input['TableName'] === 'string' ? input['TableName'] : typeof firstPut?.TableName === 'string' ? firstPut.TableName : undefined;
       const rowTransaction = firstPut !== undefined && table !== undefined && readModels.has(table);
-      const toReadModel = (PUT_COMMANDS.has(command) && table !== undefined && readModels.has(table)) || rowTransaction;
+      // Only a conditioned write can lose a race (a backfill's unconditioned progress Put cannot).
+      const conditioned = typeof input['ConditionExpression'] === 'string' || rowTransaction;
+      const toReadModel = ((PUT_COMMANDS.has(command) && table !== undefined && readModels.has(table)) || rowTransaction) && conditioned;
       const eligible = kinds.filter((kind) => {
         if (kind === 'conflict') return TRANSACT_COMMANDS.has(command);
         if (kind === 'conditional' || kind === 'lostResponse') return toReadModel;
@@ -120,7 +130,9 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
         default:
           return next(args);
         case 'throttle': {
-          const names = streams ? ['LimitExceededException', 'ThrottlingException'] : ['ProvisionedThroughputExceededException', 'ThrottlingException'];
+          const names = streams
+            ? ['LimitExceededException', 'ThrottlingException']
+            : ['ProvisionedThroughputExceededException', 'ThrottlingException'];
           const name = names[Math.floor(random() * names.length)] as string;
           count(kind, name);
           throw sdkError(name, 400);
@@ -146,7 +158,9 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
         case 'conditional': {
           if (rowTransaction) {
             const items = (input['TransactItems'] as unknown[]).length;
-            const reasons = Array.from({ length: items }, (_, index) => (index === 0 ? { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' } : { Code: 'None' }));
+            const reasons = Array.from({ length: items }, (_, index) =>
+              index === 0 ? { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' } : { Code: 'None' },
+            );
             count(kind, 'TransactionCanceledException');
             throw sdkError('TransactionCanceledException', 400, {
               message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,
@@ -160,7 +174,10 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
           const answer = await next(args);
           void answer;
           count(kind, rowTransaction ? 'TimeoutError(transaction)' : 'TimeoutError');
-          log.lostResponses.push({ table: table as string, item: ((rowTransaction ? firstPut?.Item : input['Item']) ?? {}) as Record<string, unknown> });
+          log.lostResponses.push({
+            table: table as string,
+            item: ((rowTransaction ? firstPut?.Item : input['Item']) ?? {}) as Record<string, unknown>,
+          });
           throw Object.assign(new Error('Response lost after the write (injected)'), { name: 'TimeoutError', $metadata: {} });
         }
       }

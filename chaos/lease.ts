@@ -8,9 +8,19 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoCheckpointStore } from '../lib/feed';
-import { consumerFaults, createCheckpointTable, disableStream, exitWithin, logLines, sleep, startConsumer, waitUntil, type Consumer } from './processes';
+import { type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoCheckpointStore } from 'dynafold/feed';
+import {
+  consumerFaults,
+  createCheckpointTable,
+  disableStream,
+  exitWithin,
+  logLines,
+  sleep,
+  startConsumer,
+  waitUntil,
+  type Consumer,
+} from './processes';
 import { randomInt, seededRandom } from './random';
 import { ChaosSummary } from './summary';
 import { appendOrderChunk, bind, checkRows, createTables, readTruth, type ClientConfig } from './world';
@@ -75,10 +85,13 @@ export async function runLeaseScenario(config: ClientConfig, client: DynamoDBCli
     const exitA = await exitWithin(a, 20_000, 'the resumed consumer A');
     const aLines = logLines(out).filter(([, who]) => who === String(a?.child.pid));
     const late = aLines.filter(([kind, , at]) => kind === 'P' && Number(at) >= resumedAt);
-    if (late.length > 0) summary.problem(`lease seed ${options.seed}: A started ${late.length} checkpoint write(s) after it was resumed without its lease`);
+    if (late.length > 0)
+      summary.problem(`lease seed ${options.seed}: A started ${late.length} checkpoint write(s) after it was resumed without its lease`);
     const ended = aLines.find(([kind]) => kind === 'L');
     if (exitA.code !== 1 || ended?.[3] !== 'LeaseLostError') {
-      summary.problem(`lease seed ${options.seed}: A should fail with LeaseLostError, exited ${exitA.code} (${ended?.[3] ?? 'no error logged'}) ${exitA.stderr.slice(-300)}`);
+      summary.problem(
+        `lease seed ${options.seed}: A should fail with LeaseLostError, exited ${exitA.code} (${ended?.[3] ?? 'no error logged'}) ${exitA.stderr.slice(-300)}`,
+      );
     }
     say(`lease: A paused ${resumedAt - stoppedAt} ms (lease ${leaseMs} ms), then ended with ${ended?.[3] ?? 'nothing'}; B carried on`);
 
@@ -112,10 +125,16 @@ export async function runLeaseScenario(config: ClientConfig, client: DynamoDBCli
     reached.add(`${projection} ${id}`);
     if (kind === 'A') applied.set(`${projection} ${id}`, (applied.get(`${projection} ${id}`) ?? 0) + 1);
   }
-  for (const [key, n] of applied) if (n > 1) (summary.doubleApplied++, summary.problem(`lease seed ${options.seed}: ${key} applied ${n} times`));
+  for (const [key, n] of applied) {
+    if (n <= 1) continue;
+    summary.doubleApplied++;
+    summary.problem(`lease seed ${options.seed}: ${key} applied ${n} times`);
+  }
   for (const [orderId, events] of truth.orders) {
     for (const event of events) {
-      if (!reached.has(`summaries ${orderId}@${event.version}`)) (summary.lostEvents++, summary.problem(`lease seed ${options.seed}: ${orderId}@${event.version} never reached`));
+      if (reached.has(`summaries Order#${orderId}@${event.version}`)) continue;
+      summary.lostEvents++;
+      summary.problem(`lease seed ${options.seed}: ${orderId}@${event.version} never reached`);
     }
   }
   summary.events += truth.events;

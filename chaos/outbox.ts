@@ -40,7 +40,13 @@ function parseId(id: string): { instance: string; version: number } {
  * publication of each id comes in version order per source instance (a multi-source row's instances may
  * interleave), and that the outbox ended empty. Counts publications and duplicates into `summary`.
  */
-export function checkPublications(summary: ChaosSummary, label: string, published: ReadonlyArray<Publication>, expected: ReadonlySet<string>, left: number): void {
+export function checkPublications(
+  summary: ChaosSummary,
+  label: string,
+  published: ReadonlyArray<Publication>,
+  expected: ReadonlySet<string>,
+  left: number,
+): void {
   const seen = new Set<string>();
   const last = new Map<string, number>();
   for (const { id, row } of published) {

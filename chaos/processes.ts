@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateTableCommand, UpdateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoCheckpointStore } from '../lib/feed';
+import { DynamoCheckpointStore } from 'dynafold/feed';
 import { uniqueTableName } from './world';
 
 /** A running consumer process. */

@@ -1,4 +1,5 @@
 import './env';
+import { parseArgs } from 'node:util';
 /**
  * The long chaos run:
  *
@@ -6,17 +7,20 @@ import './env';
  *
  * Options: --runs N (seeded delivery schedules), --seed S (base seed; every schedule's seed is printed
  * on failure), --kills K (SIGKILL restarts of a consumer process under load), --pauses P (SIGSTOP/SIGCONT
- * lease pauses), --rate R (share of faulted calls, default 0.08), --only delivery|crash|lease|bad-input,
- * --schedule SEED (re-run one schedule by its own seed, with an outbox). Uses DYNAMODB_ENDPOINT when set, else starts an
+ * lease pauses), --shards N (schedules of the `shards` world: the feed on 32 simulated shards that split and
+ * roll over), --rate R (share of faulted calls, default 0.08), --only delivery|crash|lease|bad-input|shards,
+ * --schedule SEED --run N (re-run one schedule by its own seed, shaped as the run's Nth schedule; the
+ * failure message prints both). Uses DYNAMODB_ENDPOINT when set, else starts an
  * embedded DynamoDB Local. Exits 1 unless every row matched its fold and every event was accounted for.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startDynamoLocal, DynamoLocalDefaults, type DynamoLocal } from '../lib/local';
+import { startDynamoLocal, DynamoLocalDefaults, type DynamoLocal } from 'dynafold/local';
 import { runBadInputCorpus } from './bad-input';
 import { runCrashScenario } from './crash';
 import { ALL_FAULTS } from './faults';
 import { prepareDelivery, runSchedule } from './delivery';
 import { runLeaseScenario } from './lease';
+import { runShardsScenario } from './shards';
 import { scheduleSeed } from './random';
 import { ChaosSummary } from './summary';
 import type { ClientConfig } from './world';
@@ -26,38 +30,61 @@ interface Args {
   seed: number;
   kills: number;
   pauses: number;
+  shards: number;
   rate: number;
   only: string | undefined;
   schedule: number | undefined;
+  run: number;
 }
 
-function parseArgs(argv: ReadonlyArray<string>): Args {
-  const args: Args = { runs: 200, seed: Date.now() % 1_000_000, kills: 5, pauses: 2, rate: 0.08, only: undefined, schedule: undefined };
-  for (let i = 0; i < argv.length; i++) {
-    const name = argv[i];
-    const value = argv[i + 1];
-    const number = () => {
-      const n = Number(value);
-      if (value === undefined || !Number.isFinite(n)) throw new Error(`${name} expects a number`);
-      i++;
-      return n;
-    };
-    switch (name) {
-      case '--runs': args.runs = number(); break;
-      case '--seed': args.seed = number(); break;
-      case '--kills': args.kills = number(); break;
-      case '--pauses': args.pauses = number(); break;
-      case '--rate': args.rate = number(); break;
-      case '--schedule': args.schedule = number(); break;
-      case '--only': args.only = value; i++; break;
-      default: throw new Error(`unknown argument ${String(name)}`);
-    }
-  }
-  return args;
+/** The command line, parsed by node:util's parseArgs; numbers are checked here. */
+function readArgs(argv: ReadonlyArray<string>): Args {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      runs: { type: 'string', default: '200' },
+      seed: { type: 'string', default: String(Date.now() % 1_000_000) },
+      kills: { type: 'string', default: '5' },
+      pauses: { type: 'string', default: '2' },
+      shards: { type: 'string', default: '2' },
+      rate: { type: 'string', default: '0.08' },
+      only: { type: 'string' },
+      schedule: { type: 'string' },
+      run: { type: 'string', default: '1' },
+    },
+    strict: true,
+  });
+  const number = (name: string, value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n)) throw new Error(`--${name} expects a number, got ${value}`);
+    return n;
+  };
+  return {
+    runs: number('runs', values.runs),
+    seed: number('seed', values.seed),
+    kills: number('kills', values.kills),
+    pauses: number('pauses', values.pauses),
+    shards: number('shards', values.shards),
+    rate: number('rate', values.rate),
+    only: values.only,
+    schedule: values.schedule === undefined ? undefined : number('schedule', values.schedule),
+    run: number('run', values.run),
+  };
+}
+
+/** What a schedule exercises, by its place in the run (a re-run with --run gets the same). */
+function scheduleShape(run: number) {
+  return {
+    kinds: run % 2 === 0 ? ALL_FAULTS : [...ALL_FAULTS, 'lostResponse' as const],
+    // Half the schedules write an outbox and relay it (with and without lost row-write answers).
+    outbox: run % 4 === 1 || run % 4 === 2,
+    // A quarter of the schedules poison a few rows, which are parked and replayed once fixed.
+    poison: run % 4 === 3,
+  };
 }
 
 async function main(): Promise<number> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = readArgs(process.argv.slice(2));
   process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
   let local: DynamoLocal | undefined;
   if (process.env['DYNAMODB_ENDPOINT'] === undefined) {
@@ -83,17 +110,20 @@ async function main(): Promise<number> {
     }
     if (want('delivery')) {
       let input = await prepareDelivery(config, client, { seed: args.seed });
-      const seeds = args.schedule === undefined ? Array.from({ length: args.runs }, (_, run) => scheduleSeed(args.seed, run)) : [args.schedule];
-      for (const [run, seed] of seeds.entries()) {
+      const schedules =
+        args.schedule === undefined
+          ? Array.from({ length: args.runs }, (_, run) => ({ run, seed: scheduleSeed(args.seed, run) }))
+          : [{ run: args.run, seed: args.schedule }];
+      for (const [index, { run, seed }] of schedules.entries()) {
         // A fresh world every 250 schedules keeps the views table small.
-        if (run > 0 && run % 250 === 0) input = await prepareDelivery(config, client, { seed: args.seed + run });
-        const kinds = run % 2 === 0 ? ALL_FAULTS : [...ALL_FAULTS, 'lostResponse' as const];
-        // Half the schedules write an outbox and relay it (with and without lost row-write answers).
-        const outbox = args.schedule !== undefined || run % 4 === 1 || run % 4 === 2;
-        const result = await runSchedule(input, { seed, faultRate: args.rate, kinds, outbox });
+        if (index > 0 && index % 250 === 0) input = await prepareDelivery(config, client, { seed: args.seed + index });
+        const result = await runSchedule(input, { seed, faultRate: args.rate, ...scheduleShape(run) });
         total.merge(result);
-        if (!result.ok) say(`schedule ${run} (seed ${seed}) FAILED: re-run with --only delivery --seed ${args.seed} --schedule ${seed}\n  ${result.problems.join('\n  ')}`);
-        if ((run + 1) % 50 === 0) say(`  ${run + 1}/${seeds.length} schedules, ${Math.round((Date.now() - started) / 1000)} s`);
+        if (!result.ok)
+          say(
+            `schedule ${run} (seed ${seed}) FAILED: re-run with --only delivery --seed ${args.seed} --schedule ${seed} --run ${run}\n  ${result.problems.join('\n  ')}`,
+          );
+        if ((index + 1) % 50 === 0) say(`  ${index + 1}/${schedules.length} schedules, ${Math.round((Date.now() - started) / 1000)} s`);
       }
     }
     if (want('crash') && args.kills > 0) {
@@ -104,6 +134,11 @@ async function main(): Promise<number> {
       for (let pause = 0; pause < args.pauses; pause++) {
         const lease = await runLeaseScenario(config, client, { seed: args.seed + pause, log: say });
         total.merge(lease);
+      }
+    }
+    if (want('shards')) {
+      for (let schedule = 0; schedule < args.shards; schedule++) {
+        total.merge(await runShardsScenario(config, client, { seed: scheduleSeed(args.seed, schedule), faultRate: args.rate, log: say }));
       }
     }
   } finally {

@@ -6,7 +6,16 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import { EventStream, MultiSourceProjection, Projection, ReadModel, removeRow, type NewEventOf, type OutboxOptions, type StreamEvent } from '../lib';
+import {
+  EventStream,
+  MultiSourceProjection,
+  Projection,
+  ReadModel,
+  removeRow,
+  type NewEventOf,
+  type OutboxOptions,
+  type StreamEvent,
+} from 'dynafold';
 import { randomInt } from './random';
 
 export const purchaseEventSchemas = {
@@ -36,7 +45,8 @@ export type LoyaltyStream = ReturnType<typeof loyaltyStream>;
 export type AccountStream = ReturnType<typeof accountStream>;
 
 /** The customers every purchase and loyalty event names. */
-export const CUSTOMERS = ['ada', 'grace', 'edsger', 'barbara', 'alan', 'linus'] as const;
+/** Customers named like the stream instances feeding them (see `SMALL_IDS`), so keys and ids collide. */
+export const CUSTOMERS = ['a', 'b', 'aa', 'ab', 'ba', 'bb'] as const;
 
 const customerSchema = z.object({ customer: z.string(), purchases: z.number(), spent: z.number(), points: z.number() });
 export type Customer = z.output<typeof customerSchema>;
@@ -44,10 +54,22 @@ const accountSchema = z.object({ accountId: z.string(), owner: z.string(), balan
 export type Account = z.output<typeof accountSchema>;
 
 export function customerTotals(client: DynamoDBClient, table: string, name = 'Customer') {
-  return new ReadModel({ client, table, name, schema: customerSchema, key: { pk: { field: 'pk', composite: ['customer'] }, sk: { field: 'sk', composite: [] } } });
+  return new ReadModel({
+    client,
+    table,
+    name,
+    schema: customerSchema,
+    key: { pk: { field: 'pk', composite: ['customer'] }, sk: { field: 'sk', composite: [] } },
+  });
 }
 export function accountBalances(client: DynamoDBClient, table: string, name = 'Account') {
-  return new ReadModel({ client, table, name, schema: accountSchema, key: { pk: { field: 'pk', composite: ['accountId'] }, sk: { field: 'sk', composite: [] } } });
+  return new ReadModel({
+    client,
+    table,
+    name,
+    schema: accountSchema,
+    key: { pk: { field: 'pk', composite: ['accountId'] }, sk: { field: 'sk', composite: [] } },
+  });
 }
 
 function evolveCustomer(state: Customer, event: StreamEvent): Customer {
@@ -70,8 +92,15 @@ export function outboxMessage(event: StreamEvent): { type: string; stream: strin
 }
 
 /** Customer rows fed by every purchase instance and every loyalty programme naming the customer. */
-export function customerProjection(purchases: PurchaseStream, loyalty: LoyaltyStream, readModel: ReturnType<typeof customerTotals>, outboxTable?: string) {
-  const outbox: OutboxOptions<Customer, StreamEvent> | undefined = outboxTable === undefined ? undefined : { table: outboxTable, message: outboxMessage };
+export function customerProjection(
+  purchases: PurchaseStream,
+  loyalty: LoyaltyStream,
+  readModel: ReturnType<typeof customerTotals>,
+  outboxTable?: string,
+  poison?: PoisonWorld,
+) {
+  const outbox: OutboxOptions<Customer, StreamEvent> | undefined =
+    outboxTable === undefined ? undefined : { table: outboxTable, message: outboxMessage };
   return new MultiSourceProjection({
     readModel,
     sources: {
@@ -79,9 +108,31 @@ export function customerProjection(purchases: PurchaseStream, loyalty: LoyaltySt
       loyalty: { stream: loyalty, key: (_id, event) => ({ customer: event.data.customer }) },
     },
     initial: (key) => ({ customer: String(key['customer']), purchases: 0, spent: 0, points: 0 }),
-    evolve: (state: Customer, event) => evolveCustomer(state, event),
+    evolve: (state: Customer, event) => {
+      const customer = (event.data as { customer?: string }).customer ?? '';
+      if (poison !== undefined && !poison.fixed && poison.customers.has(customer) && event.type === 'Purchased') throw new Poisoned(customer);
+      return evolveCustomer(state, event);
+    },
     ...(outbox === undefined ? {} : { outbox }),
+    ...(poison === undefined ? {} : { poison: POISON_POLICY }),
   });
+}
+
+/**
+ * A deployed bug in some rows' `evolve`, until `fixed`: order summaries of `orders` choke on their items,
+ * customer rows of `customers` on their purchases. The projections park such rows after two attempts.
+ */
+export interface PoisonWorld {
+  readonly orders: ReadonlySet<string>;
+  readonly customers: ReadonlySet<string>;
+  fixed: boolean;
+}
+
+export const POISON_POLICY = { park: { afterAttempts: 2 } } as const;
+
+/** What a poisoned `evolve` throws: no `terminal` accepts it. */
+export class Poisoned extends Error {
+  override readonly name = 'Poisoned';
 }
 
 function initialAccount(accountId: string): Account {
@@ -118,29 +169,53 @@ export function accountProjection(accounts: AccountStream, readModel: ReturnType
 }
 
 /** Appends one random chunk (1–3 purchases, some refunded) to a purchase instance. */
-export async function appendPurchaseChunk(purchases: PurchaseStream, purchaseId: string, version: number, random: () => number, idempotencyKey?: string): Promise<number> {
+export async function appendPurchaseChunk(
+  purchases: PurchaseStream,
+  purchaseId: string,
+  version: number,
+  random: () => number,
+  idempotencyKey?: string,
+): Promise<number> {
   const events: NewEventOf<typeof purchaseEventSchemas>[] = [];
   for (let i = randomInt(random, 1, 3); i > 0; i--) {
     const customer = CUSTOMERS[randomInt(random, 0, CUSTOMERS.length - 1)] as string;
     events.push({ type: 'Purchased', data: { customer, amount: randomInt(random, 5, 90) } });
     if (random() < 0.25) events.push({ type: 'Refunded', data: { customer, amount: randomInt(random, 1, 5) } });
   }
-  const result = await purchases.append({ purchaseId }, events, { expectedVersion: version, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) });
+  const result = await purchases.append({ purchaseId }, events, {
+    expectedVersion: version,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+  });
   return result.version;
 }
 
 /** Appends points for 1–4 random customers to a loyalty programme. */
-export async function appendLoyaltyChunk(loyalty: LoyaltyStream, programId: string, version: number, random: () => number, idempotencyKey?: string): Promise<number> {
+export async function appendLoyaltyChunk(
+  loyalty: LoyaltyStream,
+  programId: string,
+  version: number,
+  random: () => number,
+  idempotencyKey?: string,
+): Promise<number> {
   const events = Array.from({ length: randomInt(random, 1, 4) }, () => ({
     type: 'PointsAwarded' as const,
     data: { customer: CUSTOMERS[randomInt(random, 0, CUSTOMERS.length - 1)] as string, points: randomInt(random, 1, 20) },
   }));
-  const result = await loyalty.append({ programId }, events, { expectedVersion: version, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) });
+  const result = await loyalty.append({ programId }, events, {
+    expectedVersion: version,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+  });
   return result.version;
 }
 
 /** Appends one random chunk to an account: opened first, then deposits, closings (some twice) and reopenings. */
-export async function appendAccountChunk(accounts: AccountStream, accountId: string, version: number, random: () => number, idempotencyKey?: string): Promise<number> {
+export async function appendAccountChunk(
+  accounts: AccountStream,
+  accountId: string,
+  version: number,
+  random: () => number,
+  idempotencyKey?: string,
+): Promise<number> {
   const events: NewEventOf<typeof accountEventSchemas>[] = [];
   if (version === 0) events.push({ type: 'Opened', data: { owner: `owner-${accountId}` } });
   for (let i = randomInt(random, version === 0 ? 0 : 1, 3); i > 0; i--) {
@@ -150,7 +225,10 @@ export async function appendAccountChunk(accounts: AccountStream, accountId: str
     else events.push({ type: 'Deposited', data: { amount: randomInt(random, 1, 100) } });
   }
   if (events.length === 0) events.push({ type: 'Deposited', data: { amount: 1 } });
-  const result = await accounts.append({ accountId }, events, { expectedVersion: version, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) });
+  const result = await accounts.append({ accountId }, events, {
+    expectedVersion: version,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+  });
   return result.version;
 }
 

@@ -24,6 +24,14 @@ export class ChaosSummary {
   outboxMissing = 0;
   /** A row's message first published after a later one of the same source instance. */
   outboxDisorder = 0;
+  /** Rows parked by a poisoned `evolve`, then replayed by `retryParked` once it was fixed. */
+  rowsParked = 0;
+  /** The `shards` world: shards of the simulated stream's lineage, splits and rollovers among them. */
+  shardsOpened = 0;
+  shardSplits = 0;
+  shardRollovers = 0;
+  /** Consumers stopped mid-run and replaced by one waiting on the lease. */
+  feedRestarts = 0;
   readonly problems: string[] = [];
 
   addFaults(counts: ReadonlyMap<string, number>): void {
@@ -35,7 +43,14 @@ export class ChaosSummary {
   }
 
   get ok(): boolean {
-    return this.divergedRows === 0 && this.lostEvents === 0 && this.doubleApplied === 0 && this.outboxMissing === 0 && this.outboxDisorder === 0 && this.problems.length === 0;
+    return (
+      this.divergedRows === 0 &&
+      this.lostEvents === 0 &&
+      this.doubleApplied === 0 &&
+      this.outboxMissing === 0 &&
+      this.outboxDisorder === 0 &&
+      this.problems.length === 0
+    );
   }
 
   merge(other: ChaosSummary): void {
@@ -51,11 +66,16 @@ export class ChaosSummary {
     this.excusedEvents += other.excusedEvents;
     this.badInputKinds += other.badInputKinds;
     this.multiSourceRows += other.multiSourceRows;
+    this.rowsParked += other.rowsParked;
     this.removedRows += other.removedRows;
     this.outboxPublished += other.outboxPublished;
     this.outboxDuplicates += other.outboxDuplicates;
     this.outboxMissing += other.outboxMissing;
     this.outboxDisorder += other.outboxDisorder;
+    this.shardsOpened += other.shardsOpened;
+    this.shardSplits += other.shardSplits;
+    this.shardRollovers += other.shardRollovers;
+    this.feedRestarts += other.feedRestarts;
     for (const problem of other.problems) this.problem(problem);
   }
 
@@ -75,9 +95,14 @@ export class ChaosSummary {
       ['bad-input kinds checked', String(this.badInputKinds)],
       ['crashes (SIGKILL restarts)', String(this.crashes)],
       ['lease pauses (SIGSTOP/SIGCONT)', String(this.leasePauses)],
+      ['simulated shards (lineage)', String(this.shardsOpened)],
+      ['  splits', String(this.shardSplits)],
+      ['  rollovers', String(this.shardRollovers)],
+      ['feed restarts with lease failover', String(this.feedRestarts)],
       ['rows checked', String(this.rowsChecked)],
       ['  multi-source rows', String(this.multiSourceRows)],
       ['  removed rows (tombstones)', String(this.removedRows)],
+      ['  parked by poison, then replayed', String(this.rowsParked)],
       ['diverged rows', String(this.divergedRows)],
       ['lost events', String(this.lostEvents)],
       ['double-applied events', String(this.doubleApplied)],

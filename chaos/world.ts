@@ -7,11 +7,11 @@
  * seeded workload of multi-event appends, and the truth every projected row is checked against: its fold
  * from the store.
  */
-import { CreateTableCommand, DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, type DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { Projection, eventsTableDefinition, outboxTableDefinition, readModelTableDefinition, type NewEventOf, type StreamEvent } from '../lib';
+import { Projection, eventsTableDefinition, outboxTableDefinition, readModelTableDefinition, type NewEventOf, type StreamEvent } from 'dynafold';
 import { evolveSummary, foldSummary, initialSummary, orderSummaries, type OrderSummary } from '../__tests__/support/order-projection';
-import { orderEventSchemas, orderStream, type OrderEvent } from '../__tests__/support/orders';
+import { type orderEventSchemas, orderStream, type OrderEvent } from '../__tests__/support/orders';
 import { sensorStream, zoneProjection, zoneReadings, ZoneNotPlaced } from '../__tests__/support/sensors';
 import { randomInt } from './random';
 import {
@@ -28,14 +28,22 @@ import {
   foldCustomer,
   loyaltyStream,
   outboxMessage,
+  POISON_POLICY,
+  Poisoned,
   purchaseStream,
+  type PoisonWorld,
 } from './sources';
 
 export type ClientConfig = DynamoDBClientConfig & { endpoint: string; region: string; credentials: { accessKeyId: string; secretAccessKey: string } };
 
 export type OrderStream = ReturnType<typeof orderStream>;
 export type SensorStream = ReturnType<typeof sensorStream>;
-export type SensorEvent = StreamEvent & ({ type: 'SensorPlaced'; data: { zone: string } } | { type: 'SensorReading'; data: { zone: string; celsius: number } } | { type: 'SensorNote'; data: { text: string } });
+export type SensorEvent = StreamEvent &
+  (
+    | { type: 'SensorPlaced'; data: { zone: string } }
+    | { type: 'SensorReading'; data: { zone: string; celsius: number } }
+    | { type: 'SensorNote'; data: { text: string } }
+  );
 
 /** A zone row as a full fold of its sensor's stream gives it (without timestamps). */
 export interface ZoneRow {
@@ -67,7 +75,12 @@ export async function createTables(client: DynamoDBClient, prefix = 'chaos', opt
   const streamArn = created.TableDescription?.LatestStreamArn;
   if (streamArn === undefined) throw new Error('the events table has no stream');
   const viewsTable = uniqueTableName(`${prefix}-views`);
-  const models = [orderSummaries(client, viewsTable), zoneReadings(client, viewsTable), customerTotals(client, viewsTable), accountBalances(client, viewsTable)];
+  const models = [
+    orderSummaries(client, viewsTable),
+    zoneReadings(client, viewsTable),
+    customerTotals(client, viewsTable),
+    accountBalances(client, viewsTable),
+  ];
   await client.send(new CreateTableCommand(readModelTableDefinition(viewsTable, models)));
   return { eventsTable, viewsTable, streamArn, ...(options.outbox === true ? await createOutboxTable(client, prefix) : {}) };
 }
@@ -82,20 +95,30 @@ export async function createOutboxTable(client: DynamoDBClient, prefix = 'chaos'
 }
 
 /** The README's order summary projection, writing what it applied to the outbox when there is one. */
-function summaryProjection(orders: OrderStream, readModel: ReturnType<typeof orderSummaries>, outboxTable: string | undefined) {
+function summaryProjection(
+  orders: OrderStream,
+  readModel: ReturnType<typeof orderSummaries>,
+  outboxTable: string | undefined,
+  poison: PoisonWorld | undefined,
+) {
   return new Projection({
     stream: orders,
     readModel,
     key: (streamId) => ({ orderId: streamId.orderId }),
     initial: (streamId) => initialSummary(streamId.orderId),
-    evolve: (state, event) => evolveSummary(state, event),
+    evolve: (state, event) => {
+      if (poison !== undefined && !poison.fixed && poison.orders.has(event.streamId) && event.type === 'ItemAdded')
+        throw new Poisoned(event.streamId);
+      return evolveSummary(state, event);
+    },
     checkpoint: 'version',
     ...(outboxTable === undefined ? {} : { outbox: { table: outboxTable, message: outboxMessage } }),
+    ...(poison === undefined ? {} : { poison: POISON_POLICY }),
   });
 }
 
 /** Streams and projections over `client` (a faulty one for the projections, a clean one for the truth). */
-export function bind(client: DynamoDBClient, tables: Tables, modelSuffix: string) {
+export function bind(client: DynamoDBClient, tables: Tables, modelSuffix: string, poison?: PoisonWorld) {
   const orders = orderStream(client, tables.eventsTable);
   const sensors = sensorStream(client, tables.eventsTable);
   const purchases = purchaseStream(client, tables.eventsTable);
@@ -116,9 +139,9 @@ export function bind(client: DynamoDBClient, tables: Tables, modelSuffix: string
     customers,
     accountRows,
     projections: {
-      summaries: summaryProjection(orders, summaries, tables.outboxTable),
+      summaries: summaryProjection(orders, summaries, tables.outboxTable, poison),
       zones: zoneProjection(sensors, zones),
-      customers: customerProjection(purchases, loyalty, customers, tables.outboxTable),
+      customers: customerProjection(purchases, loyalty, customers, tables.outboxTable, poison),
       accounts: accountProjection(accounts, accountRows),
     },
   };
@@ -135,24 +158,42 @@ export interface WorldIds {
 
 /** `counts` instances of each stream (none where not given). */
 export function worldIds(counts: Partial<Record<keyof WorldIds, number>>): WorldIds {
-  const ids = (prefix: string, n = 0) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+  // Every stream draws its instance ids from one small alphabet, so ids collide across streams (and with
+  // the customers, drawn from it too): identity bugs keyed by stream id alone show up as diverged rows.
+  const ids = (n = 0) => SMALL_IDS.slice(0, n);
   return {
-    orders: ids('o', counts.orders),
-    sensors: ids('s', counts.sensors),
-    purchases: ids('p', counts.purchases),
-    programs: ids('lp', counts.programs),
-    accounts: ids('a', counts.accounts),
+    orders: ids(counts.orders),
+    sensors: ids(counts.sensors),
+    purchases: ids(counts.purchases),
+    programs: ids(counts.programs),
+    accounts: ids(counts.accounts),
   };
 }
+
+/** Ids from a two-letter alphabet, shortest first: a, b, aa, ab, ba, bb, aaa, … */
+export const SMALL_IDS: ReadonlyArray<string> = Array.from({ length: 62 }, (_, n) => {
+  let id = '';
+  for (let rest = n + 2; rest > 1; rest = Math.floor(rest / 2)) id = (rest % 2 === 0 ? 'a' : 'b') + id;
+  return id;
+});
 
 export type Bound = ReturnType<typeof bind>;
 
 export const ZONES = ['north', 'south', 'east'] as const;
 
 /** Appends one random chunk (1–4 events) to an order; resolves the events written. */
-export async function appendOrderChunk(orders: OrderStream, orderId: string, version: number, random: () => number, idempotencyKey?: string): Promise<number> {
+export async function appendOrderChunk(
+  orders: OrderStream,
+  orderId: string,
+  version: number,
+  random: () => number,
+  idempotencyKey?: string,
+): Promise<number> {
   if (version === 0) {
-    const result = await orders.append({ orderId }, [{ type: 'OrderPlaced', data: { customer: `c-${orderId}` } }], { expectedVersion: 0, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) });
+    const result = await orders.append({ orderId }, [{ type: 'OrderPlaced', data: { customer: `c-${orderId}` } }], {
+      expectedVersion: 0,
+      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    });
     return result.version;
   }
   const events = Array.from({ length: randomInt(random, 1, 4) }, (_, i): NewEventOf<typeof orderEventSchemas> =>
@@ -163,7 +204,13 @@ export async function appendOrderChunk(orders: OrderStream, orderId: string, ver
 }
 
 /** Appends one random chunk to a sensor: placements, readings (some before their zone is placed) and notes. */
-export async function appendSensorChunk(sensors: SensorStream, sensorId: string, version: number, random: () => number, idempotencyKey?: string): Promise<number> {
+export async function appendSensorChunk(
+  sensors: SensorStream,
+  sensorId: string,
+  version: number,
+  random: () => number,
+  idempotencyKey?: string,
+): Promise<number> {
   const events = Array.from({ length: randomInt(random, 1, 4) }, () => {
     const zone = ZONES[randomInt(random, 0, ZONES.length - 1)] as string;
     const roll = random();
@@ -171,12 +218,22 @@ export async function appendSensorChunk(sensors: SensorStream, sensorId: string,
     if (roll < 0.3) return { type: 'SensorNote' as const, data: { text: `note ${version}` } };
     return { type: 'SensorReading' as const, data: { zone, celsius: randomInt(random, -10, 45) } };
   });
-  const result = await sensors.append({ sensorId }, events, { expectedVersion: version, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) });
+  const result = await sensors.append({ sensorId }, events, {
+    expectedVersion: version,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+  });
   return result.version;
 }
 
 /** Appends one random chunk to stream instance `id` of the world's kind `kind`; resolves the new version. */
-export function appendChunk(bound: Bound, kind: keyof WorldIds, id: string, version: number, random: () => number, idempotencyKey?: string): Promise<number> {
+export function appendChunk(
+  bound: Bound,
+  kind: keyof WorldIds,
+  id: string,
+  version: number,
+  random: () => number,
+  idempotencyKey?: string,
+): Promise<number> {
   switch (kind) {
     case 'orders':
       return appendOrderChunk(bound.orders, id, version, random, idempotencyKey);
@@ -264,7 +321,8 @@ export function customerEvents(truth: Truth): StreamEvent[] {
 /** The ids outbox messages carry, one per event a projection with an outbox applies: `<stream>#<id>#<version>`. */
 export function expectedOutboxIds(truth: Truth): Set<string> {
   const ids = new Set<string>();
-  for (const event of [...[...truth.orders.values()].flat(), ...customerEvents(truth)]) ids.add(`${event.streamName}#${event.streamId}#${event.version}`);
+  for (const event of [...[...truth.orders.values()].flat(), ...customerEvents(truth)])
+    ids.add(`${event.streamName}#${event.streamId}#${event.version}`);
   return ids;
 }
 
@@ -322,7 +380,8 @@ export async function checkRows(bound: Bound, truth: Truth): Promise<RowCheck> {
     if (live !== canonical(fold.row)) diverged.push(`${bound.accountRows.name} ${accountId}: get gave ${live}, fold ${canonical(fold.row)}`);
     if (fold.tombstone !== undefined) {
       removedRows++;
-      if (stored !== canonical(fold.tombstone)) diverged.push(`${bound.accountRows.name} ${accountId}: includeRemoved gave ${stored}, tombstone ${canonical(fold.tombstone)}`);
+      if (stored !== canonical(fold.tombstone))
+        diverged.push(`${bound.accountRows.name} ${accountId}: includeRemoved gave ${stored}, tombstone ${canonical(fold.tombstone)}`);
     } else if (stored !== live) {
       diverged.push(`${bound.accountRows.name} ${accountId}: includeRemoved gave ${stored} for a live row ${live}`);
     }

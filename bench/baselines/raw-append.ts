@@ -19,12 +19,30 @@ export async function rawAppend(
     new TransactWriteCommand({
       TransactItems: [
         ...(expectedVersion > 0
-          ? [{ ConditionCheck: { TableName: table, Key: { pk, sk: sk(expectedVersion) }, ConditionExpression: 'attribute_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } } }]
+          ? [
+              {
+                ConditionCheck: {
+                  TableName: table,
+                  Key: { pk, sk: sk(expectedVersion) },
+                  ConditionExpression: 'attribute_exists(#pk)',
+                  ExpressionAttributeNames: { '#pk': 'pk' },
+                },
+              },
+            ]
           : []),
         ...events.map((event, i) => ({
           Put: {
             TableName: table,
-            Item: { pk, sk: sk(expectedVersion + 1 + i), _df: 'Order', streamId, version: expectedVersion + 1 + i, type: event.type, timestamp, data: event.data },
+            Item: {
+              pk,
+              sk: sk(expectedVersion + 1 + i),
+              _df: 'Order',
+              streamId,
+              version: expectedVersion + 1 + i,
+              type: event.type,
+              timestamp,
+              data: event.data,
+            },
             ConditionExpression: 'attribute_not_exists(#pk)',
             ExpressionAttributeNames: { '#pk': 'pk' },
           },

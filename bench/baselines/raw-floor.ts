@@ -15,7 +15,9 @@ export async function floorRequests(rows: ViewRows, eventsByRow: ReadonlyMap<str
   for (const part of chunks(ids, 100)) {
     let keys: Record<string, unknown>[] | undefined = part.map((id) => rows.key(id));
     while (keys !== undefined && keys.length > 0) {
-      const page: BatchGetCommandOutput = await rows.documents.send(new BatchGetCommand({ RequestItems: { [rows.table]: { Keys: keys, ConsistentRead: true } } }));
+      const page: BatchGetCommandOutput = await rows.documents.send(
+        new BatchGetCommand({ RequestItems: { [rows.table]: { Keys: keys, ConsistentRead: true } } }),
+      );
       for (const item of page.Responses?.[rows.table] ?? []) found.set(String(item['orderId']), item as Summary);
       keys = page.UnprocessedKeys?.[rows.table]?.Keys;
     }

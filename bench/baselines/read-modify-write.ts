@@ -43,7 +43,7 @@ export class ReadModifyWrite {
   }
 
   private async apply(event: RawEvent): Promise<void> {
-    for (let waited = 0; ; ) {
+    for (let waited = 0; ;) {
       const row = await this.rows.get(event.streamId);
       const version = row?.version ?? 0;
       if (event.version <= version) return; // a duplicate

@@ -49,7 +49,8 @@ export class ReloadAndFold {
           ExclusiveStartKey: start,
         }),
       );
-      for (const item of page.Items ?? []) events.push({ streamId: orderId, version: Number(item['version']), type: String(item['type']), data: item['data'] });
+      for (const item of page.Items ?? [])
+        events.push({ streamId: orderId, version: Number(item['version']), type: String(item['type']), data: item['data'] });
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
     return events;

@@ -24,7 +24,9 @@ export const append: Scenario = {
     try {
       const { events, stream } = await orderTables(c.client, 'append');
       // Warm-up, not measured.
-      await pool(64, WRITERS, (i) => stream.append({ orderId: `warm-${i}` }, newEvents(1, EVENTS_PER_APPEND), { expectedVersion: 0 }).then(() => undefined));
+      await pool(64, WRITERS, (i) =>
+        stream.append({ orderId: `warm-${i}` }, newEvents(1, EVENTS_PER_APPEND), { expectedVersion: 0 }).then(() => undefined),
+      );
       await pool(64, WRITERS, (i) => rawAppend(c.documents, events.name, `warm-raw-${i}`, 0, newEvents(1, EVENTS_PER_APPEND)));
       for (let round = 0; round < rounds; round++) {
         // Each writer appends to its own stream, one append after another: versions 0, 5, 10, ...
@@ -45,7 +47,8 @@ export const append: Scenario = {
           run(async (streamId, expected) => {
             await stream.append({ orderId: `d-${streamId}` }, newEvents(expected + 1, EVENTS_PER_APPEND), { expectedVersion: expected });
           });
-        const viaRaw = () => run((streamId, expected) => rawAppend(c.documents, events.name, `raw-${streamId}`, expected, newEvents(expected + 1, EVENTS_PER_APPEND)));
+        const viaRaw = () =>
+          run((streamId, expected) => rawAppend(c.documents, events.name, `raw-${streamId}`, expected, newEvents(expected + 1, EVENTS_PER_APPEND)));
         if (round % 2 === 0) {
           dynafoldMs.push(await viaDynafold());
           rawMs.push(await viaRaw());
@@ -61,12 +64,30 @@ export const append: Scenario = {
     const d = (eventsPerRound * rounds) / (sum(dynafoldMs) / 1000);
     const r = (eventsPerRound * rounds) / (sum(rawMs) / 1000);
     const rows: Row[] = [
-      { scenario: '5 append', measure: 'events/s, 16 writers × 5 events', dynafold: d, baseline: r, against: 'raw TransactWriteItems', ratio: d / r, target: '≥ 0.80×', pass: d / r >= 0.8 },
-      { scenario: '5 append', measure: 'appends/s', dynafold: d / EVENTS_PER_APPEND, baseline: r / EVENTS_PER_APPEND, against: 'raw TransactWriteItems', ratio: d / r },
+      {
+        scenario: '5 append',
+        measure: 'events/s, 16 writers × 5 events',
+        dynafold: d,
+        baseline: r,
+        against: 'raw TransactWriteItems',
+        ratio: d / r,
+        target: '≥ 0.80×',
+        pass: d / r >= 0.8,
+      },
+      {
+        scenario: '5 append',
+        measure: 'appends/s',
+        dynafold: d / EVENTS_PER_APPEND,
+        baseline: r / EVENTS_PER_APPEND,
+        against: 'raw TransactWriteItems',
+        ratio: d / r,
+      },
     ];
     return {
       rows,
-      notes: [`${rounds} alternating rounds of ${appendsPerRound} appends of ${EVENTS_PER_APPEND} events with expectedVersion (a ConditionCheck + ${EVENTS_PER_APPEND} Puts each).`],
+      notes: [
+        `${rounds} alternating rounds of ${appendsPerRound} appends of ${EVENTS_PER_APPEND} events with expectedVersion (a ConditionCheck + ${EVENTS_PER_APPEND} Puts each).`,
+      ],
       details: { writers: WRITERS, rounds, appendsPerRound, eventsPerAppend: EVENTS_PER_APPEND, dynafoldMs, rawMs },
     };
   },

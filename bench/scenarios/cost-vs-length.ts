@@ -96,7 +96,8 @@ export const costVsLength: Scenario = {
       const against = baseline === 'reload' ? 'reload-and-fold' : 'read-modify-write';
       return { scenario: '1 cost', measure: `${label}, n=${length}`, dynafold: ours, baseline: theirs, against, ratio: ours / theirs };
     };
-    for (const length of LENGTHS) rows.push(compare(length, 'requests/event', 'requests', 'reload'), compare(length, 'items read/event', 'itemsRead', 'reload'));
+    for (const length of LENGTHS)
+      rows.push(compare(length, 'requests/event', 'requests', 'reload'), compare(length, 'items read/event', 'itemsRead', 'reload'));
     for (const length of LENGTHS) rows.push(compare(length, 'requests/event', 'requests', 'rmw'));
     for (const length of LENGTHS) rows.push(compare(length, 'ms/event', 'ms', 'reload'));
     const requests = LENGTHS.map((length) => at(length, 'dynafold').requests);

@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoCheckpointStore } from '../../lib/feed';
+import { DynamoCheckpointStore } from 'dynafold/feed';
 import type { DrainJob, DrainResult } from '../support/drain-child';
-import { clients, uniqueName, type Endpoint } from '../support/local';
-import { ConcurrencyError } from '../../lib';
-import { newEvents, orderTables, type OrderStream } from '../support/orders';
-import { sleep } from '../support/stats';
+import { runInChild } from '../support/child';
+import { fill } from '../support/fill';
+import { uniqueName } from '../../__tests__/support/dynamo';
+import { clients } from '../support/local';
 import type { Row, Scenario, ScenarioContext, ScenarioResult } from '../support/report';
 
 const WRITERS = 16;
@@ -14,65 +12,9 @@ const PER_STREAM = 100;
 const PER_APPEND = 50;
 const BATCH_SIZE = 1000;
 
-/** Runs one drain in a child process (tsx), so each has its own heap and RSS. */
+/** Runs one drain in a child process, so each has its own heap and RSS. */
 function drainInChild(job: DrainJob): Promise<DrainResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(__dirname, '..', 'support', 'drain-child.ts')], {
-      env: { ...process.env, BENCH_DRAIN: JSON.stringify(job) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      const line = out.trim().split('\n').pop() ?? '';
-      if (code !== 0 || line === '') reject(new Error(`drain child (${job.mode}) exited ${String(code)}: ${err.slice(-2000)}`));
-      else resolve(JSON.parse(line) as DrainResult);
-    });
-  });
-}
-
-/**
- * One fill append. DynamoDB Local serialises transactions behind a lock and, on a loaded machine, answers
- * InternalServerError ("too long waiting for a lock") where AWS would not: wait and try again.
- */
-async function appendRetrying(stream: OrderStream, orderId: string, version: number): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await stream.append({ orderId }, newEvents(version + 1, PER_APPEND), { expectedVersion: version });
-      return;
-    } catch (error) {
-      if (error instanceof ConcurrencyError && (await stream.version({ orderId })) === version + PER_APPEND) return; // the timed-out try committed
-      const cause = (error as { cause?: unknown }).cause;
-      if (attempt >= 20 || !(cause instanceof Error) || cause.name !== 'InternalServerError') throw error;
-      await sleep(50 * (attempt + 1));
-    }
-  }
-}
-
-/** Fills a fresh events table with `total` events: 16 writers, 50-event appends, 100 events per stream. */
-async function fill(endpoint: Endpoint, total: number, prefix: string) {
-  const c = clients(endpoint);
-  try {
-    const tables = await orderTables(c.client, prefix);
-    const streams = total / PER_STREAM;
-    let next = 0;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: WRITERS }, async () => {
-        for (let s = next++; s < streams; s = next++) {
-          for (let version = 0; version < PER_STREAM; version += PER_APPEND) {
-            await appendRetrying(tables.stream, `${prefix}-${s}`, version);
-          }
-        }
-      }),
-    );
-    return { ...tables, fillMs: performance.now() - start };
-  } finally {
-    c.destroy();
-  }
+  return runInChild('drain-child.ts', 'BENCH_DRAIN', job);
 }
 
 /**
@@ -93,7 +35,7 @@ export const drain: Scenario = {
     const results: Record<string, DrainResult> = {};
     const fills: Record<string, number> = {};
     const drainOf = async (size: number) => {
-      const tables = await fill(context.endpoint, size, `d${size}`);
+      const tables = await fill(context.endpoint, { total: size, perStream: PER_STREAM, perAppend: PER_APPEND, writers: WRITERS }, `d${size}`);
       fills[size] = tables.fillMs;
       context.log(`  filled ${size} events in ${(tables.fillMs / 1000).toFixed(1)} s`);
       return (mode: DrainJob['mode'], model: string) =>
@@ -130,12 +72,58 @@ export const drain: Scenario = {
     const heapLarge = results['feed']?.heapAfterGcMb ?? Number.NaN;
     const k = (n: number) => `${n / 1000}k`;
     const rows: Row[] = [
-      { scenario: '4 drain', measure: `records/s, ${k(large)} backlog`, dynafold: feed, baseline: raw, against: 'GetRecords loop + processBatch', ratio: feed / raw, target: '≥ 0.70×', pass: feed / raw >= 0.7 },
-      { scenario: '4 drain', measure: `records/s, ${k(large)} backlog`, dynafold: feed, baseline: read, against: 'GetRecords loop, read only', ratio: feed / read },
-      { scenario: '4 drain', measure: `fill time s, ${k(large)} events`, dynafold: (fills[large] ?? Number.NaN) / 1000, against: '16 writers × 50-event appends' },
-      { scenario: '4 drain', measure: `peak RSS MB, ${k(small)} → ${k(large)}`, dynafold: rssLarge, baseline: rssSmall, against: `feed at ${k(small)}`, ratio: rssRatio, target: 'within ±15%', pass: Math.abs(rssRatio - 1) <= 0.15 },
-      { scenario: '4 drain', measure: `peak RSS ratio ${k(large)}/${k(small)}, loop`, dynafold: rssRatio, baseline: rawRssRatio, against: 'GetRecords loop + processBatch', ratio: rssRatio / rawRssRatio },
-      { scenario: '4 drain', measure: `heap after GC MB, ${k(small)} → ${k(large)}`, dynafold: heapLarge, baseline: heapSmall, against: `feed at ${k(small)}`, ratio: heapLarge / heapSmall, target: 'within ±15%', pass: Math.abs(heapLarge / heapSmall - 1) <= 0.15 },
+      {
+        scenario: '4 drain',
+        measure: `records/s, ${k(large)} backlog`,
+        dynafold: feed,
+        baseline: raw,
+        against: 'GetRecords loop + processBatch',
+        ratio: feed / raw,
+        target: '≥ 0.70×',
+        pass: feed / raw >= 0.7,
+      },
+      {
+        scenario: '4 drain',
+        measure: `records/s, ${k(large)} backlog`,
+        dynafold: feed,
+        baseline: read,
+        against: 'GetRecords loop, read only',
+        ratio: feed / read,
+      },
+      {
+        scenario: '4 drain',
+        measure: `fill time s, ${k(large)} events`,
+        dynafold: (fills[large] ?? Number.NaN) / 1000,
+        against: '16 writers × 50-event appends',
+      },
+      {
+        scenario: '4 drain',
+        measure: `peak RSS MB, ${k(small)} → ${k(large)}`,
+        dynafold: rssLarge,
+        baseline: rssSmall,
+        against: `feed at ${k(small)}`,
+        ratio: rssRatio,
+        target: 'within ±15%',
+        pass: Math.abs(rssRatio - 1) <= 0.15,
+      },
+      {
+        scenario: '4 drain',
+        measure: `peak RSS ratio ${k(large)}/${k(small)}, loop`,
+        dynafold: rssRatio,
+        baseline: rawRssRatio,
+        against: 'GetRecords loop + processBatch',
+        ratio: rssRatio / rawRssRatio,
+      },
+      {
+        scenario: '4 drain',
+        measure: `heap after GC MB, ${k(small)} → ${k(large)}`,
+        dynafold: heapLarge,
+        baseline: heapSmall,
+        against: `feed at ${k(small)}`,
+        ratio: heapLarge / heapSmall,
+        target: 'within ±15%',
+        pass: Math.abs(heapLarge / heapSmall - 1) <= 0.15,
+      },
     ];
     return {
       rows,

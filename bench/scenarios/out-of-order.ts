@@ -33,7 +33,10 @@ export const outOfOrder: Scenario = {
   async run(context: ScenarioContext): Promise<ScenarioResult> {
     const c = clients(context.endpoint);
     const orders = context.quick ? 40 : 300;
-    const outcomes: Record<string, LaneOutcome & { events: number; stalls?: number; rowsBehind: number; requests: Record<string, number>; lostWrites: number }> = {};
+    const outcomes: Record<
+      string,
+      LaneOutcome & { events: number; stalls?: number; rowsBehind: number; requests: Record<string, number>; lostWrites: number }
+    > = {};
     let lostWrites = 0;
     c.client.middlewareStack.add(
       (next) => async (args) => {
@@ -62,7 +65,11 @@ export const outOfOrder: Scenario = {
         const projection = summaryProjection(stream, model);
         c.meter.reset();
         lostWrites = 0;
-        const outcome = await deliverOnLanes(onLanes(input), async (batch) => (await projection.processBatch(batch, { source: 'lambda' })).response, MAX_RETRY_ATTEMPTS);
+        const outcome = await deliverOnLanes(
+          onLanes(input),
+          async (batch) => (await projection.processBatch(batch, { source: 'lambda' })).response,
+          MAX_RETRY_ATTEMPTS,
+        );
         const requests = c.meter.snapshot().requests;
         let rowsBehind = 0;
         for (const [orderId, version] of truth) if ((await model.get({ orderId }, { consistent: true }))?.version !== version) rowsBehind++;
@@ -93,9 +100,28 @@ export const outOfOrder: Scenario = {
     const d = outcomes['ShuffledDynafold'];
     const b = outcomes['ShuffledRmw'];
     const rows: Row[] = [
-      { scenario: '2 order', measure: 'events/s, shuffled, PF 10', dynafold: rate('ShuffledDynafold'), baseline: rate('ShuffledRmw'), against: 'read-modify-write', ratio: rate('ShuffledDynafold') / rate('ShuffledRmw') },
-      { scenario: '2 order', measure: 'stalls (waits for a predecessor)', dynafold: 0, baseline: b?.stalls ?? Number.NaN, against: 'read-modify-write' },
-      { scenario: '2 order', measure: 'batch retries', dynafold: d?.retries ?? Number.NaN, baseline: b?.retries ?? Number.NaN, against: 'read-modify-write' },
+      {
+        scenario: '2 order',
+        measure: 'events/s, shuffled, PF 10',
+        dynafold: rate('ShuffledDynafold'),
+        baseline: rate('ShuffledRmw'),
+        against: 'read-modify-write',
+        ratio: rate('ShuffledDynafold') / rate('ShuffledRmw'),
+      },
+      {
+        scenario: '2 order',
+        measure: 'stalls (waits for a predecessor)',
+        dynafold: 0,
+        baseline: b?.stalls ?? Number.NaN,
+        against: 'read-modify-write',
+      },
+      {
+        scenario: '2 order',
+        measure: 'batch retries',
+        dynafold: d?.retries ?? Number.NaN,
+        baseline: b?.retries ?? Number.NaN,
+        against: 'read-modify-write',
+      },
       {
         scenario: '2 order',
         measure: 'records given up (dead letters)',
@@ -105,9 +131,27 @@ export const outOfOrder: Scenario = {
         target: '0 at PF 10',
         pass: d?.givenUp === 0,
       },
-      { scenario: '2 order', measure: 'requests/event', dynafold: (sumOf(d?.requests) / (d?.events ?? 1)), baseline: sumOf(b?.requests) / (b?.events ?? 1), against: 'read-modify-write' },
-      { scenario: '2 order', measure: 'lost conditional writes', dynafold: d?.lostWrites ?? Number.NaN, baseline: b?.lostWrites ?? Number.NaN, against: 'read-modify-write' },
-      { scenario: '2 order', measure: 'rows behind the stream at the end', dynafold: d?.rowsBehind ?? Number.NaN, baseline: b?.rowsBehind ?? Number.NaN, against: 'read-modify-write' },
+      {
+        scenario: '2 order',
+        measure: 'requests/event',
+        dynafold: sumOf(d?.requests) / (d?.events ?? 1),
+        baseline: sumOf(b?.requests) / (b?.events ?? 1),
+        against: 'read-modify-write',
+      },
+      {
+        scenario: '2 order',
+        measure: 'lost conditional writes',
+        dynafold: d?.lostWrites ?? Number.NaN,
+        baseline: b?.lostWrites ?? Number.NaN,
+        against: 'read-modify-write',
+      },
+      {
+        scenario: '2 order',
+        measure: 'rows behind the stream at the end',
+        dynafold: d?.rowsBehind ?? Number.NaN,
+        baseline: b?.rowsBehind ?? Number.NaN,
+        against: 'read-modify-write',
+      },
       {
         scenario: '2 order',
         measure: 'events/s, shuffled vs in order',
@@ -133,7 +177,7 @@ async function appendWorkload(stream: OrderStream, ids: ReadonlyArray<string>): 
   const random = seededRandom(7);
   const plans = ids.map((id) => {
     const sizes: number[] = [];
-    for (let left = EVENTS_PER_ORDER; left > 0; ) {
+    for (let left = EVENTS_PER_ORDER; left > 0;) {
       const size = Math.min(left, 1 + Math.floor(random() * 4));
       sizes.push(size);
       left -= size;
@@ -141,7 +185,9 @@ async function appendWorkload(stream: OrderStream, ids: ReadonlyArray<string>): 
     return { id, sizes };
   });
   // Round-robin over orders, one append at a time, so one order's appends are spread through the shard.
-  const steps = plans.flatMap((plan) => plan.sizes.map((size, step) => ({ id: plan.id, size, step, from: plan.sizes.slice(0, step).reduce((a, b) => a + b, 0) })));
+  const steps = plans.flatMap((plan) =>
+    plan.sizes.map((size, step) => ({ id: plan.id, size, step, from: plan.sizes.slice(0, step).reduce((a, b) => a + b, 0) })),
+  );
   steps.sort((a, b) => a.step - b.step);
   await pool(steps.length, 16, async (i) => {
     const s = steps[i];

@@ -1,4 +1,3 @@
-
 type Handler<R> = (batch: R[]) => Promise<{ batchItemFailures: ReadonlyArray<{ itemIdentifier: string }> }>;
 
 export interface LaneOutcome {

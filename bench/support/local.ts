@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { CreateTableCommand, DynamoDBClient, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { startDynamoLocal, type DynamoLocal } from '../../lib/local';
+import { startDynamoLocal, type DynamoLocal } from 'dynafold/local';
+import { createTestTable } from '../../__tests__/support/dynamo';
 import { meter, type Meter } from './meter';
 
 /** Settings of a client that reaches the benchmark's DynamoDB Local. */
@@ -52,17 +52,12 @@ export function clients(endpoint: Endpoint): Clients {
   };
 }
 
-export function uniqueName(prefix: string): string {
-  return `bench-${prefix}-${randomBytes(4).toString('hex')}`;
-}
-
-/** Creates a table under a fresh name; resolves its name and stream ARN. */
+/** Creates a table under a fresh name (the tests' helper); resolves its name and stream ARN. */
 export async function createTable(
   client: DynamoDBClient,
   definition: (name: string) => CreateTableCommandInput,
   prefix: string,
 ): Promise<{ name: string; streamArn: string }> {
-  const name = uniqueName(prefix);
-  const created = await client.send(new CreateTableCommand(definition(name)));
-  return { name, streamArn: created.TableDescription?.LatestStreamArn ?? '' };
+  const { name, streamArn } = await createTestTable(client, definition, `bench-${prefix}`);
+  return { name, streamArn: streamArn ?? '' };
 }

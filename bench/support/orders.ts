@@ -1,76 +1,40 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { z } from 'zod';
-import { EventStream, Projection, ReadModel, eventsTableDefinition, readModelTableDefinition } from '../../lib';
+import { ReadModel, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { evolveSummary as evolveTestSummary, orderSummaryKey, orderSummarySchema, type OrderSummary } from '../../__tests__/support/order-projection';
+import { orderStream, type OrderEvent } from '../../__tests__/support/orders';
 import { createTable } from './local';
 
-/** The order stream every scenario writes: the README's example. */
-export const orderEvents = {
-  OrderPlaced: z.object({ customer: z.string() }),
-  ItemAdded: z.object({ sku: z.string(), price: z.number() }),
-  OrderShipped: z.object({}),
-};
+/** The order domain of the tests (the README's example), shared by every scenario and baseline. */
+export { orderStream } from '../../__tests__/support/orders';
+export type { OrderSummary as Summary } from '../../__tests__/support/order-projection';
+export { initialSummary } from '../../__tests__/support/order-projection';
 
-export type OrderEventType = keyof typeof orderEvents;
+/** What the baselines fold: any event with a type, data and version. */
 export interface OrderEventLike {
   readonly type: string;
   readonly data: unknown;
   readonly version: number;
 }
 
-export const summarySchema = z.object({
-  orderId: z.string(),
-  customer: z.string(),
-  status: z.string(),
-  items: z.number(),
-  total: z.number(),
-  version: z.number(),
-});
-export type Summary = z.output<typeof summarySchema>;
-
-export function initialSummary(orderId: string): Summary {
-  return { orderId, customer: '', status: 'new', items: 0, total: 0, version: 0 };
+/**
+ * The fold every implementation shares, so they differ only in how they get events and rows. The
+ * baselines keep the version in the state themselves (the projection's checkpoint does it for dynafold).
+ */
+export function evolveSummary(state: OrderSummary, event: OrderEventLike): OrderSummary {
+  const known = event.type === 'OrderPlaced' || event.type === 'ItemAdded' || event.type === 'OrderShipped';
+  return { ...(known ? evolveTestSummary(state, event as OrderEvent) : state), version: event.version };
 }
 
-/** The fold every implementation shares, so they differ only in how they get events and rows. */
-export function evolveSummary(state: Summary, event: OrderEventLike): Summary {
-  switch (event.type) {
-    case 'OrderPlaced':
-      return { ...state, customer: (event.data as { customer: string }).customer, status: 'placed', version: event.version };
-    case 'ItemAdded':
-      return { ...state, items: state.items + 1, total: state.total + (event.data as { price: number }).price, version: event.version };
-    case 'OrderShipped':
-      return { ...state, status: 'shipped', version: event.version };
-    default:
-      return { ...state, version: event.version };
-  }
-}
-
-export function orderStream(client: DynamoDBClient, table: string) {
-  return new EventStream({ client, table, name: 'Order', streamId: ['orderId'], events: orderEvents });
-}
 export type OrderStream = ReturnType<typeof orderStream>;
 
+/** The tests' order summaries without their status index: the bench measures row writes alone. */
 export function summaries(client: DynamoDBClient, table: string, name: string) {
-  return new ReadModel({
-    client,
-    table,
-    name,
-    schema: summarySchema,
-    key: { pk: { field: 'pk', composite: ['orderId'] }, sk: { field: 'sk', composite: [] } },
-  });
+  return new ReadModel({ client, table, name, schema: orderSummarySchema, key: orderSummaryKey });
 }
 export type Summaries = ReturnType<typeof summaries>;
 
-export function summaryProjection(stream: OrderStream, readModel: Summaries) {
-  return new Projection({
-    stream,
-    readModel,
-    key: (streamId) => ({ orderId: streamId.orderId }),
-    initial: (streamId) => initialSummary(streamId.orderId),
-    evolve: (state, event) => evolveSummary(state, event),
-    checkpoint: 'version',
-  });
-}
+/** The tests' order summary projection. */
+export { orderSummaryProjection as summaryProjection } from '../../__tests__/support/order-projection';
 
 /** An events table (with its stream) and a views table. */
 export async function orderTables(client: DynamoDBClient, prefix: string) {

@@ -1,9 +1,9 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 
-import { toLambdaRecord } from '../../lib/local';
+import { toLambdaRecord } from 'dynafold/local';
 
-export { readStreamRecords as readAllRecords } from '../../lib/local';
+export { readStreamRecords as readAllRecords } from 'dynafold/local';
 
 /** The record as Lambda delivers it (one argument, so it can be passed to `map`). */
 export const asLambdaRecord = (record: _Record): DynamoDBRecord => toLambdaRecord(record);

@@ -55,7 +55,11 @@ export function renderTable(rows: ReadonlyArray<Row>): string {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   const numeric = new Set([2, 3, 5]);
-  const line = (c: string[]) => c.map((v, i) => (numeric.has(i) ? v.padStart(widths[i] ?? 0) : v.padEnd(widths[i] ?? 0))).join(' │ ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((v, i) => (numeric.has(i) ? v.padStart(widths[i] ?? 0) : v.padEnd(widths[i] ?? 0)))
+      .join(' │ ')
+      .trimEnd();
   const rule = widths.map((w) => '─'.repeat(w)).join('─┼─');
   return [line(header), rule, ...cells.map(line)].join('\n');
 }

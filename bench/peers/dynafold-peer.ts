@@ -1,0 +1,49 @@
+import { ConcurrencyError } from 'dynafold';
+import { evolveSummary, initialSummary, newEvents, orderTables, summaries, summaryProjection } from '../support/orders';
+import { clients, type Endpoint } from '../support/local';
+import type { Peer } from './peer';
+import { countWrong } from './verify';
+
+const SNAPSHOT = { name: 'summary' };
+
+/** dynafold: `EventStream.append` with `expectedVersion`, `load` (with a snapshot), `Projection.processBatch`. */
+export async function dynafoldPeer(endpoint: Endpoint, prefix: string): Promise<Peer> {
+  const { client, destroy } = clients(endpoint);
+  const { events, views, stream } = await orderTables(client, `${prefix}-dynafold`);
+  const fold = (orderId: string) => ({ initial: initialSummary(orderId), evolve: evolveSummary });
+  return {
+    name: 'dynafold',
+    client,
+    destroy,
+    streamArn: events.streamArn,
+    append: async (orderId, expectedVersion, count) => {
+      await stream.append({ orderId }, newEvents(expectedVersion + 1, count), { expectedVersion });
+    },
+    appendContended: async (orderId) => {
+      for (let conflicts = 0; ; conflicts++) {
+        const head = await stream.version({ orderId });
+        try {
+          await stream.append({ orderId }, newEvents(head + 1, 1), { expectedVersion: head });
+          return conflicts;
+        } catch (error) {
+          if (!(error instanceof ConcurrencyError)) throw error;
+        }
+      }
+    },
+    load: async (orderId) => (await stream.load(orderId, fold(orderId))).state,
+    loadWithSnapshot: async (orderId) => (await stream.load(orderId, fold(orderId), { snapshot: SNAPSHOT })).state,
+    prepareSnapshot: async (orderId) => {
+      const { state, version } = await stream.load(orderId, fold(orderId));
+      await stream.saveSnapshot(orderId, { version, state }, SNAPSHOT.name);
+    },
+    projector: async (run) => {
+      const model = summaries(client, views, `Peer${run}`);
+      const projection = summaryProjection(stream, model);
+      return {
+        projectsTo: 'row',
+        project: async (batch) => (await projection.processBatch(batch, { source: 'lambda' })).response,
+        wrong: (expected) => countWrong(expected, (orderId) => model.get({ orderId }, { consistent: true })),
+      };
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { capacity, type Capacity } from './capacity';
+import { meter, type Meter } from '../support/meter';
+import type { Endpoint } from '../support/local';
+import { median, percentile, sum } from '../support/stats';
+import type { Peer } from './peer';
+
+/** A peer with its requests and capacity units counted by middleware on its client. */
+export interface Metered {
+  readonly peer: Peer;
+  readonly meter: Meter;
+  readonly capacity: Capacity;
+}
+
+export type PeerFactory = (endpoint: Endpoint, prefix: string) => Promise<Peer>;
+
+export async function metered(factory: PeerFactory, endpoint: Endpoint, prefix: string): Promise<Metered> {
+  const peer = await factory(endpoint, prefix);
+  return { peer, meter: meter(peer.client), capacity: capacity(peer.client) };
+}
+
+/** What one timed piece of work cost. */
+export interface Sample {
+  readonly ms: number;
+  readonly events: number;
+  readonly requests: number;
+  readonly readUnits: number;
+  readonly writeUnits: number;
+  /** Per operation (an append, a load, a batch), in ms. */
+  readonly latencies: number[];
+  readonly conflicts: number;
+}
+
+/** Runs `work` with the peer's counters reset; `work` records one latency per operation and resolves the conflicts it met. */
+export async function sample(m: Metered, events: number, work: (latency: (ms: number) => void) => Promise<number>): Promise<Sample> {
+  m.meter.reset();
+  m.capacity.reset();
+  const latencies: number[] = [];
+  const start = performance.now();
+  const conflicts = await work((ms) => latencies.push(ms));
+  return {
+    ms: performance.now() - start,
+    events,
+    requests: m.meter.total(),
+    readUnits: m.capacity.readUnits,
+    writeUnits: m.capacity.writeUnits,
+    latencies,
+    conflicts,
+  };
+}
+
+/** Runs `operation` and resolves how long it took. */
+export async function time(operation: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await operation();
+  return performance.now() - start;
+}
+
+/** Samples of the same measure over alternating rounds, summed up: the median round's rate, pooled percentiles, totals per event. */
+export interface Summed {
+  readonly eventsPerSecond: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+  readonly requestsPerEvent: number;
+  readonly readUnitsPerEvent: number;
+  readonly writeUnitsPerEvent: number;
+  readonly conflictsPerEvent: number;
+}
+
+export function summed(samples: ReadonlyArray<Sample>): Summed {
+  const events = sum(samples.map((s) => s.events));
+  const latencies = samples.flatMap((s) => s.latencies);
+  return {
+    eventsPerSecond: median(samples.map((s) => s.events / (s.ms / 1000))),
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    requestsPerEvent: sum(samples.map((s) => s.requests)) / events,
+    readUnitsPerEvent: sum(samples.map((s) => s.readUnits)) / events,
+    writeUnitsPerEvent: sum(samples.map((s) => s.writeUnits)) / events,
+    conflictsPerEvent: sum(samples.map((s) => s.conflicts)) / events,
+  };
+}
+
+/** The peers in the order of round `round`: rotated each round, so each takes each place as often (ABAB for two). */
+export function rotation<T>(items: ReadonlyArray<T>, round: number): T[] {
+  const k = round % Math.max(1, items.length);
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+/** Runs `measure` for every peer, `rounds` times in rotating order; resolves each peer's samples. */
+export async function alternate(
+  peers: ReadonlyArray<Metered>,
+  rounds: number,
+  measure: (m: Metered, round: number) => Promise<Sample>,
+): Promise<Map<string, Sample[]>> {
+  const out = new Map<string, Sample[]>(peers.map((m) => [m.peer.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const m of rotation(peers, round)) out.get(m.peer.name)?.push(await measure(m, round));
+  }
+  return out;
+}

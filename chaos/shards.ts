@@ -1,0 +1,167 @@
+/**
+ * The `shards` world: the change feed on an AWS-shaped stream. DynamoDB Local's stream of the chaos world
+ * (orders, sensors, purchases and loyalty, accounts) is re-served by the simulated Streams endpoint
+ * (`__tests__/support/streams-sim`, see its BEHAVIOURS.md) over 32 shards that roll over and split while
+ * a writer appends, with throttling, internal errors, empty pages, late listings, paged describes and
+ * short-lived iterators. Consumers (runChangeFeed + DynamoCheckpointStore, every projection) are stopped
+ * at random moments and replaced, the next one waiting on the lease while the last still holds it
+ * (failover). At the end the stream is disabled and the last consumer drains it. Every row must equal its
+ * fold, no event may be applied twice, every event must have reached its projection, and every shard of
+ * the lineage must be checkpointed as finished.
+ */
+import { type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed } from 'dynafold/feed';
+import { SimulatedStream, simulateStreams } from '../__tests__/support/streams-sim';
+import { createCheckpointTable, disableStream, sleep } from './processes';
+import { randomInt, seededRandom } from './random';
+import { ChaosSummary } from './summary';
+import { bind, checkRows, createTables, readTruth, worldIds, writeWorkload, type ClientConfig, type WorldIds } from './world';
+
+export interface ShardsOptions {
+  readonly seed: number;
+  /** Consumers replaced during the run. @defaultValue 3 */
+  readonly restarts?: number;
+  readonly faultRate?: number;
+  readonly log?: (line: string) => void;
+}
+
+export async function runShardsScenario(config: ClientConfig, client: DynamoDBClient, options: ShardsOptions): Promise<ChaosSummary> {
+  const summary = new ChaosSummary();
+  const say = options.log ?? (() => undefined);
+  const name = `shards seed ${options.seed}`;
+  const random = seededRandom(options.seed);
+  const rate = options.faultRate ?? 0.08;
+  const tables = await createTables(client, 'shards');
+  const checkpointTable = await createCheckpointTable(client);
+  const suffix = `s${options.seed}`;
+  const source = new DynamoDBStreamsClient({ ...config, maxAttempts: 1 });
+  const simulation = await SimulatedStream.create({
+    source,
+    streamArn: tables.streamArn,
+    seed: options.seed,
+    shards: 32,
+    rolloverChance: 0.01,
+    splitChance: 0.01,
+    maxOpenShards: 64,
+    iteratorLifetimeMs: 2_000,
+    describePageSize: 16,
+    faults: { throttleChance: rate / 2, failureChance: rate / 2, maxEmptyPages: 2, maxListingLagMs: 300 },
+  });
+  const ids: WorldIds = worldIds({ orders: 12, sensors: 6, purchases: 6, programs: 2, accounts: 4 });
+  const bound = bind(client, tables, suffix);
+  const applied = new Map<string, number>();
+  const reached = new Set<string>();
+  const clients: DynamoDBStreamsClient[] = [source];
+  let consumer = 0;
+
+  const startConsumer = () => {
+    const streamsClient = simulateStreams(new DynamoDBStreamsClient({ ...config, maxAttempts: 1 }), simulation);
+    clients.push(streamsClient);
+    const feed = new ChangeFeedConsumer({
+      streamsClient,
+      streamArn: tables.streamArn,
+      consumer: 'shards',
+      checkpoints: new DynamoCheckpointStore({ client, table: checkpointTable }),
+      pollIntervalMs: 20,
+      describeIntervalMs: 250,
+      batchSize: 25,
+      backoff: { initialMs: 5, maxMs: 100 },
+      lease: { durationMs: 5_000, renewEveryMs: 1_000, onHeld: 'wait', owner: `shards-${consumer++}` },
+    });
+    const run = runChangeFeed(feed, {
+      projections: bound.projections,
+      onBatch: (result) => {
+        for (const [projection, outcomes] of Object.entries(result.outcomes)) {
+          for (const outcome of outcomes) {
+            const ids = (events: ReadonlyArray<{ streamName: string; streamId: string; version: number }>) =>
+              events.map((e) => `${projection} ${e.streamName}#${e.streamId}@${e.version}`);
+            for (const id of ids(outcome.applied)) {
+              applied.set(id, (applied.get(id) ?? 0) + 1);
+              reached.add(id);
+            }
+            if (outcome.status !== 'applied') continue;
+            for (const id of [...ids(outcome.alreadyApplied), ...ids(outcome.skipped), ...ids(outcome.rejected.map((r) => r.event))]) reached.add(id);
+          }
+        }
+      },
+    });
+    return { feed, run };
+  };
+
+  let current = startConsumer();
+  const writer = writeWorkload(bound, ids, 6, seededRandom(options.seed + 1));
+  const restarts = options.restarts ?? 3;
+  try {
+    for (let restart = 0; restart < restarts; restart++) {
+      await sleep(randomInt(random, 300, 1_200));
+      // The next consumer waits on the lease; stopping this one releases it: a failover mid-lineage.
+      const next = startConsumer();
+      await current.feed.stop();
+      await current.run;
+      summary.feedRestarts++;
+      current = next;
+    }
+    await writer;
+    await disableStream(client, tables.eventsTable);
+    await current.run;
+  } catch (error) {
+    summary.problem(`${name}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    await current.feed.stop();
+  } finally {
+    await writer.catch(() => undefined);
+    for (const c of clients) c.destroy();
+  }
+
+  const truth = await readTruth(bound, ids);
+  const check = await checkRows(bound, truth);
+  summary.runs++;
+  summary.events += truth.events;
+  summary.rowsChecked += check.rows;
+  summary.multiSourceRows += check.multiSourceRows;
+  summary.removedRows += check.removedRows;
+  summary.divergedRows += check.diverged.length;
+  for (const row of check.diverged) summary.problem(`${name}: diverged ${row}`);
+  for (const [id, n] of applied) {
+    if (n <= 1) continue;
+    summary.doubleApplied++;
+    summary.problem(`${name}: ${id} applied ${n} times`);
+  }
+  const mustReach = (projection: string, events: ReadonlyArray<{ streamName: string; streamId: string; version: number; type: string }>) => {
+    for (const event of events) {
+      if (event.type === 'SensorNote') continue;
+      if (reached.has(`${projection} ${event.streamName}#${event.streamId}@${event.version}`)) continue;
+      summary.lostEvents++;
+      summary.problem(`${name}: ${event.streamName}#${event.streamId}@${event.version} never reached ${projection}`);
+    }
+  };
+  for (const events of truth.orders.values()) mustReach('summaries', events);
+  for (const events of truth.sensors.values()) mustReach('zones', events);
+  for (const events of [...truth.purchases.values(), ...truth.programs.values()]) mustReach('customers', events);
+  for (const events of truth.accounts.values()) mustReach('accounts', events);
+
+  const checkpoints = await new DynamoCheckpointStore({ client, table: checkpointTable }).getCheckpoints({
+    consumer: 'shards',
+    streamArn: tables.streamArn,
+  });
+  const lineage = simulation.lineage();
+  const unfinished = lineage.filter((shard) => checkpoints.get(shard.shardId)?.kind !== 'finished');
+  for (const shard of unfinished) summary.problem(`${name}: shard ${shard.shardId} not checkpointed as finished`);
+
+  const stats = simulation.stats.snapshot();
+  summary.addFaults(
+    new Map(
+      Object.entries(stats)
+        .filter(([kind]) => kind !== 'split' && kind !== 'rollover')
+        .map(([kind, n]) => [`streams:${kind}`, n]),
+    ),
+  );
+  summary.shardsOpened += lineage.length;
+  summary.shardSplits += stats['split'] ?? 0;
+  summary.shardRollovers += stats['rollover'] ?? 0;
+  say(
+    `${name}: ${lineage.length} shards (${stats['split'] ?? 0} splits, ${stats['rollover'] ?? 0} rollovers), ${summary.feedRestarts} restarts, ` +
+      `${truth.events} events, ${check.rows} rows, ${check.diverged.length} diverged, ${summary.lostEvents} lost, ${summary.doubleApplied} double-applied`,
+  );
+  return summary;
+}
