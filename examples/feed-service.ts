@@ -3,6 +3,8 @@
  * shutdown (SIGINT / SIGTERM stop the feed, release its lease and close the server).
  *
  *   npx tsx examples/feed-service.ts          # serves on PORT (default 3000) until interrupted
+ *   curl -X POST localhost:3000/items         # writes an item; the feed logs its change
+ *   curl localhost:3000/health                # the feed's status and how many changes it processed
  *   npx tsx examples/feed-service.ts --once   # writes a few items, waits for the feed, prints /health, exits
  *
  * It starts an embedded DynamoDB Local unless DYNAMODB_ENDPOINT points at one.
@@ -43,6 +45,14 @@ async function main(): Promise<void> {
     return reply.code(healthy ? 200 : 503).send({ ...status, error: status.error?.message, processed });
   });
 
+  // Writes come after the feed started, as in any service: the feed must pick up the table's first record.
+  let written = 0;
+  app.post('/items', async (_request, reply) => {
+    const id = `item-${++written}`;
+    await client.send(new PutItemCommand({ TableName: table, Item: { id: { S: id } } }));
+    return reply.code(201).send({ id });
+  });
+
   const handle = async (batch: ChangeFeedBatch) => {
     for (const record of batch.records) app.log.info({ shardId: batch.shardId, id: record.dynamodb?.Keys?.['id']?.S }, 'change');
     processed += batch.records.length;
@@ -68,7 +78,7 @@ async function main(): Promise<void> {
   app.log.info(`listening on ${address}`);
 
   if (once) {
-    for (let n = 0; n < 5; n++) await client.send(new PutItemCommand({ TableName: table, Item: { id: { S: `item-${n}` } } }));
+    for (let n = 0; n < 5; n++) await app.inject({ method: 'POST', url: '/items' });
     const deadline = Date.now() + 20_000;
     while (processed < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const health = await app.inject({ method: 'GET', url: '/health' });

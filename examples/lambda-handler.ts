@@ -110,6 +110,7 @@ export function createHandler(client: DynamoDBClient, tables: HandlerTables): (e
           console.error(`order ${outcome.streamId}: not projected, its records will be retried:`, outcome.error);
           continue;
         }
+        if (outcome.status === 'parked') continue; // only with a `poison: { park }` policy
         console.log(
           `order ${outcome.streamId}: applied [${outcome.applied.map((event) => event.version).join(', ')}], ` +
             `already had [${outcome.alreadyApplied.map((event) => event.version).join(', ')}], now at v${outcome.version}`,

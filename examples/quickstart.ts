@@ -91,7 +91,7 @@ async function runPhase(Orders: OrderStream, name: string, jobs: ReadonlyArray<J
     for (let job = jobs[next++]; job !== undefined; job = jobs[next++]) {
       const { decide } = job.decider;
       const counted: OrderCommand = { ...job.decider, decide: (order: Order, version: number) => (attempts++, decide?.(order, version) ?? []) };
-      const result = await Orders.execute(job.orderId, counted, { attempts: 50 });
+      const result = await Orders.execute(job.orderId, counted, { retry: { attempts: 50 } });
       events += result.events.length;
     }
   };
@@ -121,7 +121,11 @@ async function runWorkload(Orders: OrderStream, ids: ReadonlyArray<string>): Pro
   );
   const ship = ids.map((orderId) => ({ orderId, decider: shipOrder() }));
   const phases: PhaseStats[] = [];
-  for (const [name, jobs] of [['place', place], ['add items', add], ['ship', ship]] as const) {
+  for (const [name, jobs] of [
+    ['place', place],
+    ['add items', add],
+    ['ship', ship],
+  ] as const) {
     const stats = await runPhase(Orders, name, jobs);
     phases.push(stats);
     console.log(
@@ -138,7 +142,9 @@ async function showGuarantees(Orders: OrderStream, orderId: string): Promise<voi
   const key = `${orderId}-gift-wrap`;
   const first = await Orders.execute(orderId, addItem('gift-wrap', 3), { idempotencyKey: key });
   const again = await Orders.execute(orderId, addItem('gift-wrap', 3), { idempotencyKey: key });
-  console.log(`  idempotent retry: one command sent twice with key "${key}" -> appended once (v${first.version}; the retry answers v${again.version})`);
+  console.log(
+    `  idempotent retry: one command sent twice with key "${key}" -> appended once (v${first.version}; the retry answers v${again.version})`,
+  );
   await Orders.execute(orderId, shipOrder());
   try {
     await Orders.execute(orderId, addItem('late', 1));
@@ -182,7 +188,9 @@ async function checkOrders(Orders: OrderStream, ids: ReadonlyArray<string>, othe
   }
   const count = ids.length + others.length;
   console.log(`  versions: ${count} streams, ${total} events, every stream contiguous from v1: ${problems.length === 0 ? 'yes' : 'NO'}`);
-  console.log(`  orders:   ${ids.length} shipped with ${ITEMS_PER_ORDER} items each, each item applied exactly once: ${problems.length === 0 ? 'yes' : 'NO'}`);
+  console.log(
+    `  orders:   ${ids.length} shipped with ${ITEMS_PER_ORDER} items each, each item applied exactly once: ${problems.length === 0 ? 'yes' : 'NO'}`,
+  );
   return problems;
 }
 
@@ -269,7 +277,9 @@ async function main(): Promise<number> {
     const events = phases.reduce((sum, phase) => sum + phase.events, 0);
     const ms = phases.reduce((sum, phase) => sum + phase.ms, 0);
     const conflicts = phases.reduce((sum, phase) => sum + phase.attempts - phase.commands, 0);
-    console.log(`  total      ${events} events in ${ms.toFixed(0)} ms = ${((events / ms) * 1000).toFixed(0)} events/s, ${conflicts} conflicts retried`);
+    console.log(
+      `  total      ${events} events in ${ms.toFixed(0)} ms = ${((events / ms) * 1000).toFixed(0)} events/s, ${conflicts} conflicts retried`,
+    );
 
     console.log('\nguarantees:');
     const demo = 'order-demo';

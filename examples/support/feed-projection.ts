@@ -91,7 +91,7 @@ export function startProjectionFeed(options: ProjectionFeedOptions): ProjectionF
   });
   const running = runChangeFeed(feed, {
     projections: { summaries: options.projection },
-    onBatch: (batch, result) => {
+    onBatch: (result, batch) => {
       tally.batches++;
       tally.records += batch.records.length;
       for (const outcome of result.outcomes.summaries) {

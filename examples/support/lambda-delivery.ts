@@ -37,7 +37,11 @@ export interface DeliveryStats {
 type Handler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
 
 /** Shuffles and duplicates the records, cuts them into batches and deals the batches to lanes. */
-function plan(records: ReadonlyArray<DynamoDBRecord>, random: Random, options: DeliveryPlan): { lanes: DynamoDBRecord[][][]; duplicates: number; batches: number } {
+function plan(
+  records: ReadonlyArray<DynamoDBRecord>,
+  random: Random,
+  options: DeliveryPlan,
+): { lanes: DynamoDBRecord[][][]; duplicates: number; batches: number } {
   const copies = records.flatMap((record) => (random.next() < options.duplicateRate ? [record, record] : [record]));
   const shuffled = random.shuffle(copies);
   const lanes: DynamoDBRecord[][][] = Array.from({ length: options.lanes }, () => []);
@@ -50,7 +54,12 @@ function plan(records: ReadonlyArray<DynamoDBRecord>, random: Random, options: D
   return { lanes, duplicates: copies.length - records.length, batches };
 }
 
-export async function deliverLikeLambda(records: ReadonlyArray<DynamoDBRecord>, handler: Handler, random: Random, options: DeliveryPlan): Promise<DeliveryStats> {
+export async function deliverLikeLambda(
+  records: ReadonlyArray<DynamoDBRecord>,
+  handler: Handler,
+  random: Random,
+  options: DeliveryPlan,
+): Promise<DeliveryStats> {
   const { lanes, duplicates, batches } = plan(records, random, options);
   const invocationMs: number[] = [];
   let retries = 0;
@@ -71,7 +80,12 @@ export async function deliverLikeLambda(records: ReadonlyArray<DynamoDBRecord>, 
         return;
       }
       retries++;
-      batch = batch.slice(Math.max(0, batch.findIndex((record) => record.dynamodb?.SequenceNumber === first.itemIdentifier)));
+      batch = batch.slice(
+        Math.max(
+          0,
+          batch.findIndex((record) => record.dynamodb?.SequenceNumber === first.itemIdentifier),
+        ),
+      );
     }
   };
 

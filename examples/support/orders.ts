@@ -102,6 +102,8 @@ export function evolveOrder(order: Order, event: OrderEvent): Order {
 /** A command refused by the order's rules. */
 export class OrderRuleError extends Error {
   override readonly name = 'OrderRuleError';
+  /** The status a service answers (dynafold's Problem Details handlers keep a 4xx `statusCode`). */
+  readonly statusCode = 422;
 }
 
 /** A command: the order's fold plus the decision. */
@@ -121,6 +123,7 @@ export const addItem = (sku: string, price: number): OrderCommand =>
 export const shipOrder = (): OrderCommand =>
   command((order) => {
     if (order.status === 'shipped') return [];
-    if (order.status !== 'placed' || order.items === 0) throw new OrderRuleError(`can't ship an order that is ${order.status} with ${order.items} items`);
+    if (order.status !== 'placed' || order.items === 0)
+      throw new OrderRuleError(`can't ship an order that is ${order.status} with ${order.items} items`);
     return [{ type: 'OrderShipped', data: {} }];
   });

@@ -134,7 +134,7 @@ export async function projectByLambda(context: ProjectionContext, seed: number):
       projections: { summaries: projection },
       onBatch: (result) => {
         for (const outcome of result.outcomes.summaries) {
-          if (outcome.status === 'failed') {
+          if (outcome.status !== 'applied') {
             failedRows++;
             continue;
           }
@@ -145,7 +145,12 @@ export async function projectByLambda(context: ProjectionContext, seed: number):
       },
     });
 
-    const stats = await deliverLikeLambda(lambdaRecords, handler, seededRandom(seed), { lanes: 10, batchSize: LAMBDA_BATCH_SIZE, duplicateRate: 0.2, maxAttempts: 10 });
+    const stats = await deliverLikeLambda(lambdaRecords, handler, seededRandom(seed), {
+      lanes: 10,
+      batchSize: LAMBDA_BATCH_SIZE,
+      duplicateRate: 0.2,
+      maxAttempts: 10,
+    });
     console.log(
       `  delivery: ${stats.records} records + ${stats.duplicates} duplicates, shuffled, in ${stats.batches} batches of 1-${LAMBDA_BATCH_SIZE} ` +
         `on ${stats.lanes} concurrent lanes (ParallelizationFactor 10)`,

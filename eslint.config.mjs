@@ -1,0 +1,63 @@
+// Lint rules the code review would otherwise have to repeat. Formatting is Prettier's (see .prettierrc.json).
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.scratch/**'] },
+  { files: ['**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      'no-duplicate-imports': 'off',
+    },
+  },
+  {
+    // The folders are the modules: another module is reached through its index, never its files.
+    files: ['lib/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/ban-ts-comment': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+[^./][^/]*/', message: 'Import another module through its index (e.g. ../store), not its files.' },
+            { regex: '(__tests__|chaos|bench|examples)', message: 'The library never imports tests, tools or examples.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Tests, examples, the bench and the chaos suite use the package by its name, as users do; internals
+    // under test are imported from their own files.
+    files: ['__tests__/**/*.ts', 'examples/**/*.ts', 'bench/**/*.ts', 'chaos/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+lib(/index|/feed(/index)?|/local(/index)?)?$',
+              message: "Import the public API by the package's name: 'dynafold', 'dynafold/feed' or 'dynafold/local'.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  prettier,
+  {
+    // The fresh app of the package check: plain Node scripts, CommonJS and ESM, as a user writes them.
+    files: ['package-check/app/*.cjs', 'package-check/app/*.mjs'],
+    languageOptions: {
+      globals: { module: 'writable', require: 'readonly', console: 'readonly', process: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

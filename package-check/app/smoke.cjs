@@ -1,0 +1,28 @@
+// The scenario through CommonJS requires.
+const assert = require('node:assert/strict');
+const dynafold = require('dynafold');
+const local = require('dynafold/local');
+// dynafold and dynafold/local load no Streams client until a stream is read (only dynafold/feed needs it).
+const streamsLoaded = () => Object.keys(require.cache).some((file) => file.includes('client-dynamodb-streams'));
+assert.equal(streamsLoaded(), false, 'dynafold/local loaded @aws-sdk/client-dynamodb-streams');
+// The service subpaths load neither their framework nor the Streams client until a feed runs.
+for (const subpath of ['dynafold/fastify', 'dynafold/express']) {
+  const service = require(subpath);
+  assert.equal(typeof service.dynafold, 'function', `${subpath}: no dynafold`);
+  assert.equal(typeof service.problemHandler, 'function', `${subpath}: no problemHandler`);
+  assert.equal(streamsLoaded(), false, `${subpath} loaded @aws-sdk/client-dynamodb-streams`);
+}
+const feed = require('dynafold/feed');
+assert.equal(typeof feed.ChangeFeedConsumer, 'function');
+const sdk = require('@aws-sdk/client-dynamodb');
+const streams = require('@aws-sdk/client-dynamodb-streams');
+const { z } = require('zod');
+const cdk = { core: require('aws-cdk-lib'), lambda: require('aws-cdk-lib/aws-lambda'), dynafold: require('dynafold/cdk') };
+
+require('./scenario.cjs')({ dynafold, local, sdk, streams, z, cdk }).then(
+  () => console.log('cjs: ok'),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

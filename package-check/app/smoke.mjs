@@ -1,0 +1,42 @@
+// The scenario through ESM named imports of the CommonJS package (Node's detection of its exports).
+import { createRequire } from 'node:module';
+import * as sdk from '@aws-sdk/client-dynamodb';
+import * as streams from '@aws-sdk/client-dynamodb-streams';
+import * as core from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import {
+  DynafoldError,
+  EventStream,
+  eventFilterPattern,
+  lambdaHandler,
+  Projection,
+  ReadModel,
+  ValidationError,
+  eventsTableDefinition,
+  readModelTableDefinition,
+} from 'dynafold';
+import { EventsTable, Projector, ReadModelTable } from 'dynafold/cdk';
+import { dynafold as expressService } from 'dynafold/express';
+import { dynafold as fastifyPlugin, etagOf } from 'dynafold/fastify';
+import { ChangeFeedConsumer } from 'dynafold/feed';
+import { readStreamRecords, startDynamoLocal, toLambdaRecord } from 'dynafold/local';
+import { z } from 'zod';
+
+if (typeof ChangeFeedConsumer !== 'function') throw new Error('dynafold/feed: no ChangeFeedConsumer');
+if (typeof fastifyPlugin !== 'function' || typeof expressService !== 'function' || etagOf(3) !== '"3"')
+  throw new Error('dynafold/fastify or dynafold/express: missing exports');
+const scenario = createRequire(import.meta.url)('./scenario.cjs');
+const dynafold = {
+  DynafoldError,
+  EventStream,
+  lambdaHandler,
+  Projection,
+  ReadModel,
+  ValidationError,
+  eventsTableDefinition,
+  readModelTableDefinition,
+  eventFilterPattern,
+};
+const cdk = { core, lambda, dynafold: { EventsTable, Projector, ReadModelTable } };
+await scenario({ dynafold, local: { readStreamRecords, startDynamoLocal, toLambdaRecord }, sdk, streams, z, cdk });
+console.log('esm: ok');
