@@ -7,10 +7,16 @@
  * nothing written) every event applied, already applied, rejected or skipped, every publication, and
  * every checkpoint write it starts and finishes. Exits 0 once the stream is disabled and drained.
  *
- * Lines: `A|R|J|K <projection> <streamId>@<version> <pid>`, `P <pid> <epoch ms> <sequence>` (checkpoint
+ * Lines: `A <projection> <streamId>@<version> <pid> <row key json>` (applied), `R|J|K <projection> <streamId>@<version> <pid>`
+ * (already applied, rejected, skipped), `P <pid> <epoch ms> <sequence>` (checkpoint
  * write started), `Q <pid> <epoch ms> <sequence>` (written), `L <pid> <epoch ms> <error name>` (ended),
  * `F <pid> <json>` (faults injected so far, by kind), `M <pid> <message id> <projection>|<row key>`
- * (published), `X <pid> <error name>` (the relay's feed failed and starts again), `D <pid>` (outbox drained at the end).
+ * (published), `X <pid> <error name>` (the relay's feed failed and starts again), `D <pid>` (outbox drained at the end),
+ * `S <pid> <shard id> <first sequence> <last sequence>` (a batch of the events feed, processed).
+ *
+ * With SIM_SEED it reads the events table's stream through the simulated Streams endpoint (`simulated.ts`):
+ * 32 shards that split and roll over, rebuilt from the seed in every process, so a restarted process finds
+ * the shards its checkpoints name.
  */
 import './env';
 import { appendFileSync } from 'node:fs';
@@ -21,6 +27,7 @@ import { ChangeFeedConsumer, DynamoCheckpointStore, runBatches, runChangeFeed, t
 import { DynamoLocalDefaults } from 'dynafold/local';
 import { injectFaults, quickRetries, type FaultKind } from './faults';
 import { seededRandom } from './random';
+import { simulatedEvents, simulationFigures, type SimulatedEvents } from './simulated';
 import { bind } from './world';
 
 function env(name: string, fallback?: string): string {
@@ -61,12 +68,16 @@ async function main(): Promise<void> {
   const relayClient = new DynamoDBClient({ ...config, retryStrategy: quickRetries(2) });
   const relayFaults = injectFaults(relayClient, { seed: seed + 2, rate, kinds: ['throttle', 'internal', 'timeout'] });
   const publishFaults = new Map<string, number>();
+  const simSeed = process.env['SIM_SEED'];
+  const simulated: SimulatedEvents | undefined =
+    simSeed === undefined ? undefined : await simulatedEvents(config, tables.streamArn, Number(simSeed), rate);
   const faultCounts = () => {
     const counts: Record<string, number> = {};
     for (const [key, n] of dynamoFaults.injected) counts[key] = (counts[key] ?? 0) + n;
     for (const [key, n] of streamsFaults.injected) counts[`streams-${key}`] = (counts[`streams-${key}`] ?? 0) + n;
     for (const [key, n] of relayFaults.injected) counts[`relay-${key}`] = (counts[`relay-${key}`] ?? 0) + n;
     for (const [key, n] of publishFaults) counts[key] = (counts[key] ?? 0) + n;
+    if (simulated !== undefined) for (const [key, n] of simulationFigures(simulated.counts()).faults) counts[key] = n;
     return JSON.stringify(counts);
   };
   const checkpointClient = new DynamoDBClient({ ...config, maxAttempts: 3 });
@@ -130,7 +141,8 @@ async function main(): Promise<void> {
   const bound = bind(client, tables, env('MODEL_SUFFIX'));
   const delayMs = Number(env('HANDLER_DELAY_MS', '0'));
   const feed = new ChangeFeedConsumer({
-    streamsClient,
+    // The relay keeps the plain client: the simulation serves the events table's stream only.
+    streamsClient: simulated?.client() ?? streamsClient,
     streamArn: tables.streamArn,
     consumer: env('CONSUMER', 'chaos'),
     checkpoints: new LoggedCheckpointStore({ client: checkpointClient, table: env('CHECKPOINT_TABLE') }),
@@ -142,11 +154,14 @@ async function main(): Promise<void> {
   try {
     await runChangeFeed(feed, {
       projections: bound.projections,
-      onBatch: async (result) => {
+      onBatch: async (result, batch) => {
+        const sequence = (at: number) => batch.records.at(at)?.dynamodb?.SequenceNumber ?? '-';
+        write(`S ${process.pid} ${batch.shardId} ${sequence(0)} ${sequence(-1)}`);
         for (const [name, outcomes] of Object.entries(result.outcomes)) {
           for (const outcome of outcomes) {
             // A failed or parked row may have applied what came before its failing event.
-            for (const event of outcome.applied) write(`A ${name} ${event.streamName}#${event.streamId}@${event.version} ${process.pid}`);
+            const row = JSON.stringify(outcome.key ?? null);
+            for (const event of outcome.applied) write(`A ${name} ${event.streamName}#${event.streamId}@${event.version} ${process.pid} ${row}`);
             if (outcome.status !== 'applied') continue;
             for (const event of outcome.alreadyApplied) write(`R ${name} ${event.streamName}#${event.streamId}@${event.version} ${process.pid}`);
             for (const { event } of outcome.rejected) write(`J ${name} ${event.streamName}#${event.streamId}@${event.version} ${process.pid}`);

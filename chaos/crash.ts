@@ -9,12 +9,16 @@
  * stops its relay feed and drains the outbox with `drainAll`, and exits; every row must equal its fold, no
  * event may be applied twice, every event must have reached a side effect at least once (applied, or
  * already applied on a redelivery after the kill), and every applied event's message must have been
- * published at least once, first in order per row, with the outbox empty.
+ * published at least once, first in order per row, with the outbox empty. Per projection and stream
+ * instance, events are applied in version order across the processes. With `shards`, the consumers read
+ * 32 simulated shards that split and roll over: every shard must end checkpointed as finished, and no
+ * child's batch may come before its parent's last.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoCheckpointStore } from 'dynafold/feed';
 import { injectFaults, quickRetries } from './faults';
 import { checkPublications, outboxItems, type Publication } from './outbox';
 import {
@@ -29,6 +33,7 @@ import {
   type Consumer,
 } from './processes';
 import { randomInt, seededRandom } from './random';
+import { checkLineage, finalLineage, simulatedEvents, simulationFigures } from './simulated';
 import { ChaosSummary } from './summary';
 import {
   appendChunk,
@@ -52,6 +57,11 @@ export interface CrashOptions {
   readonly sensors?: number;
   readonly purchases?: number;
   readonly accounts?: number;
+  /**
+   * Reads the events through 32 simulated shards that split and roll over (`simulated.ts`), rebuilt from
+   * the seed in each consumer process; the lineage is then checked too.
+   */
+  readonly shards?: boolean;
   /** Time between kills, picked at random in this range (ms). @defaultValue [300, 1500] */
   readonly killEveryMs?: readonly [number, number];
   readonly log?: (line: string) => void;
@@ -124,6 +134,7 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
     MODEL_SUFFIX: suffix,
     LEASE_OWNER: 'crash-consumer',
     HANDLER_DELAY_MS: '5',
+    ...(options.shards === true ? { SIM_SEED: String(options.seed) } : {}),
   };
   const [minGap, maxGap] = options.killEveryMs ?? [300, 1500];
   let consumer: Consumer | undefined;
@@ -165,12 +176,21 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
 
   const applied = new Map<string, number>();
   const reached = new Set<string>();
-  for (const [kind, projection, id] of logLines(out)) {
+  // Per row and stream instance feeding it, the newest version applied so far: each must be applied after it.
+  const newestApplied = new Map<string, number>();
+  for (const [kind, projection, id, , row] of logLines(out)) {
     if (kind !== 'A' && kind !== 'R' && kind !== 'J' && kind !== 'K') continue;
     const key = `${projection} ${id}`;
     reached.add(key);
-    if (kind === 'A') applied.set(key, (applied.get(key) ?? 0) + 1);
+    if (kind !== 'A') continue;
+    applied.set(key, (applied.get(key) ?? 0) + 1);
+    const [instance = '', version = ''] = (id ?? '').split('@');
+    const source = `${projection} ${row} ${instance}`;
+    const newest = newestApplied.get(source) ?? 0;
+    if (Number(version) <= newest) summary.problem(`crash seed ${options.seed}: ${key} applied to row ${row} after version ${newest}`);
+    newestApplied.set(source, Math.max(newest, Number(version)));
   }
+  if (options.shards === true) await checkShards(config, client, summary, { seed: options.seed, streamArn: tables.streamArn, checkpointTable, out });
   for (const [key, n] of applied) {
     if (n > 1) {
       summary.doubleApplied++;
@@ -237,7 +257,34 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
   summary.addFaults(writerFaults.injected);
   summary.addFaults(consumerFaults(logLines(out)));
   say(
-    `crash: ${summary.crashes} kills, ${appends} appends, ${truth.events} events, ${check.rows} rows, ${check.diverged.length} diverged, ${published.length} published`,
+    `crash${options.shards === true ? ` on ${summary.shardsOpened} simulated shards (${summary.shardSplits} splits, ${summary.shardRollovers} rollovers)` : ''}: ${summary.crashes} kills, ${appends} appends, ${truth.events} events, ${check.rows} rows, ${check.diverged.length} diverged, ${published.length} published`,
   );
   return summary;
+}
+
+/** The simulated shards after the run: rebuilt from the seed here too, and checked against the checkpoints and the consumers' batches. */
+async function checkShards(
+  config: ClientConfig,
+  client: DynamoDBClient,
+  summary: ChaosSummary,
+  run: { seed: number; streamArn: string; checkpointTable: string; out: string },
+): Promise<void> {
+  const stream = await simulatedEvents(config, run.streamArn, run.seed, 0);
+  try {
+    const lineage = await finalLineage(stream);
+    const checkpoints = await new DynamoCheckpointStore({ client, table: run.checkpointTable }).getCheckpoints({
+      consumer: 'chaos',
+      streamArn: run.streamArn,
+    });
+    const batches = logLines(run.out)
+      .filter(([kind]) => kind === 'S')
+      .map(([, , shardId]) => ({ shardId: shardId ?? '' }));
+    for (const problem of checkLineage(lineage, checkpoints, batches)) summary.problem(`crash seed ${run.seed}: ${problem}`);
+    const figures = simulationFigures(stream.counts());
+    summary.shardsOpened += lineage.length;
+    summary.shardSplits += figures.splits;
+    summary.shardRollovers += figures.rollovers;
+  } finally {
+    stream.close();
+  }
 }

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
  * Options: --runs N (seeded delivery schedules), --seed S (base seed; every schedule's seed is printed
  * on failure), --kills K (SIGKILL restarts of a consumer process under load), --pauses P (SIGSTOP/SIGCONT
  * lease pauses), --shards N (schedules of the `shards` world: the feed on 32 simulated shards that split and
- * roll over), --rate R (share of faulted calls, default 0.08), --only delivery|crash|lease|bad-input|shards,
+ * roll over; then the SIGKILL scenario on such shards, with --kills kills), --rate R (share of faulted calls, default 0.08), --only delivery|crash|lease|bad-input|shards,
  * --schedule SEED --run N (re-run one schedule by its own seed, shaped as the run's Nth schedule; the
  * failure message prints both). Uses DYNAMODB_ENDPOINT when set, else starts an
  * embedded DynamoDB Local. Exits 1 unless every row matched its fold and every event was accounted for.
@@ -140,6 +140,9 @@ async function main(): Promise<number> {
       for (let schedule = 0; schedule < args.shards; schedule++) {
         total.merge(await runShardsScenario(config, client, { seed: scheduleSeed(args.seed, schedule), faultRate: args.rate, log: say }));
       }
+      // Consumer processes SIGKILLed on the simulated shards: each rebuilds the same lineage from the seed.
+      if (args.kills > 0)
+        total.merge(await runCrashScenario(config, client, { seed: args.seed, kills: args.kills, faultRate: args.rate, shards: true, log: say }));
     }
   } finally {
     client.destroy();

@@ -1,20 +1,17 @@
 /**
  * The `shards` world: the change feed on an AWS-shaped stream. DynamoDB Local's stream of the chaos world
- * (orders, sensors, purchases and loyalty, accounts) is re-served by the simulated Streams endpoint
- * (`__tests__/support/streams-sim`, see its BEHAVIOURS.md) over 32 shards that roll over and split while
- * a writer appends, with throttling, internal errors, empty pages, late listings, paged describes and
- * short-lived iterators. Consumers (runChangeFeed + DynamoCheckpointStore, every projection) are stopped
+ * (orders, sensors, purchases and loyalty, accounts) is re-served over 32 simulated shards that roll over
+ * and split while a writer appends, with the Streams API's faults (see `simulated.ts`). Consumers (runChangeFeed + DynamoCheckpointStore, every projection) are stopped
  * at random moments and replaced, the next one waiting on the lease while the last still holds it
  * (failover). At the end the stream is disabled and the last consumer drains it. Every row must equal its
  * fold, no event may be applied twice, every event must have reached its projection, and every shard of
  * the lineage must be checkpointed as finished.
  */
 import { type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed } from 'dynafold/feed';
-import { SimulatedStream, simulateStreams } from '../__tests__/support/streams-sim';
 import { createCheckpointTable, disableStream, sleep } from './processes';
 import { randomInt, seededRandom } from './random';
+import { checkLineage, simulatedEvents, simulationFigures, type ShardBatch } from './simulated';
 import { ChaosSummary } from './summary';
 import { bind, checkRows, createTables, readTruth, worldIds, writeWorkload, type ClientConfig, type WorldIds } from './world';
 
@@ -35,31 +32,17 @@ export async function runShardsScenario(config: ClientConfig, client: DynamoDBCl
   const tables = await createTables(client, 'shards');
   const checkpointTable = await createCheckpointTable(client);
   const suffix = `s${options.seed}`;
-  const source = new DynamoDBStreamsClient({ ...config, maxAttempts: 1 });
-  const simulation = await SimulatedStream.create({
-    source,
-    streamArn: tables.streamArn,
-    seed: options.seed,
-    shards: 32,
-    rolloverChance: 0.01,
-    splitChance: 0.01,
-    maxOpenShards: 64,
-    iteratorLifetimeMs: 2_000,
-    describePageSize: 16,
-    faults: { throttleChance: rate / 2, failureChance: rate / 2, maxEmptyPages: 2, maxListingLagMs: 300 },
-  });
+  const stream = await simulatedEvents(config, tables.streamArn, options.seed, rate);
   const ids: WorldIds = worldIds({ orders: 12, sensors: 6, purchases: 6, programs: 2, accounts: 4 });
   const bound = bind(client, tables, suffix);
   const applied = new Map<string, number>();
   const reached = new Set<string>();
-  const clients: DynamoDBStreamsClient[] = [source];
+  const batches: ShardBatch[] = [];
   let consumer = 0;
 
   const startConsumer = () => {
-    const streamsClient = simulateStreams(new DynamoDBStreamsClient({ ...config, maxAttempts: 1 }), simulation);
-    clients.push(streamsClient);
     const feed = new ChangeFeedConsumer({
-      streamsClient,
+      streamsClient: stream.client(),
       streamArn: tables.streamArn,
       consumer: 'shards',
       checkpoints: new DynamoCheckpointStore({ client, table: checkpointTable }),
@@ -71,7 +54,8 @@ export async function runShardsScenario(config: ClientConfig, client: DynamoDBCl
     });
     const run = runChangeFeed(feed, {
       projections: bound.projections,
-      onBatch: (result) => {
+      onBatch: (result, batch) => {
+        batches.push({ shardId: batch.shardId });
         for (const [projection, outcomes] of Object.entries(result.outcomes)) {
           for (const outcome of outcomes) {
             const ids = (events: ReadonlyArray<{ streamName: string; streamId: string; version: number }>) =>
@@ -110,7 +94,7 @@ export async function runShardsScenario(config: ClientConfig, client: DynamoDBCl
     await current.feed.stop();
   } finally {
     await writer.catch(() => undefined);
-    for (const c of clients) c.destroy();
+    stream.close();
   }
 
   const truth = await readTruth(bound, ids);
@@ -144,23 +128,16 @@ export async function runShardsScenario(config: ClientConfig, client: DynamoDBCl
     consumer: 'shards',
     streamArn: tables.streamArn,
   });
-  const lineage = simulation.lineage();
-  const unfinished = lineage.filter((shard) => checkpoints.get(shard.shardId)?.kind !== 'finished');
-  for (const shard of unfinished) summary.problem(`${name}: shard ${shard.shardId} not checkpointed as finished`);
+  const lineage = stream.simulation.lineage();
+  for (const problem of checkLineage(lineage, checkpoints, batches)) summary.problem(`${name}: ${problem}`);
 
-  const stats = simulation.stats.snapshot();
-  summary.addFaults(
-    new Map(
-      Object.entries(stats)
-        .filter(([kind]) => kind !== 'split' && kind !== 'rollover')
-        .map(([kind, n]) => [`streams:${kind}`, n]),
-    ),
-  );
+  const figures = simulationFigures(stream.counts());
+  summary.addFaults(figures.faults);
   summary.shardsOpened += lineage.length;
-  summary.shardSplits += stats['split'] ?? 0;
-  summary.shardRollovers += stats['rollover'] ?? 0;
+  summary.shardSplits += figures.splits;
+  summary.shardRollovers += figures.rollovers;
   say(
-    `${name}: ${lineage.length} shards (${stats['split'] ?? 0} splits, ${stats['rollover'] ?? 0} rollovers), ${summary.feedRestarts} restarts, ` +
+    `${name}: ${lineage.length} shards (${figures.splits} splits, ${figures.rollovers} rollovers), ${summary.feedRestarts} restarts, ` +
       `${truth.events} events, ${check.rows} rows, ${check.diverged.length} diverged, ${summary.lostEvents} lost, ${summary.doubleApplied} double-applied`,
   );
   return summary;

@@ -19,6 +19,22 @@ test(`a consumer process SIGKILLed at random moments under load loses nothing, a
   expect(summary.outboxPublished).toBeGreaterThan(0);
 }, 240_000);
 
+test(`consumer processes SIGKILLed while reading 32 simulated shards that split and roll over find their shards again: every shard finished, parents before children, each row's events in order, none lost or twice (seed ${SEED})`, async () => {
+  const summary = await runCrashScenario(localConfig(), client, {
+    seed: SEED,
+    kills: 2,
+    orders: 4,
+    sensors: 2,
+    killEveryMs: [200, 700],
+    shards: true,
+  });
+  expect(summary.problems).toEqual([]);
+  expect(summary).toMatchObject({ crashes: 2, divergedRows: 0, lostEvents: 0, doubleApplied: 0, outboxMissing: 0, outboxDisorder: 0 });
+  expect(summary.rowsChecked).toBe(4 + 2 * 3 + 6 + 3);
+  // 32 shards to start with, and their children.
+  expect(summary.shardsOpened).toBeGreaterThanOrEqual(32);
+}, 240_000);
+
 test(`a consumer paused with SIGSTOP past its lease never commits after SIGCONT; the other carries on to the end (seed ${SEED})`, async () => {
   // Leases long enough that a consumer starved of CPU by the rest of the suite keeps its own.
   const summary = await runLeaseScenario(localConfig(), client, { seed: SEED, leaseMs: 4_000 });
