@@ -144,6 +144,8 @@ async function main(): Promise<void> {
     // The relay keeps the plain client: the simulation serves the events table's stream only.
     streamsClient: simulated?.client() ?? streamsClient,
     streamArn: tables.streamArn,
+    // The simulation lists a new shard up to 300 ms late; DynamoDB Local lists its one shard at once.
+    disabledSettleMs: simulated === undefined ? 0 : 1_000,
     consumer: env('CONSUMER', 'chaos'),
     checkpoints: new LoggedCheckpointStore({ client: checkpointClient, table: env('CHECKPOINT_TABLE') }),
     pollIntervalMs: 20,

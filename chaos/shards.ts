@@ -43,6 +43,8 @@ export async function runShardsScenario(config: ClientConfig, client: DynamoDBCl
   const startConsumer = () => {
     const feed = new ChangeFeedConsumer({
       streamsClient: stream.client(),
+      // The simulation lists a new shard up to 300 ms late.
+      disabledSettleMs: 1_000,
       streamArn: tables.streamArn,
       consumer: 'shards',
       checkpoints: new DynamoCheckpointStore({ client, table: checkpointTable }),

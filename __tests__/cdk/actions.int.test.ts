@@ -133,6 +133,7 @@ test('runChangeFeed with DynamoCheckpointStore sends only what ChangeFeedResourc
   const streams = recordingClient(new DynamoDBStreamsClient(localConfig()), requests, tablesOf);
   try {
     const feed = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
       streamsClient: streams,
       streamArn: t.streamArn,
       consumer: 'granted',

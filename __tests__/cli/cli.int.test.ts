@@ -210,6 +210,7 @@ describe('on one set of tables', () => {
     const store = new DynamoCheckpointStore({ client, table: tables.CLI_CHECKPOINT_TABLE });
     const streamArn = (await readStreamArn()) as string;
     const feed = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
       streamsClient: streams(),
       streamArn,
       consumer: 'cli-summaries',

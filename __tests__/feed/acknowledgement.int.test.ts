@@ -18,6 +18,7 @@ describe('acknowledging a batch', () => {
     const store = new MemoryCheckpointStore();
     await writeItems(client, table, 'k', 0, 5);
     const feed = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
       streamsClient: streams,
       streamArn,
       consumer: 'ack',
@@ -55,6 +56,7 @@ describe('acknowledging a batch', () => {
     const store = new MemoryCheckpointStore();
     await writeItems(client, table, 'w', 0, 3);
     const feed = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
       streamsClient: streams,
       streamArn,
       consumer: 'ack',
@@ -82,7 +84,14 @@ describe('acknowledging a batch', () => {
       },
     });
     await writeItems(client, table, 'f', 0, 2);
-    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, consumer: 'ack', checkpoints: flaky, pollIntervalMs: 20 });
+    const feed = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
+      streamsClient: streams,
+      streamArn,
+      consumer: 'ack',
+      checkpoints: flaky,
+      pollIntervalMs: 20,
+    });
     const iterator = feed[Symbol.asyncIterator]();
     const batch = (await iterator.next()).value as ChangeFeedBatch;
     await expect(batch.commit()).rejects.toBeInstanceOf(CheckpointStoreError);
@@ -96,7 +105,14 @@ describe('acknowledging a batch', () => {
     const { table, streamArn } = await createStreamedTable(client);
     const store = new MemoryCheckpointStore();
     await writeItems(client, table, 'g', 0, 2);
-    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, consumer: 'ack', checkpoints: store, pollIntervalMs: 20 });
+    const feed = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
+      streamsClient: streams,
+      streamArn,
+      consumer: 'ack',
+      checkpoints: store,
+      pollIntervalMs: 20,
+    });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let started = false;
@@ -119,7 +135,14 @@ describe('acknowledging a batch', () => {
     const { table, streamArn } = await createStreamedTable(client);
     const store = new MemoryCheckpointStore();
     await writeItems(client, table, 'h', 0, 2);
-    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, consumer: 'ack', checkpoints: store, pollIntervalMs: 20 });
+    const feed = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
+      streamsClient: streams,
+      streamArn,
+      consumer: 'ack',
+      checkpoints: store,
+      pollIntervalMs: 20,
+    });
     const failure = new Error('handler failed');
     await expect(runBatches(feed, () => Promise.reject(failure))).rejects.toBe(failure);
     expect((await store.getCheckpoints(key(streamArn))).size).toBe(0);

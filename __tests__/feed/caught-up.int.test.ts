@@ -41,6 +41,7 @@ async function expectRowsFolded(world: Awaited<ReturnType<typeof ordersWorld>>, 
 test('whenCaughtUp on a service started on an empty table: resolves while idle, and after later writes only once their rows are projected', async () => {
   const world = await ordersWorld();
   const feed = new ChangeFeedConsumer({
+    disabledSettleMs: 0,
     streamsClient: streams,
     streamArn: world.streamArn,
     checkpoints: new MemoryCheckpointStore(),
@@ -66,6 +67,7 @@ test('runChangeFeed with stopWhenCaughtUp brings a backlog into the rows and res
   const orderIds = ['a', 'b', 'c', 'd'];
   await placeOrders(world.stream, orderIds);
   const feed = new ChangeFeedConsumer({
+    disabledSettleMs: 0,
     streamsClient: streams,
     streamArn: world.streamArn,
     checkpoints: new MemoryCheckpointStore(),
@@ -79,7 +81,13 @@ test('runChangeFeed with stopWhenCaughtUp brings a backlog into the rows and res
 
 test('whenCaughtUp rejects with the abort once the feed is stopped first, and runChangeFeed refuses stopWhenCaughtUp on a feed without it', async () => {
   const { streamArn } = await createStreamedTable(client, 'caught-stop');
-  const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints: new MemoryCheckpointStore(), pollIntervalMs: 20 });
+  const feed = new ChangeFeedConsumer({
+    disabledSettleMs: 0,
+    streamsClient: streams,
+    streamArn,
+    checkpoints: new MemoryCheckpointStore(),
+    pollIntervalMs: 20,
+  });
   const waiting = feed.whenCaughtUp();
   await feed.stop();
   await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
@@ -97,7 +105,14 @@ test('a batch neither committed nor completed is reported at warn after ten poll
     warn: (message: unknown) => void warnings.push(String(message)),
     error: () => undefined,
   };
-  const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints: new MemoryCheckpointStore(), pollIntervalMs: 30, logger });
+  const feed = new ChangeFeedConsumer({
+    disabledSettleMs: 0,
+    streamsClient: streams,
+    streamArn,
+    checkpoints: new MemoryCheckpointStore(),
+    pollIntervalMs: 30,
+    logger,
+  });
   const iterator = feed[Symbol.asyncIterator]();
   const batch = (await iterator.next()).value;
   expect(batch?.records).toHaveLength(2);

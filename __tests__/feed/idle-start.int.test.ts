@@ -32,6 +32,7 @@ describe.each<StartingPosition>(['TRIM_HORIZON', 'LATEST'])('a feed started at %
     const { store } = await createCheckpointStore(client);
     const logger = recordingLogger();
     const feed = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
       streamsClient: streams,
       streamArn: events.streamArn as string,
       consumer: `idle-${startingPosition}`,
@@ -84,7 +85,7 @@ describe('a consumer restarted on a shard that stays idle while other tables are
   it('reads the next record after its checkpoint and stays running', async () => {
     const { table, streamArn } = await createStreamedTable(client, 'idle-restart');
     const { store } = await createCheckpointStore(client);
-    const options = { streamsClient: streams, streamArn, checkpoints: store, consumer: 'idle-restart', pollIntervalMs: 20 };
+    const options = { streamsClient: streams, streamArn, checkpoints: store, consumer: 'idle-restart', disabledSettleMs: 0, pollIntervalMs: 20 };
     await writeItems(client, table, 'r', 0, 3);
     const first = new ChangeFeedConsumer(options);
     const firstSeen: string[] = [];

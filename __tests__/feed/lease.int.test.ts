@@ -27,6 +27,7 @@ async function setup(): Promise<{ table: string; streamArn: string; store: Dynam
     streamArn,
     consumer: 'leased',
     checkpoints: store,
+    disabledSettleMs: 0,
     pollIntervalMs: 20,
     lease: { durationMs: 1_200, renewEveryMs: 300, owner },
   });
@@ -56,7 +57,11 @@ describe('the lease', () => {
     const iterator = first[Symbol.asyncIterator]();
     await iterator.next(); // delivered but never acknowledged
 
-    const second = new ChangeFeedConsumer({ ...options('second'), lease: { durationMs: 1_200, renewEveryMs: 300, owner: 'second', onHeld: 'wait' } });
+    const second = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
+      ...options('second'),
+      lease: { durationMs: 1_200, renewEveryMs: 300, owner: 'second', onHeld: 'wait' },
+    });
     const next = second[Symbol.asyncIterator]().next();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(second.status().state).toBe('starting');
@@ -85,7 +90,11 @@ describe('the lease', () => {
     const firstFails = firstIterator.next();
     firstFails.catch(() => undefined);
 
-    const second = new ChangeFeedConsumer({ ...options('second'), lease: { durationMs: 1_200, renewEveryMs: 300, owner: 'second', onHeld: 'wait' } });
+    const second = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
+      ...options('second'),
+      lease: { durationMs: 1_200, renewEveryMs: 300, owner: 'second', onHeld: 'wait' },
+    });
     const secondIterator = second[Symbol.asyncIterator]();
     const taken = (await secondIterator.next()).value as ChangeFeedBatch;
     expect(keysOf(taken)).toEqual(['e:0', 'e:1', 'e:2']);

@@ -27,6 +27,7 @@ describe('ChangeFeedConsumer options', () => {
       pollIntervalMs: 1_000,
       batchSize: 100,
       describeIntervalMs: 30_000,
+      disabledSettleMs: 10_000,
       maxConcurrentReads: 16,
       backoff: { initialMs: 100, maxMs: 10_000 },
       lease: { durationMs: 30_000, renewEveryMs: 10_000, onHeld: 'fail' },
@@ -37,6 +38,7 @@ describe('ChangeFeedConsumer options', () => {
 
   it.each<[string, Partial<ChangeFeedOptions>, RegExp]>([
     ['batchSize of 0', { batchSize: 0 }, /Expected `batchSize` to be an integer from 1 to 1000, got 0/],
+    ['a negative disabledSettleMs', { disabledSettleMs: -1 }, /`disabledSettleMs`/],
     ['batchSize of 1001', { batchSize: 1001 }, /`batchSize`/],
     ['fractional batchSize', { batchSize: 2.5 }, /`batchSize`/],
     ['maxConcurrentReads of 0', { maxConcurrentReads: 0 }, /Expected `maxConcurrentReads` to be an integer of at least 1/],

@@ -15,7 +15,7 @@ describe('positions', () => {
     const { table, streamArn } = await createStreamedTable(client);
     await writeItems(client, table, 'old', 0, 3);
     const checkpoints = new MemoryCheckpointStore();
-    const options = { streamsClient: streams, streamArn, checkpoints, pollIntervalMs: 20, startingPosition: 'LATEST' as const };
+    const options = { streamsClient: streams, streamArn, checkpoints, disabledSettleMs: 0, pollIntervalMs: 20, startingPosition: 'LATEST' as const };
     const feed = new ChangeFeedConsumer(options);
     const seen: string[] = [];
     const run = runBatches(feed, async (batch) => {
@@ -46,7 +46,7 @@ describe('positions', () => {
     await writeItems(client, table, 'g', 0, 1);
     const checkpoints = new MemoryCheckpointStore();
     await checkpoints.putCheckpoint({ consumer: 'default', streamArn }, 'shardId-00000000000000000000-gone0000', '000000000000000000004');
-    const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints, pollIntervalMs: 20 });
+    const feed = new ChangeFeedConsumer({ disabledSettleMs: 0, streamsClient: streams, streamArn, checkpoints, pollIntervalMs: 20 });
     const next = feed[Symbol.asyncIterator]().next();
     await expect(next).rejects.toBeInstanceOf(ChangeFeedTrimmedError);
     await expect(next).rejects.toMatchObject({ shardId: 'shardId-00000000000000000000-gone0000', sequenceNumber: '000000000000000000004' });
@@ -74,6 +74,7 @@ describe('positions', () => {
     const checkpoints = new MemoryCheckpointStore();
     const metrics: ShardMetrics[] = [];
     const feed = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
       streamsClient: faulty,
       streamArn,
       checkpoints,

@@ -27,6 +27,7 @@ async function setUp() {
     streamArn: table.streamArn as string,
     consumer: 'svc',
     checkpoints,
+    disabledSettleMs: 0,
     pollIntervalMs: 20,
     lease: { durationMs: 30_000, onHeld: 'fail' },
   };

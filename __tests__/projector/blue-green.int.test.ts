@@ -16,7 +16,7 @@ afterAll(() => {
 
 /** The feed of one service (one consumer, its checkpoints kept across deploys) running `projections`. */
 function deploy(streamArn: string, checkpoints: MemoryCheckpointStore, projections: Record<string, AnyProjection>) {
-  const feed = new ChangeFeedConsumer({ streamsClient: streams, streamArn, checkpoints, consumer: 'views', pollIntervalMs: 20 });
+  const feed = new ChangeFeedConsumer({ disabledSettleMs: 0, streamsClient: streams, streamArn, checkpoints, consumer: 'views', pollIntervalMs: 20 });
   const running = runChangeFeed(feed, { projections });
   return {
     stop: async () => {

@@ -240,6 +240,7 @@ test('event-keyed rows park one by one through runChangeFeed: the feed moves on,
   const streams = streamsClient();
   try {
     const feed = new ChangeFeedConsumer({
+      disabledSettleMs: 0,
       streamsClient: streams,
       streamArn: table.streamArn as string,
       checkpoints: new MemoryCheckpointStore(),

@@ -31,4 +31,33 @@ describe('the change feed when DescribeStream lists a new shard late', () => {
     expect(log.deliveries.map((d) => [d.n, d.shardId])).toEqual([0, 1, 2, 3, 4].map((n) => [n, n < 3 ? parent?.shardId : child]));
     world.close();
   });
+
+  it.each([
+    { disabledSettleMs: 0, read: [0, 1, 2], what: 'ends without the child when told not to wait' },
+    { disabledSettleMs: 2_500, read: [0, 1, 2, 3, 4], what: 'waits for a child listed late after the stream was disabled, and reads it' },
+  ])('$what (disabledSettleMs $disabledSettleMs)', async ({ disabledSettleMs, read }) => {
+    // Seed 4 lists the first child 99% of the 2 s lag late.
+    const world = await simulatedWorld(client, { seed: 4, faults: { maxListingLagMs: 2_000 } });
+    await writeItems(client, world.table, 'a', 0, 3);
+    await world.simulation.sync();
+    const [parent] = world.simulation.lineage();
+    const [child] = world.simulation.reshard(parent?.shardId as string, 'rollover');
+    const listedIn = (world.simulation.lineage().find((s) => s.shardId === child)?.listedFrom ?? 0) - world.simulation.clock.now();
+    await writeItems(client, world.table, 'a', 3, 5);
+    await world.simulation.sync();
+    // Disabled while the child, holding items 3 and 4, is not listed yet.
+    await disableStream(client, world.table);
+    const log = new DeliveryLog(world.simulation);
+    const feed = new ChangeFeedConsumer({
+      ...quickFeed,
+      disabledSettleMs,
+      streamsClient: world.client(),
+      streamArn: world.streamArn,
+      checkpoints: new MemoryCheckpointStore(),
+    });
+    await deliverInto(feed, log);
+    expect(listedIn).toBeGreaterThan(1_500);
+    expect(log.deliveries.map((d) => [d.n, d.shardId])).toEqual(read.map((n) => [n, n < 3 ? parent?.shardId : child]));
+    world.close();
+  });
 });

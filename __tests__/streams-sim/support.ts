@@ -33,7 +33,14 @@ export async function simulatedWorld(client: DynamoDBClient, options: Omit<Simul
 }
 
 /** What a feed needs to be quick here: short polls, describes and backoffs, small batches. */
-export const quickFeed = { pollIntervalMs: 20, describeIntervalMs: 200, batchSize: 25, backoff: { initialMs: 5, maxMs: 50 } } as const;
+/** Fast polling; a disabled stream is described again 300 ms after it drained (above the tests' listing lags) before the feed ends. */
+export const quickFeed = {
+  pollIntervalMs: 20,
+  describeIntervalMs: 200,
+  disabledSettleMs: 300,
+  batchSize: 25,
+  backoff: { initialMs: 5, maxMs: 50 },
+} as const;
 
 /** Partition keys `k00`…: enough of them to land in every shard. */
 export function partitionKeys(count: number): string[] {

@@ -230,6 +230,7 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
       signal,
       pollIntervalMs: options.pollIntervalMs,
       describeIntervalMs: options.describeIntervalMs,
+      disabledSettleMs: options.disabledSettleMs,
       logger: options.logger,
       onMetrics: options.onMetrics,
       checkpoints,

@@ -18,6 +18,8 @@ export interface CoordinatorOptions {
   readonly signal: AbortSignal;
   readonly pollIntervalMs: number;
   readonly describeIntervalMs: number;
+  /** How long after the end was first seen a describe must still list no new shard (see ChangeFeedOptions). */
+  readonly disabledSettleMs: number;
   readonly logger: Logger | undefined;
   readonly onMetrics: ((metrics: ShardMetrics) => void) | undefined;
   /** The checkpoints loaded at the start, for shards discovered later. */
@@ -36,8 +38,8 @@ interface TrackedShard {
  * Keeps the set of shards and their lineage while the feed runs: starts a shard's reader once its parent
  * is finished or gone, discovers new shards (a describe every `describeIntervalMs`; the children of a
  * drained shard at once with ShardFilter, falling back to a full describe shared by every shard drained
- * meanwhile, at most one per `pollIntervalMs`), and closes the channel when the stream is disabled and
- * every shard is drained.
+ * meanwhile, at most one per `pollIntervalMs`), and closes the channel when the stream is disabled,
+ * every shard is drained, and a describe made `disabledSettleMs` later lists no new shard.
  */
 export class ShardCoordinator {
   private readonly tracked = new Map<string, TrackedShard>();
@@ -51,12 +53,20 @@ export class ShardCoordinator {
   private readonly unlistedParents = new Set<string>();
   private readonly probing = new Set<string>();
   private described: StreamSnapshot = { status: undefined, shards: [] };
+  /** When the newest full describe was sent. */
+  private describedAt = Number.NEGATIVE_INFINITY;
+  /** When the stream was first seen disabled with every listed shard drained. */
+  private endSeenAt: number | undefined;
+  private settling = false;
+  private ended = false;
   private readonly refresher: SharedRefresh<StreamSnapshot>;
 
   constructor(private readonly options: CoordinatorOptions) {
     this.refresher = new SharedRefresh(
       async () => {
+        const sentAt = Date.now();
         const snapshot = await options.api.describe();
+        this.describedAt = Math.max(this.describedAt, sentAt);
         this.absorb(snapshot);
         return snapshot;
       },
@@ -139,10 +149,39 @@ export class ShardCoordinator {
       shard.running = true;
       this.spawn(this.pump(shard));
     }
-    if (streamEnded(this.described.status, this.described.shards, this.finished, this.tracked.size + this.unlistedParents.size)) {
+    if (streamEnded(this.described.status, this.described.shards, this.finished, this.tracked.size + this.unlistedParents.size))
+      this.endOnceSettled();
+  }
+
+  /**
+   * Ends the feed once a describe sent `disabledSettleMs` after the end was first seen lists no new shard:
+   * the listing is eventually consistent, and a child opened just before the stream was disabled may be
+   * missing from it. A shard that does turn up is read, and the end is seen again once it is drained.
+   */
+  private endOnceSettled(): void {
+    if (this.ended) return;
+    this.endSeenAt ??= Date.now();
+    const settledFrom = this.endSeenAt + this.options.disabledSettleMs;
+    if (this.options.disabledSettleMs === 0 || this.describedAt >= settledFrom) {
       log(this.options.logger, 'info', { status: this.described.status }, 'stream disabled and every shard drained: the feed ends');
+      this.ended = true;
       this.options.channel.close();
+      return;
     }
+    if (this.settling) return;
+    this.settling = true;
+    log(this.options.logger, 'debug', { settleMs: this.options.disabledSettleMs }, 'stream disabled and drained: describing it again before ending');
+    this.spawn(
+      (async () => {
+        try {
+          await sleep(Math.max(0, settledFrom - Date.now()), this.options.signal);
+          await this.refresh();
+        } finally {
+          this.settling = false;
+        }
+        this.startReady();
+      })(),
+    );
   }
 
   /**

@@ -60,6 +60,13 @@ export interface ChangeFeedOptions {
   readonly batchSize?: number;
   /** How often the whole stream is described again for new shards. @defaultValue 30000 */
   readonly describeIntervalMs?: number;
+  /**
+   * How long a disabled stream is watched before the feed ends: once every listed shard is drained, the
+   * stream is described again this long after, and the feed ends only if no new shard appeared.
+   * DescribeStream is eventually consistent, and a child opened just before the stream was disabled may be
+   * listed late. 0 ends at once (DynamoDB Local lists its one shard at once). @defaultValue 10000
+   */
+  readonly disabledSettleMs?: number;
   /** GetShardIterator / GetRecords calls in flight at once, across all shards. @defaultValue 16 */
   readonly maxConcurrentReads?: number;
   /** Backoff for throttling, transient errors and re-reading a failed batch. @defaultValue `{ initialMs: 100, maxMs: 10000 }` */
@@ -88,6 +95,8 @@ export const ChangeFeedDefaults = {
   pollIntervalMs: 1_000,
   batchSize: 100,
   describeIntervalMs: 30_000,
+  /** AWS documents no bound on how late DescribeStream lists a new shard: a margin of our choosing. */
+  disabledSettleMs: 10_000,
   maxConcurrentReads: 16,
   backoff: { initialMs: 100, maxMs: 10_000 },
   lease: { durationMs: 30_000, onHeld: 'fail' },
@@ -122,6 +131,7 @@ export interface ResolvedChangeFeedOptions {
   readonly pollIntervalMs: number;
   readonly batchSize: number;
   readonly describeIntervalMs: number;
+  readonly disabledSettleMs: number;
   readonly maxConcurrentReads: number;
   readonly backoff: Backoff;
   readonly lease: ResolvedLease | false;
@@ -157,6 +167,7 @@ export function resolveChangeFeedOptions(options: ChangeFeedOptions): ResolvedCh
     pollIntervalMs: requireNumber('pollIntervalMs', options.pollIntervalMs ?? ChangeFeedDefaults.pollIntervalMs, 0),
     batchSize: requireInteger('batchSize', options.batchSize ?? ChangeFeedDefaults.batchSize, 1, ChangeFeedLimits.maxBatchSize),
     describeIntervalMs: requireNumber('describeIntervalMs', options.describeIntervalMs ?? ChangeFeedDefaults.describeIntervalMs, 1),
+    disabledSettleMs: requireNumber('disabledSettleMs', options.disabledSettleMs ?? ChangeFeedDefaults.disabledSettleMs, 0),
     maxConcurrentReads: requireInteger('maxConcurrentReads', options.maxConcurrentReads ?? ChangeFeedDefaults.maxConcurrentReads, 1),
     backoff,
     lease: options.lease === false ? false : resolveLease(options.lease ?? {}),
