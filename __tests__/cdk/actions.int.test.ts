@@ -9,7 +9,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { OutboxRelay, Projection, eventsTableDefinition, lambdaHandler, outboxTableDefinition, readModelTableDefinition } from 'dynafold';
 import { Actions } from 'dynafold/cdk';
 import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed } from 'dynafold/feed';
-import { waitFor } from '../feed/support';
+import { waitFor, localFeed } from '../feed/support';
 import { createTestTable, localConfig, uniqueName } from '../support/dynamo';
 import { evolveSummary, initialSummary, orderSummaries } from '../support/order-projection';
 import { orderStream, type OrderEvent } from '../support/orders';
@@ -133,7 +133,7 @@ test('runChangeFeed with DynamoCheckpointStore sends only what ChangeFeedResourc
   const streams = recordingClient(new DynamoDBStreamsClient(localConfig()), requests, tablesOf);
   try {
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams,
       streamArn: t.streamArn,
       consumer: 'granted',

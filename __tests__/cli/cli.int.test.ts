@@ -14,7 +14,7 @@ import { EventStream, ReadModel } from 'dynafold';
 import { ExitCodes } from 'dynafold/cli';
 import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { z } from 'zod';
-import { waitFor } from '../feed/support';
+import { waitFor, localFeed } from '../feed/support';
 import { localConfig, testClient, uniqueName } from '../support/dynamo';
 import { readStreamRecords } from '../support/stream-records';
 
@@ -210,7 +210,7 @@ describe('on one set of tables', () => {
     const store = new DynamoCheckpointStore({ client, table: tables.CLI_CHECKPOINT_TABLE });
     const streamArn = (await readStreamArn()) as string;
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams(),
       streamArn,
       consumer: 'cli-summaries',

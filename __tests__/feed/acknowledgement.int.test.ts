@@ -1,6 +1,6 @@
 import { ChangeFeedConsumer, CheckpointStoreError, MemoryCheckpointStore, runBatches, type ChangeFeedBatch } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
-import { createStreamedTable, keysOf, streamsClient, waitFor, writeItems } from './support';
+import { createStreamedTable, keysOf, streamsClient, waitFor, writeItems, localFeed } from './support';
 
 const client = testClient();
 const streams = streamsClient();
@@ -18,12 +18,11 @@ describe('acknowledging a batch', () => {
     const store = new MemoryCheckpointStore();
     await writeItems(client, table, 'k', 0, 5);
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams,
       streamArn,
       consumer: 'ack',
       checkpoints: store,
-      pollIntervalMs: 20,
       backoff: { initialMs: 150, maxMs: 150 },
     });
     const iterator = feed[Symbol.asyncIterator]();
@@ -56,12 +55,11 @@ describe('acknowledging a batch', () => {
     const store = new MemoryCheckpointStore();
     await writeItems(client, table, 'w', 0, 3);
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams,
       streamArn,
       consumer: 'ack',
       checkpoints: store,
-      pollIntervalMs: 20,
       backoff: { initialMs: 20, maxMs: 20 },
     });
     const iterator = feed[Symbol.asyncIterator]();
@@ -84,14 +82,7 @@ describe('acknowledging a batch', () => {
       },
     });
     await writeItems(client, table, 'f', 0, 2);
-    const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
-      streamsClient: streams,
-      streamArn,
-      consumer: 'ack',
-      checkpoints: flaky,
-      pollIntervalMs: 20,
-    });
+    const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, consumer: 'ack', checkpoints: flaky });
     const iterator = feed[Symbol.asyncIterator]();
     const batch = (await iterator.next()).value as ChangeFeedBatch;
     await expect(batch.commit()).rejects.toBeInstanceOf(CheckpointStoreError);
@@ -105,14 +96,7 @@ describe('acknowledging a batch', () => {
     const { table, streamArn } = await createStreamedTable(client);
     const store = new MemoryCheckpointStore();
     await writeItems(client, table, 'g', 0, 2);
-    const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
-      streamsClient: streams,
-      streamArn,
-      consumer: 'ack',
-      checkpoints: store,
-      pollIntervalMs: 20,
-    });
+    const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, consumer: 'ack', checkpoints: store });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let started = false;
@@ -135,14 +119,7 @@ describe('acknowledging a batch', () => {
     const { table, streamArn } = await createStreamedTable(client);
     const store = new MemoryCheckpointStore();
     await writeItems(client, table, 'h', 0, 2);
-    const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
-      streamsClient: streams,
-      streamArn,
-      consumer: 'ack',
-      checkpoints: store,
-      pollIntervalMs: 20,
-    });
+    const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, consumer: 'ack', checkpoints: store });
     const failure = new Error('handler failed');
     await expect(runBatches(feed, () => Promise.reject(failure))).rejects.toBe(failure);
     expect((await store.getCheckpoints(key(streamArn))).size).toBe(0);

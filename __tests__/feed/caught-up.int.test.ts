@@ -7,7 +7,7 @@ import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafo
 import { createTestTable, testClient } from '../support/dynamo';
 import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';
 import { orderStream } from '../support/orders';
-import { createStreamedTable, streamsClient, waitFor, writeItems } from './support';
+import { createStreamedTable, streamsClient, waitFor, writeItems, localFeed } from './support';
 
 const client = testClient();
 const streams = streamsClient();
@@ -40,13 +40,7 @@ async function expectRowsFolded(world: Awaited<ReturnType<typeof ordersWorld>>, 
 
 test('whenCaughtUp on a service started on an empty table: resolves while idle, and after later writes only once their rows are projected', async () => {
   const world = await ordersWorld();
-  const feed = new ChangeFeedConsumer({
-    disabledSettleMs: 0,
-    streamsClient: streams,
-    streamArn: world.streamArn,
-    checkpoints: new MemoryCheckpointStore(),
-    pollIntervalMs: 20,
-  });
+  const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn: world.streamArn, checkpoints: new MemoryCheckpointStore() });
   const running = runChangeFeed(feed, { projections: { summaries: world.projection } });
   try {
     await feed.whenCaughtUp({ signal: AbortSignal.timeout(20_000) });
@@ -67,11 +61,10 @@ test('runChangeFeed with stopWhenCaughtUp brings a backlog into the rows and res
   const orderIds = ['a', 'b', 'c', 'd'];
   await placeOrders(world.stream, orderIds);
   const feed = new ChangeFeedConsumer({
-    disabledSettleMs: 0,
+    ...localFeed,
     streamsClient: streams,
     streamArn: world.streamArn,
     checkpoints: new MemoryCheckpointStore(),
-    pollIntervalMs: 20,
     batchSize: 3,
   });
   await runChangeFeed(feed, { projections: { summaries: world.projection }, stopWhenCaughtUp: true });
@@ -81,13 +74,7 @@ test('runChangeFeed with stopWhenCaughtUp brings a backlog into the rows and res
 
 test('whenCaughtUp rejects with the abort once the feed is stopped first, and runChangeFeed refuses stopWhenCaughtUp on a feed without it', async () => {
   const { streamArn } = await createStreamedTable(client, 'caught-stop');
-  const feed = new ChangeFeedConsumer({
-    disabledSettleMs: 0,
-    streamsClient: streams,
-    streamArn,
-    checkpoints: new MemoryCheckpointStore(),
-    pollIntervalMs: 20,
-  });
+  const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, checkpoints: new MemoryCheckpointStore() });
   const waiting = feed.whenCaughtUp();
   await feed.stop();
   await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
@@ -106,7 +93,7 @@ test('a batch neither committed nor completed is reported at warn after ten poll
     error: () => undefined,
   };
   const feed = new ChangeFeedConsumer({
-    disabledSettleMs: 0,
+    ...localFeed,
     streamsClient: streams,
     streamArn,
     checkpoints: new MemoryCheckpointStore(),

@@ -1,6 +1,6 @@
 import { ChangeFeedConsumer, runBatches, type ChangeFeedBatch } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
-import { createCheckpointStore, createStreamedTable, disableStream, keysOf, streamsClient, waitFor, writeItems } from './support';
+import { createCheckpointStore, createStreamedTable, disableStream, keysOf, streamsClient, waitFor, writeItems, localFeed } from './support';
 
 const client = testClient();
 const streams = streamsClient();
@@ -14,14 +14,7 @@ describe('ChangeFeedConsumer end to end', () => {
   it('delivers every record of concurrent writers in per-item order, and ends once the disabled stream is drained', async () => {
     const { table, streamArn } = await createStreamedTable(client);
     const { store } = await createCheckpointStore(client);
-    const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
-      streamsClient: streams,
-      streamArn,
-      checkpoints: store,
-      pollIntervalMs: 20,
-      batchSize: 7,
-    });
+    const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, checkpoints: store, batchSize: 7 });
 
     const seen: string[] = [];
     const run = runBatches(feed, async (batch) => {
@@ -48,14 +41,7 @@ describe('ChangeFeedConsumer end to end', () => {
     const { table, streamArn } = await createStreamedTable(client);
     const { store } = await createCheckpointStore(client);
     await writeItems(client, table, 'x', 0, 5);
-    const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
-      streamsClient: streams,
-      streamArn,
-      consumer: 'script',
-      checkpoints: store,
-      pollIntervalMs: 20,
-    });
+    const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, consumer: 'script', checkpoints: store });
     const batches: ChangeFeedBatch[] = [];
     for await (const batch of feed) {
       batches.push(batch);

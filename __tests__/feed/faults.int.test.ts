@@ -1,7 +1,7 @@
 import { DescribeStreamCommand, type DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ChangeFeedConsumer, ChangeFeedError, ChangeFeedTrimmedError, MemoryCheckpointStore, runBatches } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
-import { createStreamedTable, disableStream, keysOf, serviceError, streamsClient, waitFor, writeItems } from './support';
+import { createStreamedTable, disableStream, keysOf, serviceError, streamsClient, waitFor, writeItems, localFeed } from './support';
 
 const client = testClient();
 const clients: DynamoDBStreamsClient[] = [];
@@ -49,7 +49,7 @@ describe('Streams API failures', () => {
     });
     const warnings: unknown[] = [];
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams,
       streamArn,
       checkpoints: new MemoryCheckpointStore(),
@@ -77,7 +77,7 @@ describe('Streams API failures', () => {
     const denied = serviceError('AccessDeniedException', 'not allowed');
     const streams = faultyClient((operation) => (operation === 'GetRecordsCommand' ? denied : undefined));
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams,
       streamArn,
       checkpoints: new MemoryCheckpointStore(),
@@ -91,7 +91,7 @@ describe('Streams API failures', () => {
 
   it('fails with ChangeFeedError for a stream that does not exist', async () => {
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: faultyClient(() => undefined),
       streamArn: 'arn:aws:dynamodb:ddblocal:000000000000:table/missing/stream/2020-01-01T00:00:00.000',
       checkpoints: new MemoryCheckpointStore(),
@@ -113,7 +113,7 @@ describe('Streams API failures', () => {
     await writeItems(client, table, 'x', 0, 2);
     const checkpoints = new MemoryCheckpointStore();
     await checkpoints.putCheckpoint({ consumer: 'default', streamArn }, shardId, startingSequenceNumber);
-    const feed = new ChangeFeedConsumer({ disabledSettleMs: 0, streamsClient: streamsClient(), streamArn, checkpoints, pollIntervalMs: 10 });
+    const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streamsClient(), streamArn, checkpoints, pollIntervalMs: 10 });
     const next = feed[Symbol.asyncIterator]().next();
     await expect(next).rejects.toBeInstanceOf(ChangeFeedTrimmedError);
     await expect(next).rejects.toMatchObject({ streamArn, shardId, code: 'feed.trimmed', sequenceNumber: startingSequenceNumber });
@@ -126,7 +126,7 @@ describe('Streams API failures', () => {
     const { table, streamArn } = await createStreamedTable(client);
     await writeItems(client, table, 'y', 0, 3);
     const checkpoints = new MemoryCheckpointStore();
-    const options = { streamArn, checkpoints, disabledSettleMs: 0, pollIntervalMs: 10 };
+    const options = { streamArn, checkpoints, ...localFeed, pollIntervalMs: 10 };
     const first = new ChangeFeedConsumer({ ...options, streamsClient: streamsClient() });
     for await (const batch of first) {
       await batch.commit(); // y:0..2 in one batch
@@ -157,7 +157,7 @@ describe('Streams API failures', () => {
       operation === 'GetRecordsCommand' ? serviceError('TrimmedDataAccessException', 'trimmed') : undefined,
     );
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams,
       streamArn,
       checkpoints: new MemoryCheckpointStore(),
@@ -186,7 +186,7 @@ describe('Streams API failures', () => {
       { step: 'initialize', name: 'countIterators' },
     );
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams,
       streamArn,
       checkpoints: new MemoryCheckpointStore(),

@@ -3,7 +3,7 @@ import { ChangeFeedConsumer, runBatches, runChangeFeed, type ChangeFeedLogger, t
 import { createTestTable, testClient } from '../support/dynamo';
 import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';
 import { orderStream } from '../support/orders';
-import { createCheckpointStore, createStreamedTable, keysOf, streamsClient, waitFor, writeItems } from './support';
+import { createCheckpointStore, createStreamedTable, keysOf, streamsClient, waitFor, writeItems, localFeed } from './support';
 
 // The states users start in: a service whose events table has no record yet when its feed starts, and a
 // consumer restarted on a shard that then stays idle, while other tables of the same DynamoDB Local are
@@ -32,13 +32,12 @@ describe.each<StartingPosition>(['TRIM_HORIZON', 'LATEST'])('a feed started at %
     const { store } = await createCheckpointStore(client);
     const logger = recordingLogger();
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams,
       streamArn: events.streamArn as string,
       consumer: `idle-${startingPosition}`,
       checkpoints: store,
       startingPosition,
-      pollIntervalMs: 20,
       logger,
     });
     const run = runChangeFeed(feed, { projections: { summaries: orderSummaryProjection(stream, summaries) } });
@@ -85,7 +84,7 @@ describe('a consumer restarted on a shard that stays idle while other tables are
   it('reads the next record after its checkpoint and stays running', async () => {
     const { table, streamArn } = await createStreamedTable(client, 'idle-restart');
     const { store } = await createCheckpointStore(client);
-    const options = { streamsClient: streams, streamArn, checkpoints: store, consumer: 'idle-restart', disabledSettleMs: 0, pollIntervalMs: 20 };
+    const options = { streamsClient: streams, streamArn, checkpoints: store, consumer: 'idle-restart', ...localFeed };
     await writeItems(client, table, 'r', 0, 3);
     const first = new ChangeFeedConsumer(options);
     const firstSeen: string[] = [];

@@ -9,7 +9,7 @@ import {
   type ChangeFeedOptions,
 } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
-import { createCheckpointStore, createStreamedTable, keysOf, streamsClient, waitFor, writeItems } from './support';
+import { createCheckpointStore, createStreamedTable, keysOf, streamsClient, waitFor, writeItems, localFeed } from './support';
 
 const client = testClient();
 const streams = streamsClient();
@@ -27,8 +27,7 @@ async function setup(): Promise<{ table: string; streamArn: string; store: Dynam
     streamArn,
     consumer: 'leased',
     checkpoints: store,
-    disabledSettleMs: 0,
-    pollIntervalMs: 20,
+    ...localFeed,
     lease: { durationMs: 1_200, renewEveryMs: 300, owner },
   });
   return { table, streamArn, store, options };
@@ -58,7 +57,6 @@ describe('the lease', () => {
     await iterator.next(); // delivered but never acknowledged
 
     const second = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
       ...options('second'),
       lease: { durationMs: 1_200, renewEveryMs: 300, owner: 'second', onHeld: 'wait' },
     });
@@ -91,7 +89,6 @@ describe('the lease', () => {
     firstFails.catch(() => undefined);
 
     const second = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
       ...options('second'),
       lease: { durationMs: 1_200, renewEveryMs: 300, owner: 'second', onHeld: 'wait' },
     });

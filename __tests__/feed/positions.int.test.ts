@@ -1,6 +1,6 @@
 import { ChangeFeedConsumer, ChangeFeedTrimmedError, MemoryCheckpointStore, runBatches, type ShardMetrics } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
-import { createStreamedTable, disableStream, keysOf, streamsClient, waitFor, writeItems } from './support';
+import { createStreamedTable, disableStream, keysOf, streamsClient, waitFor, writeItems, localFeed } from './support';
 
 const client = testClient();
 const streams = streamsClient();
@@ -15,7 +15,7 @@ describe('positions', () => {
     const { table, streamArn } = await createStreamedTable(client);
     await writeItems(client, table, 'old', 0, 3);
     const checkpoints = new MemoryCheckpointStore();
-    const options = { streamsClient: streams, streamArn, checkpoints, disabledSettleMs: 0, pollIntervalMs: 20, startingPosition: 'LATEST' as const };
+    const options = { streamsClient: streams, streamArn, checkpoints, ...localFeed, startingPosition: 'LATEST' as const };
     const feed = new ChangeFeedConsumer(options);
     const seen: string[] = [];
     const run = runBatches(feed, async (batch) => {
@@ -46,7 +46,7 @@ describe('positions', () => {
     await writeItems(client, table, 'g', 0, 1);
     const checkpoints = new MemoryCheckpointStore();
     await checkpoints.putCheckpoint({ consumer: 'default', streamArn }, 'shardId-00000000000000000000-gone0000', '000000000000000000004');
-    const feed = new ChangeFeedConsumer({ disabledSettleMs: 0, streamsClient: streams, streamArn, checkpoints, pollIntervalMs: 20 });
+    const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, checkpoints });
     const next = feed[Symbol.asyncIterator]().next();
     await expect(next).rejects.toBeInstanceOf(ChangeFeedTrimmedError);
     await expect(next).rejects.toMatchObject({ shardId: 'shardId-00000000000000000000-gone0000', sequenceNumber: '000000000000000000004' });
@@ -74,11 +74,10 @@ describe('positions', () => {
     const checkpoints = new MemoryCheckpointStore();
     const metrics: ShardMetrics[] = [];
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: faulty,
       streamArn,
       checkpoints,
-      pollIntervalMs: 20,
       backoff: { initialMs: 10, maxMs: 20 },
       onMetrics: (m) => metrics.push(m),
     });

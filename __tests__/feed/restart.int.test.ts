@@ -1,6 +1,6 @@
 import { ChangeFeedConsumer, MemoryCheckpointStore, runBatches } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
-import { createCheckpointStore, createStreamedTable, disableStream, keysOf, streamsClient, waitFor, writeItems } from './support';
+import { createCheckpointStore, createStreamedTable, disableStream, keysOf, streamsClient, waitFor, writeItems, localFeed } from './support';
 
 const client = testClient();
 const streams = streamsClient();
@@ -19,8 +19,7 @@ describe('restarting a feed', () => {
       streamArn,
       checkpoints: store,
       consumer: 'restart',
-      disabledSettleMs: 0,
-      pollIntervalMs: 20,
+      ...localFeed,
       batchSize: 4,
     };
     await writeItems(client, table, 'r', 0, 10);
@@ -56,7 +55,7 @@ describe('restarting a feed', () => {
   it('stop() ends a running feed and releases its lease; unacknowledged batches are read again', async () => {
     const { table, streamArn } = await createStreamedTable(client);
     const { store } = await createCheckpointStore(client);
-    const options = { streamsClient: streams, streamArn, checkpoints: store, consumer: 'stopper', disabledSettleMs: 0, pollIntervalMs: 20 };
+    const options = { streamsClient: streams, streamArn, checkpoints: store, consumer: 'stopper', ...localFeed };
     await writeItems(client, table, 's', 0, 3);
     const feed = new ChangeFeedConsumer(options);
     const iterator = feed[Symbol.asyncIterator]();
@@ -78,14 +77,7 @@ describe('restarting a feed', () => {
     const { streamArn } = await createStreamedTable(client);
     const { store } = await createCheckpointStore(client);
     const controller = new AbortController();
-    const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
-      streamsClient: streams,
-      streamArn,
-      checkpoints: store,
-      pollIntervalMs: 20,
-      signal: controller.signal,
-    });
+    const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, checkpoints: store, signal: controller.signal });
     const run = runBatches(feed, async () => ({ batchItemFailures: [] }));
     await waitFor(() => feed.status().state === 'running', 10_000, 'running');
     controller.abort();
@@ -97,7 +89,7 @@ describe('restarting a feed', () => {
 describe('stopping a feed whose iterator was never pulled', () => {
   it('resolves stop() at once', async () => {
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams,
       streamArn: 'arn:aws:dynamodb:ddblocal:000000000000:table/none/stream/2020-01-01T00:00:00.000',
       checkpoints: new MemoryCheckpointStore(),

@@ -3,7 +3,7 @@ import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafo
 import { createTestTable, testClient } from '../support/dynamo';
 import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';
 import { orderStream } from '../support/orders';
-import { disableStream, streamsClient } from './support';
+import { disableStream, streamsClient, localFeed } from './support';
 
 const client = testClient();
 const streams = streamsClient();
@@ -35,7 +35,7 @@ describe('runChangeFeed', () => {
     const checkpoints = new MemoryCheckpointStore();
     const streamArn = events.streamArn as string;
     const applied: string[] = [];
-    const feed = new ChangeFeedConsumer({ disabledSettleMs: 0, streamsClient: streams, streamArn, checkpoints, pollIntervalMs: 20, batchSize: 4 });
+    const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, checkpoints, batchSize: 4 });
     await runChangeFeed(feed, {
       projections: { summaries: projection },
       onBatch: async (result, batch) => {
@@ -64,7 +64,7 @@ describe('runChangeFeed', () => {
     await stream.append({ orderId: 'o-9' }, [{ type: 'OrderPlaced', data: { customer: 'x' } }], { expectedVersion: 0 });
     const checkpoints = new MemoryCheckpointStore();
     const streamArn = events.streamArn as string;
-    const feed = new ChangeFeedConsumer({ disabledSettleMs: 0, streamsClient: streams, streamArn, checkpoints, pollIntervalMs: 20 });
+    const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, checkpoints });
     const failure = new Error('side effect failed');
     await expect(runChangeFeed(feed, { projections: { summaries: projection }, onBatch: () => Promise.reject(failure) })).rejects.toBe(failure);
     expect((await checkpoints.getCheckpoints({ consumer: 'default', streamArn })).size).toBe(0);
@@ -86,11 +86,10 @@ describe('runChangeFeed', () => {
     const seen: string[] = [];
     let failedOnce = false;
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams,
       streamArn: events.streamArn as string,
       checkpoints: new MemoryCheckpointStore(),
-      pollIntervalMs: 20,
     });
     await runChangeFeed(feed, {
       projections: { summaries: projection },

@@ -3,6 +3,12 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoCheckpointStore, type ChangeFeedBatch } from 'dynafold/feed';
 import { localConfig, uniqueName } from '../support/dynamo';
 
+/**
+ * Feed options for tests on DynamoDB Local: polls every 20 ms, and a disabled stream ends the feed at
+ * once (DynamoDB Local lists its one shard at once, so there is no late child to wait for).
+ */
+export const localFeed = { disabledSettleMs: 0, pollIntervalMs: 20 } as const;
+
 /** A Streams client on the test DynamoDB Local. */
 export function streamsClient(): DynamoDBStreamsClient {
   return new DynamoDBStreamsClient({ ...localConfig(), maxAttempts: 1 });

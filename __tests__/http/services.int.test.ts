@@ -6,7 +6,7 @@ import { ConcurrencyError, ConfigurationError, EventStream, eventsTableDefinitio
 import { ChangeFeedConsumer, MemoryCheckpointStore, type ChangeFeedOptions } from 'dynafold/feed';
 import { dynafold } from 'dynafold/fastify';
 import { dynafold as dynafoldExpress, problemHandler } from 'dynafold/express';
-import { streamsClient } from '../feed/support';
+import { streamsClient, localFeed } from '../feed/support';
 import { createTestTable, testClient } from '../support/dynamo';
 
 const client = testClient();
@@ -27,8 +27,7 @@ async function setUp() {
     streamArn: table.streamArn as string,
     consumer: 'svc',
     checkpoints,
-    disabledSettleMs: 0,
-    pollIntervalMs: 20,
+    ...localFeed,
     lease: { durationMs: 30_000, onHeld: 'fail' },
   };
   return { notes, consumer };

@@ -1,7 +1,7 @@
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { eventsTableDefinition, type AnyProjection } from 'dynafold';
 import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafold/feed';
-import { streamsClient, waitFor } from '../feed/support';
+import { streamsClient, waitFor, localFeed } from '../feed/support';
 import { createTestTable, testClient } from '../support/dynamo';
 import { accountModel, accountsProjection, ledgerStream, type LedgerEvent, type LedgerStream, type NewLedgerEvent } from '../support/ledger';
 import { createViewsTable } from '../support/ledger-case';
@@ -16,7 +16,7 @@ afterAll(() => {
 
 /** The feed of one service (one consumer, its checkpoints kept across deploys) running `projections`. */
 function deploy(streamArn: string, checkpoints: MemoryCheckpointStore, projections: Record<string, AnyProjection>) {
-  const feed = new ChangeFeedConsumer({ disabledSettleMs: 0, streamsClient: streams, streamArn, checkpoints, consumer: 'views', pollIntervalMs: 20 });
+  const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, checkpoints, consumer: 'views' });
   const running = runChangeFeed(feed, { projections });
   return {
     stop: async () => {

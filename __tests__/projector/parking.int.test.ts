@@ -11,7 +11,7 @@ import {
 } from 'dynafold';
 import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { injectFaults } from '../../chaos/faults';
-import { streamsClient } from '../feed/support';
+import { streamsClient, localFeed } from '../feed/support';
 import { RowAttributes } from '../../lib/store/read-model-keys';
 import { createTestTable, localConfig, testClient } from '../support/dynamo';
 import {
@@ -240,7 +240,7 @@ test('event-keyed rows park one by one through runChangeFeed: the feed moves on,
   const streams = streamsClient();
   try {
     const feed = new ChangeFeedConsumer({
-      disabledSettleMs: 0,
+      ...localFeed,
       streamsClient: streams,
       streamArn: table.streamArn as string,
       checkpoints: new MemoryCheckpointStore(),
