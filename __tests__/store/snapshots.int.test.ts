@@ -119,7 +119,7 @@ test('a 10,000-event stream loads, pages and snapshots', async () => {
   expect(await Orders.load('big', fold, { snapshot: {} })).toEqual(loaded);
   expect(versions).toEqual([]);
   expect((await Orders.read('big', { fromVersion: 4_990, toVersion: 5_010 })).map((e) => e.version)).toEqual(range(4_990, 5_010));
-}, 90_000);
+}, 240_000);
 
 test('iterate stops when the consumer breaks, and on an aborted signal', async () => {
   await fillOrder('iter', 30);

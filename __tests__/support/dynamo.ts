@@ -6,7 +6,11 @@ export const localConfig = localClientConfig;
 
 /** A real client on DynamoDB Local. Pass `middleware` hooks in tests to count or fault requests. */
 export function testClient(): DynamoDBClient {
-  return new DynamoDBClient({ ...localConfig(), maxAttempts: 3 });
+  // DynamoDB Local serialises transactions behind one lock; when the other test worker keeps it busy it
+  // answers InternalServerError ("too long waiting for a lock", nothing written) where DynamoDB would not.
+  // The SDK retries those with backoff: 8 attempts ride out a busy spell. Faults the tests inject are added
+  // before the retry loop, so this changes nothing for them.
+  return new DynamoDBClient({ ...localConfig(), maxAttempts: 8 });
 }
 
 /** A table name no other test file uses. */
