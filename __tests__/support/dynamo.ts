@@ -1,3 +1,4 @@
+import { quickRetries } from '../../chaos/faults';
 import { CreateTableCommand, DynamoDBClient, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { localClientConfig, uniqueTableName } from 'dynafold/testing';
 
@@ -8,9 +9,10 @@ export const localConfig = localClientConfig;
 export function testClient(): DynamoDBClient {
   // DynamoDB Local serialises transactions behind one lock; when the other test worker keeps it busy it
   // answers InternalServerError ("too long waiting for a lock", nothing written) where DynamoDB would not.
-  // The SDK retries those with backoff: 8 attempts ride out a busy spell. Faults the tests inject are added
-  // before the retry loop, so this changes nothing for them.
-  return new DynamoDBClient({ ...localConfig(), maxAttempts: 8 });
+  // Retried every 200 ms, up to 30 attempts, with no retry quota: the SDK's standard strategy shares a
+  // quota across the client, which 50 concurrent writers drain in one busy spell. Faults the tests inject
+  // are added before the retry loop, so this changes nothing for them.
+  return new DynamoDBClient({ ...localConfig(), retryStrategy: quickRetries(30, 200) });
 }
 
 /** A table name no other test file uses. */
