@@ -26,8 +26,8 @@ export const NewOrder = z.object({ orderId: z.string().min(1).max(64), customer:
 /** The body of `POST /orders/:orderId/items`. */
 export const NewItem = z.object({ sku: z.string().min(1), price: z.number().positive() });
 
-/** How long a request waits for the read model to show its write before it fails with 504. */
-const READ_YOUR_WRITES_MS = 5000;
+/** How long a request waits for the read model to show its write before it fails with 504 (READ_YOUR_WRITES_MS overrides). */
+const READ_YOUR_WRITES_MS = Number(process.env['READ_YOUR_WRITES_MS'] ?? 5000);
 
 /** The service's DynamoDB resources. */
 export interface OrderApi {
