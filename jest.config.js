@@ -1,4 +1,4 @@
-/** Tests run against one embedded DynamoDB Local, started in globalSetup. */
+/** Tests run against embedded DynamoDB Local, one per jest worker, started in globalSetup. */
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
@@ -9,8 +9,8 @@ module.exports = {
     '^dynafold$': '<rootDir>/lib/index.ts',
     '^dynafold/(.*)$': '<rootDir>/lib/$1/index.ts',
   },
-  globalSetup: '<rootDir>/lib/testing/jest-global-setup.ts',
-  globalTeardown: '<rootDir>/lib/testing/jest-global-teardown.ts',
+  globalSetup: '<rootDir>/__tests__/support/global-setup.ts',
+  globalTeardown: '<rootDir>/__tests__/support/global-teardown.ts',
   setupFiles: ['<rootDir>/__tests__/support/set-env.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,

@@ -122,7 +122,14 @@ describe('the lease', () => {
         throw new CheckpointStoreError('throttled', { cause: Object.assign(new Error('slow down'), { name: 'ThrottlingException' }) });
       },
     });
-    const feed = new ChangeFeedConsumer({ ...options('renewer'), checkpoints: failing, backoff: { initialMs: 50, maxMs: 100 } });
+    // A longer lease than the other tests': the first batch must arrive before the feed gives up
+    // (renewEvery before the lease lapses), and a busy machine took more than 900 ms to read it.
+    const feed = new ChangeFeedConsumer({
+      ...options('renewer'),
+      lease: { durationMs: 6_000, renewEveryMs: 1_500, owner: 'renewer' },
+      checkpoints: failing,
+      backoff: { initialMs: 50, maxMs: 100 },
+    });
     const iterator = feed[Symbol.asyncIterator]();
     const batch = (await iterator.next()).value as ChangeFeedBatch;
     // Measured against the lease as stored (not against when the first batch arrived, which a loaded
@@ -132,8 +139,8 @@ describe('the lease', () => {
     const failure = iterator.next();
     await expect(failure).rejects.toBeInstanceOf(CheckpointStoreError);
     const failedAt = Date.now();
-    // Taken for 1200 ms, renewed every 300 ms: it gives up renewEvery before the lease lapses, not later.
-    expect(failedAt).toBeGreaterThanOrEqual(expiresAt - 300 - 50);
+    // Taken for 6 s, renewed every 1.5 s: it gives up renewEvery before the lease lapses, not later.
+    expect(failedAt).toBeGreaterThanOrEqual(expiresAt - 1_500 - 50);
     expect(failedAt).toBeLessThan(expiresAt);
     expect(renewals).toBeGreaterThan(2);
     await expect(batch.commit()).rejects.toBeInstanceOf(LeaseLostError);
