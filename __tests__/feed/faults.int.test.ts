@@ -1,5 +1,12 @@
 import { DescribeStreamCommand, type DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { ChangeFeedConsumer, ChangeFeedError, ChangeFeedTrimmedError, MemoryCheckpointStore, runBatches } from 'dynafold/feed';
+import {
+  ChangeFeedConsumer,
+  ChangeFeedError,
+  ChangeFeedTrimmedError,
+  MemoryCheckpointStore,
+  runBatches,
+  type ChangeFeedOptions,
+} from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
 import { createStreamedTable, disableStream, keysOf, serviceError, streamsClient, waitFor, writeItems, localFeed } from './support';
 
@@ -35,6 +42,18 @@ function faultyClient(fault: (operation: string) => Error | undefined): DynamoDB
   return streams;
 }
 
+/** A feed on `streams` with its checkpoints in memory, polling every 10 ms; `options` adds to or overrides that. */
+function memoryFeed(streams: DynamoDBStreamsClient, streamArn: string, options: Partial<ChangeFeedOptions> = {}): ChangeFeedConsumer {
+  return new ChangeFeedConsumer({
+    ...localFeed,
+    streamsClient: streams,
+    streamArn,
+    checkpoints: new MemoryCheckpointStore(),
+    pollIntervalMs: 10,
+    ...options,
+  });
+}
+
 describe('Streams API failures', () => {
   it('retries throttling and internal errors with backoff, without losing records', async () => {
     const { table, streamArn } = await createStreamedTable(client);
@@ -48,12 +67,7 @@ describe('Streams API failures', () => {
       return count < 3 || count % 2 === 1 ? serviceError(names[count % names.length] ?? 'ThrottlingException') : undefined;
     });
     const warnings: unknown[] = [];
-    const feed = new ChangeFeedConsumer({
-      ...localFeed,
-      streamsClient: streams,
-      streamArn,
-      checkpoints: new MemoryCheckpointStore(),
-      pollIntervalMs: 10,
+    const feed = memoryFeed(streams, streamArn, {
       batchSize: 2,
       backoff: { initialMs: 5, maxMs: 20 },
       logger: { warn: (details) => warnings.push(details) },
@@ -76,13 +90,7 @@ describe('Streams API failures', () => {
     await writeItems(client, table, 'v', 0, 1);
     const denied = serviceError('AccessDeniedException', 'not allowed');
     const streams = faultyClient((operation) => (operation === 'GetRecordsCommand' ? denied : undefined));
-    const feed = new ChangeFeedConsumer({
-      ...localFeed,
-      streamsClient: streams,
-      streamArn,
-      checkpoints: new MemoryCheckpointStore(),
-      pollIntervalMs: 10,
-    });
+    const feed = memoryFeed(streams, streamArn);
     const run = runBatches(feed, async () => ({ batchItemFailures: [] }));
     await expect(run).rejects.toBeInstanceOf(ChangeFeedError);
     await expect(run).rejects.toMatchObject({ operation: 'GetRecords', cause: denied, code: 'feed.request' });
@@ -156,14 +164,7 @@ describe('Streams API failures', () => {
     const streams = faultyClient((operation) =>
       operation === 'GetRecordsCommand' ? serviceError('TrimmedDataAccessException', 'trimmed') : undefined,
     );
-    const feed = new ChangeFeedConsumer({
-      ...localFeed,
-      streamsClient: streams,
-      streamArn,
-      checkpoints: new MemoryCheckpointStore(),
-      pollIntervalMs: 10,
-      backoff: { initialMs: 1, maxMs: 5 },
-    });
+    const feed = memoryFeed(streams, streamArn, { backoff: { initialMs: 1, maxMs: 5 } });
     const next = feed[Symbol.asyncIterator]().next();
     await expect(next).rejects.toBeInstanceOf(ChangeFeedTrimmedError);
     await expect(next).rejects.toMatchObject({ streamArn, code: 'feed.trimmed' });
@@ -185,14 +186,7 @@ describe('Streams API failures', () => {
       },
       { step: 'initialize', name: 'countIterators' },
     );
-    const feed = new ChangeFeedConsumer({
-      ...localFeed,
-      streamsClient: streams,
-      streamArn,
-      checkpoints: new MemoryCheckpointStore(),
-      pollIntervalMs: 10,
-      batchSize: 1,
-    });
+    const feed = memoryFeed(streams, streamArn, { batchSize: 1 });
     const seen: string[] = [];
     const run = runBatches(feed, async (batch) => {
       seen.push(...keysOf(batch));
