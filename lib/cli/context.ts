@@ -2,7 +2,8 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ConfigurationError } from '../errors';
 import { DynamoLocalDefaults } from '../local';
-import { findConfig, loadConfig, type ConfigModel, type FeedConfig, type OperableProjection } from './config';
+import type { ConfigModel, FeedConfig, OperableProjection } from './config';
+import { findConfig, loadConfig } from './load-config';
 import { Output } from './output';
 
 /** The options every command takes. */

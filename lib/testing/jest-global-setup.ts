@@ -17,5 +17,5 @@ async function jestGlobalSetup(): Promise<void> {
   await startTestDynamo();
 }
 
-// `module.exports` itself is the function: what jest requires, and typed so for every resolution.
-export = jestGlobalSetup;
+// The default export: `module.exports` itself in the CommonJS build (what jest requires), `default` in the ESM one.
+export default jestGlobalSetup;

@@ -5,5 +5,5 @@ async function jestGlobalTeardown(): Promise<void> {
   await stopTestDynamo();
 }
 
-// `module.exports` itself is the function: what jest requires, and typed so for every resolution.
-export = jestGlobalTeardown;
+// The default export: `module.exports` itself in the CommonJS build (what jest requires), `default` in the ESM one.
+export default jestGlobalTeardown;

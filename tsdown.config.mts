@@ -1,0 +1,37 @@
+/**
+ * The package's build: ESM (`.mjs`) and CommonJS (`.cjs`) from one source, each with its own declarations
+ * (`.d.mts`, `.d.cts`), one output file per source module. Dependencies and peers stay external, so an ESM
+ * app loads their ESM builds (one zod per bundle) and a CommonJS app their CommonJS ones.
+ */
+import { defineConfig } from 'tsdown';
+
+/** Every subpath of package.json's "exports", by output name. */
+const entries = {
+  index: 'lib/index.ts',
+  'feed/index': 'lib/feed/index.ts',
+  'local/index': 'lib/local/index.ts',
+  'cdk/index': 'lib/cdk/index.ts',
+  'cli/index': 'lib/cli/index.ts',
+  'testing/index': 'lib/testing/index.ts',
+  'testing/jest-global-setup': 'lib/testing/jest-global-setup.ts',
+  'testing/jest-global-teardown': 'lib/testing/jest-global-teardown.ts',
+  'testing/vitest-global-setup': 'lib/testing/vitest-global-setup.ts',
+  'fastify/index': 'lib/fastify/index.ts',
+  'express/index': 'lib/express/index.ts',
+};
+
+export default defineConfig({
+  entry: entries,
+  // The `dynafold` command is CommonJS only: a bin needs one format, and its dependencies (commander,
+  // cli-progress, cli-table3) are CommonJS packages.
+  format: { esm: {}, cjs: { entry: { ...entries, 'cli/main': 'lib/cli/main.ts' } } },
+  platform: 'node',
+  target: 'node22',
+  tsconfig: 'tsconfig.build.json',
+  outDir: 'dist',
+  unbundle: true,
+  root: 'lib',
+  dts: true,
+  sourcemap: true,
+  report: { gzip: false },
+});
