@@ -1,6 +1,7 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import {
   ConcurrentModificationError,
+  ValidationError,
   eventsTableDefinition,
   lambdaHandler,
   MultiSourceProjection,
@@ -463,4 +464,70 @@ test("a multi-source row parks after afterAttempts failures of one source althou
   poison.state.fixed = true;
   expect(await owners.retryParked()).toMatchObject([{ status: 'applied', sources: { 'A#p': 1, 'B#p': 2 } }]);
   expect(await owners.readModel.get({ owner: 'busy' }, { consistent: true })).toMatchObject({ total: 15, events: 3, fromA: 1, fromB: 2 });
+});
+
+test('skipParked refuses an event the parked row does not hold, and the parked operations refuse a key that is not one', async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const model = accountModel(client, viewsTable, `Refuse${++models}`);
+  const accounts = accountsProjection(stream, model, {
+    revision: false,
+    poison: { park: { afterAttempts: 1 } },
+    isPoison: poisonAmounts(13).isPoison,
+  });
+  const written = await deposit(stream, 'refuse', [1, 13, 2]);
+  await deposit(stream, 'other', [1]);
+  expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'parked' });
+  const ref = { streamName: 'A', streamId: 'refuse', type: 'Deposited' };
+  for (const event of [
+    { ...ref, version: 1 }, // applied already
+    { ...ref, version: 4 }, // never reached the row
+    { ...ref, streamId: 'other', version: 1 }, // another instance
+    { ...ref, streamName: 'B', version: 2 }, // another stream
+    { ...ref, version: 2, type: 'Opened' }, // not what version 2 is
+  ]) {
+    await expect(accounts.skipParked({ id: 'refuse' }, { event })).rejects.toThrow(ValidationError);
+  }
+  const before = await model.getItem({ id: 'refuse' });
+  expect(before?.[RowAttributes.skippedEvents]).toBeUndefined();
+  expect(await collect(accounts.parkedRows())).toEqual([expect.objectContaining({ attempts: 1, event: expect.objectContaining({ version: 2 }) })]);
+
+  for (const key of [null, 'refuse', { nope: 1 }]) {
+    await expect(accounts.retryParked(key as never)).rejects.toThrow(ValidationError);
+    await expect(accounts.skipParked(key as never)).rejects.toThrow(ValidationError);
+  }
+  expect(await accounts.skipParked({ id: 'refuse' }, { event: { ...ref, version: 2 } })).toMatchObject({ status: 'applied', version: 3 });
+});
+
+/** A logger that keeps what it is told, as `level message`. */
+function memoryLogger() {
+  const lines: string[] = [];
+  const at = (level: string) => (message: unknown) => lines.push(`${level} ${String(message)}`);
+  return { lines, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
+}
+
+test("parking logs to the logger given to processBatch or lambdaHandler as well as the projection's, and a replayed row is logged (info)", async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const own = memoryLogger();
+  const poison = poisonSwitch();
+  const accounts = accountsProjection(stream, accountModel(client, viewsTable, `Logged${++models}`), {
+    revision: false,
+    poison: { park: { afterAttempts: 2 } },
+    isPoison: poison.isPoison,
+    logger: own.logger,
+  });
+  await stream.append({ id: 'logged' }, [{ type: 'Deposited', data: { owner: 'a', amount: 13 } }]);
+  const records = (await recordsOf('A#logged')).map(asLambdaRecord);
+  const batch = memoryLogger();
+  await processBatch(records, { projections: { accounts }, source: 'lambda', logger: batch.logger });
+  const handler = memoryLogger();
+  await lambdaHandler({ projections: { accounts }, logger: handler.logger })({ Records: records });
+  const counted = 'warn row failed; the attempt counts towards parking it';
+  const parked = 'error row parked: its events are set aside until retryParked or skipParked';
+  expect(batch.lines).toEqual([counted, 'warn row failed; its records are reported for a redelivery']);
+  expect(handler.lines).toEqual([parked]);
+  expect(own.lines).toEqual([counted, parked]);
+
+  poison.state.fixed = true;
+  expect(await accounts.retryParked()).toMatchObject([{ status: 'applied' }]);
+  expect(own.lines).toEqual([counted, parked, 'info parked row replayed']);
 });

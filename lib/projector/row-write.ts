@@ -255,7 +255,8 @@ function streamOf(runtime: Rows, streamName: string): AnyEventStream {
   return stream;
 }
 
-function addresses(runtime: Rows, event: StreamEvent, rowId: string): boolean {
+/** Whether the event addresses the row `rowId` (its key says so). */
+export function addresses(runtime: Rows, event: StreamEvent, rowId: string): boolean {
   const key = runtime.keyOf(event);
   return key !== undefined && rowIdOf(runtime, key) === rowId;
 }
