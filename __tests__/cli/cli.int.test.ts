@@ -118,6 +118,12 @@ test('bad input is one line on stderr and a documented exit code, never a stack 
   const usage = await dynafold(['backfill']);
   expect(usage.code).toBe(ExitCodes.usage);
   expect(usage.stderr).toMatch(/missing required argument 'projection'/);
+
+  for (const command of ['retry', 'skip']) {
+    const notAKey = await dynafold(['parked', command, 'summaries', '{"nope":1}']);
+    expect({ command, code: notAKey.code }).toEqual({ command, code: ExitCodes.usage });
+    expect(notAKey.stderr.trim()).toMatch(/^✖ store\.validation: Key \w+ of \w+: field `orderId` must be a non-empty string/);
+  }
 });
 
 test('local runs DynamoDB Local with one shared database until Ctrl-C', async () => {

@@ -1,6 +1,7 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import {
   ConcurrentModificationError,
+  ValidationError,
   eventsTableDefinition,
   lambdaHandler,
   MultiSourceProjection,
@@ -365,4 +366,168 @@ test('retryParked keeps the outcomes of rows replayed before one whose read fail
   expect(await collect(accounts.parkedRows())).toEqual([expect.objectContaining({ key: outcomes[1]?.key })]);
   expect((await accounts.retryParked()).map((outcome) => outcome.status)).toEqual(['applied']);
   faulty.destroy();
+});
+
+/** A deployed bug: `evolve` chokes on deposits of these amounts until each is fixed (removed from `bad`). */
+function poisonAmounts(...amounts: number[]) {
+  const bad = new Set(amounts);
+  return { bad, isPoison: (event: LedgerEvent) => event.type === 'Deposited' && bad.has(event.data.amount ?? 0) };
+}
+
+async function deposit(stream: LedgerStream, id: string, amounts: ReadonlyArray<number>) {
+  return (
+    await stream.append(
+      { id },
+      amounts.map((amount) => ({ type: 'Deposited' as const, data: { owner: id, amount } })),
+    )
+  ).events;
+}
+
+test('a retry that fixes one poison event and fails on the next keeps the row parked on that one, with what reached it, one more attempt counted', async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const model = accountModel(client, viewsTable, `Partial${++models}`);
+  const poison = poisonAmounts(13, 17);
+  const accounts = accountsProjection(stream, model, { revision: false, poison: { park: { afterAttempts: 2 } }, isPoison: poison.isPoison });
+  const written = await deposit(stream, 'partial', [1, 13, 2, 17, 3, 4]);
+  const applied: string[] = [];
+  const note = (outcomes: ReadonlyArray<{ applied: ReadonlyArray<LedgerEvent> }>) =>
+    outcomes.forEach((o) => applied.push(...o.applied.map(eventKey)));
+  note((await accounts.applyBatch(written)).outcomes);
+  const parking = await accounts.applyBatch(written);
+  note(parking.outcomes);
+  expect(parking.outcomes[0]).toMatchObject({ status: 'parked', parked: { event: { version: 2 }, attempts: 2, through: { 'A#partial': 6 } } });
+
+  poison.bad.delete(13);
+  const partial = await accounts.retryParked({ id: 'partial' });
+  note(partial);
+  expect(partial).toMatchObject([{ status: 'failed', error: expect.any(Poisoned) }]);
+  expect(partial[0]?.applied.map((event) => event.version)).toEqual([2, 3]);
+  expect(await model.get({ id: 'partial' }, { consistent: true })).toMatchObject({ balance: 16, version: 3 });
+  expect(await collect(accounts.parkedRows())).toEqual([
+    expect.objectContaining({ event: expect.objectContaining({ version: 4 }), attempts: 3, through: { 'A#partial': 6 } }),
+  ]);
+  // A redelivery meanwhile is set aside, as for any parked row.
+  expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'parked' });
+
+  poison.bad.delete(17);
+  const fixed = await accounts.retryParked({ id: 'partial' });
+  note(fixed);
+  expect(fixed).toMatchObject([{ status: 'applied', version: 6 }]);
+  expect(await model.get({ id: 'partial' }, { consistent: true })).toMatchObject({ balance: 40, deposits: 6, version: 6 });
+  expect(await collect(accounts.parkedRows())).toEqual([]);
+  expect(applied.sort()).toEqual([1, 2, 3, 4, 5, 6].map((version) => `A#partial@${version}`));
+});
+
+test('skipParked saves its skip when the next event fails too: the row stays parked on that one, and the next skip moves past it', async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const model = accountModel(client, viewsTable, `Twice${++models}`);
+  const accounts = accountsProjection(stream, model, {
+    revision: true,
+    poison: { park: { afterAttempts: 1 } },
+    isPoison: poisonAmounts(21, 22).isPoison,
+  });
+  const written = await deposit(stream, 'twice', [1, 21, 22, 5]);
+  expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'parked', parked: { event: { version: 2 } } });
+
+  const first = await accounts.skipParked({ id: 'twice' });
+  expect(first).toMatchObject({ status: 'failed', error: expect.any(Poisoned), applied: [] });
+  const [parked] = await collect(accounts.parkedRows());
+  expect(parked).toMatchObject({ event: { version: 3 }, error: { name: 'Poisoned', message: expect.stringContaining('@3') }, attempts: 2 });
+  expect(await model.getItem({ id: 'twice' })).toMatchObject({ version: 2, [RowAttributes.skippedEvents]: [{ event: { version: 2 } }] });
+
+  const second = await accounts.skipParked({ id: 'twice' });
+  expect(second).toMatchObject({ status: 'applied', version: 4 });
+  expect(await model.get({ id: 'twice' }, { consistent: true })).toMatchObject({ balance: 6, deposits: 2, version: 4 });
+  const item = await model.getItem({ id: 'twice' });
+  expect((item?.[RowAttributes.skippedEvents] as Array<{ event: { version: number } }>).map((skipped) => skipped.event.version)).toEqual([2, 3]);
+  expect(await collect(accounts.parkedRows())).toEqual([]);
+});
+
+test("a multi-source row parks after afterAttempts failures of one source although another source's events are applied in between", async () => {
+  const a = ledgerStream(client, events.name, 'A');
+  const b = ledgerStream(client, events.name, 'B');
+  const poison = poisonSwitch();
+  const owners = ownersProjection(a, b, ownerModel(client, viewsTable, `Busy${++models}`), {
+    poison: { park: { afterAttempts: 2 } },
+    isPoison: poison.isPoison,
+  });
+  const toxic = (await a.append({ id: 'p' }, [{ type: 'Deposited', data: { owner: 'busy', amount: 13 } }])).events;
+  const statuses: string[] = [];
+  for (let round = 0; round < 4 && !statuses.includes('parked'); round++) {
+    statuses.push(String((await owners.applyBatch(toxic)).outcomes[0]?.status));
+    const fromB = (await b.append({ id: 'p' }, [{ type: 'Deposited', data: { owner: 'busy', amount: 1 } }])).events;
+    statuses.push(String((await owners.applyBatch(fromB)).outcomes[0]?.status));
+  }
+  expect(statuses).toEqual(['failed', 'applied', 'parked', 'parked']);
+  expect(await collect(owners.parkedRows())).toEqual([expect.objectContaining({ attempts: 2, through: { 'A#p': 1, 'B#p': 2 } })]);
+
+  poison.state.fixed = true;
+  expect(await owners.retryParked()).toMatchObject([{ status: 'applied', sources: { 'A#p': 1, 'B#p': 2 } }]);
+  expect(await owners.readModel.get({ owner: 'busy' }, { consistent: true })).toMatchObject({ total: 15, events: 3, fromA: 1, fromB: 2 });
+});
+
+test('skipParked refuses an event the parked row does not hold, and the parked operations refuse a key that is not one', async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const model = accountModel(client, viewsTable, `Refuse${++models}`);
+  const accounts = accountsProjection(stream, model, {
+    revision: false,
+    poison: { park: { afterAttempts: 1 } },
+    isPoison: poisonAmounts(13).isPoison,
+  });
+  const written = await deposit(stream, 'refuse', [1, 13, 2]);
+  await deposit(stream, 'other', [1]);
+  expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'parked' });
+  const ref = { streamName: 'A', streamId: 'refuse', type: 'Deposited' };
+  for (const event of [
+    { ...ref, version: 1 }, // applied already
+    { ...ref, version: 4 }, // never reached the row
+    { ...ref, streamId: 'other', version: 1 }, // another instance
+    { ...ref, streamName: 'B', version: 2 }, // another stream
+    { ...ref, version: 2, type: 'Opened' }, // not what version 2 is
+  ]) {
+    await expect(accounts.skipParked({ id: 'refuse' }, { event })).rejects.toThrow(ValidationError);
+  }
+  const before = await model.getItem({ id: 'refuse' });
+  expect(before?.[RowAttributes.skippedEvents]).toBeUndefined();
+  expect(await collect(accounts.parkedRows())).toEqual([expect.objectContaining({ attempts: 1, event: expect.objectContaining({ version: 2 }) })]);
+
+  for (const key of [null, 'refuse', { nope: 1 }]) {
+    await expect(accounts.retryParked(key as never)).rejects.toThrow(ValidationError);
+    await expect(accounts.skipParked(key as never)).rejects.toThrow(ValidationError);
+  }
+  expect(await accounts.skipParked({ id: 'refuse' }, { event: { ...ref, version: 2 } })).toMatchObject({ status: 'applied', version: 3 });
+});
+
+/** A logger that keeps what it is told, as `level message`. */
+function memoryLogger() {
+  const lines: string[] = [];
+  const at = (level: string) => (message: unknown) => lines.push(`${level} ${String(message)}`);
+  return { lines, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
+}
+
+test("parking logs to the logger given to processBatch or lambdaHandler as well as the projection's, and a replayed row is logged (info)", async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const own = memoryLogger();
+  const poison = poisonSwitch();
+  const accounts = accountsProjection(stream, accountModel(client, viewsTable, `Logged${++models}`), {
+    revision: false,
+    poison: { park: { afterAttempts: 2 } },
+    isPoison: poison.isPoison,
+    logger: own.logger,
+  });
+  await stream.append({ id: 'logged' }, [{ type: 'Deposited', data: { owner: 'a', amount: 13 } }]);
+  const records = (await recordsOf('A#logged')).map(asLambdaRecord);
+  const batch = memoryLogger();
+  await processBatch(records, { projections: { accounts }, source: 'lambda', logger: batch.logger });
+  const handler = memoryLogger();
+  await lambdaHandler({ projections: { accounts }, logger: handler.logger })({ Records: records });
+  const counted = 'warn row failed; the attempt counts towards parking it';
+  const parked = 'error row parked: its events are set aside until retryParked or skipParked';
+  expect(batch.lines).toEqual([counted, 'warn row failed; its records are reported for a redelivery']);
+  expect(handler.lines).toEqual([parked]);
+  expect(own.lines).toEqual([counted, parked]);
+
+  poison.state.fixed = true;
+  expect(await accounts.retryParked()).toMatchObject([{ status: 'applied' }]);
+  expect(own.lines).toEqual([counted, parked, 'info parked row replayed']);
 });

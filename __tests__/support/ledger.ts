@@ -1,7 +1,17 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { z } from 'zod';
-import { EventStream, MultiSourceProjection, Projection, ReadModel, removeRow, skipEvent, type PoisonPolicy, type StreamEvent } from 'dynafold';
+import {
+  EventStream,
+  MultiSourceProjection,
+  Projection,
+  ReadModel,
+  removeRow,
+  skipEvent,
+  type Logger,
+  type PoisonPolicy,
+  type StreamEvent,
+} from 'dynafold';
 
 /**
  * A small world for property tests: two streams whose instance ids come from a two-letter alphabet, and
@@ -138,6 +148,7 @@ export interface LedgerProjectionOptions {
   readonly poison?: PoisonPolicy;
   /** Until this says otherwise, `evolve` throws `Poisoned` for these events. */
   readonly isPoison?: (event: LedgerEvent) => boolean;
+  readonly logger?: Logger;
 }
 
 function poisoned(options: LedgerProjectionOptions, event: LedgerEvent): void {
@@ -232,6 +243,7 @@ export function accountsProjection(
     recreate: (event) => event.type === 'Reopened',
     revision: options.revision,
     ...(options.poison === undefined ? {} : { poison: options.poison }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.outbox === undefined
       ? {}
       : { outbox: { table: options.outbox, message: (event, { state }): LedgerMessage => ledgerMessage(event as LedgerEvent, state?.balance) } }),

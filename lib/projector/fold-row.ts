@@ -43,6 +43,8 @@ export interface FoldResult<State, Event> {
   readonly changed: boolean;
   /** `accept` stopped the fold before an event: it and the events after it are left for another write. */
   readonly stopped: boolean;
+  /** The event the fold stopped before (with `stopped`): the one `accept` refused, or the one that failed. */
+  readonly stoppedAt?: Event;
 }
 
 /**
@@ -61,8 +63,8 @@ export async function foldRow<State, Event extends { readonly version: number }>
   const applied: Event[] = [];
   const skipped: Event[] = [];
   const rejected: Rejected<Event>[] = [];
-  // What was folded before an event that fails, handed over with the failure so it can still be written.
-  const sofar = (): FoldResult<State, Event> => ({
+  // What was folded before the event the fold stops at: handed over with a failure, so it can still be written.
+  const sofar = (stoppedAt: Event): FoldResult<State, Event> => ({
     state,
     removed,
     lastState,
@@ -72,12 +74,13 @@ export async function foldRow<State, Event extends { readonly version: number }>
     rejected,
     changed: version !== input.checkpoint,
     stopped: true,
+    stoppedAt,
   });
   const attempt = <T>(event: Event, run: () => T): T => {
     try {
       return run();
     } catch (error) {
-      throw new EventFailure(event, error, sofar());
+      throw new EventFailure(event, error, sofar(event));
     }
   };
   for (const event of input.events) {
@@ -89,7 +92,7 @@ export async function foldRow<State, Event extends { readonly version: number }>
     try {
       next = await input.evolve(state ?? input.initial(event), event);
     } catch (error) {
-      if (input.terminal?.(error) !== true) throw new EventFailure(event, error, sofar());
+      if (input.terminal?.(error) !== true) throw new EventFailure(event, error, sofar(event));
       rejected.push({ event, error });
       if (state !== undefined) version = event.version;
       continue;
@@ -100,7 +103,7 @@ export async function foldRow<State, Event extends { readonly version: number }>
     }
     const after = next === removeRow ? undefined : next;
     if (input.accept !== undefined && !attempt(event, () => (input.accept as NonNullable<typeof input.accept>)(event, after))) {
-      return { state, removed, lastState, version, applied, skipped, rejected, changed: version !== input.checkpoint, stopped: true };
+      return sofar(event);
     }
     if (next === removeRow) {
       lastState = state ?? input.initial(event);

@@ -14,7 +14,7 @@ import {
 import type { Evolved } from './fold-row';
 import type { ApplyResult, EventRef, MultiSourceRowOutcome, ParkedRow } from './outcome';
 import { listParked, replayParked, retryParkedRows } from './parked-rows';
-import type { AnyProjection, CallOptions, EventsOfStream, RowOfModel, StreamIdOfStream } from './types';
+import type { AnyProjection, CallOptions, EntryOptions, EventsOfStream, RowOfModel, StreamIdOfStream } from './types';
 import { backfillRows } from './backfill';
 import type { BackfillOptions, BackfillProgress } from './backfill-options';
 import { rebuildRow } from './rebuild';
@@ -132,8 +132,13 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
   }
 
   /** @internal */
-  applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>, options: CallOptions = {}): Promise<ApplyResult<StreamEvent, Key, MultiSourceRowOutcome>> {
-    return applyEntries(this.runtime, entries, { signal: options.signal }) as Promise<ApplyResult<StreamEvent, Key, MultiSourceRowOutcome>>;
+  applyEntries(
+    entries: ReadonlyArray<Entry<StreamEvent>>,
+    options: EntryOptions = {},
+  ): Promise<ApplyResult<StreamEvent, Key, MultiSourceRowOutcome>> {
+    return applyEntries(this.runtime, entries, { signal: options.signal, logger: options.logger }) as Promise<
+      ApplyResult<StreamEvent, Key, MultiSourceRowOutcome>
+    >;
   }
 
   /**

@@ -1,11 +1,13 @@
-import type { StreamEvent } from '../store';
+import { ValidationError } from '../errors';
+import { instanceKey, type StreamEvent } from '../store';
+import { log } from '../util';
 import type { EventRef, MultiSourceRowOutcome, ParkedRow, RowOutcome } from './outcome';
 import { parkedRows } from './parking';
 import { applyRow } from './row-engine';
-import { rowIdOf, type RowRuntime } from './runtime';
-import { callContext } from './row-plan';
+import { rowIdOf, type RowBasics, type RowRuntime } from './runtime';
+import { callContext, type CallContext } from './row-plan';
 import { readRow, type ReadRow } from './row-store';
-import { parkedEvents } from './row-write';
+import { addresses, parkedEvents } from './row-write';
 
 type Key = Readonly<Record<string, unknown>>;
 type Outcome = RowOutcome | MultiSourceRowOutcome;
@@ -18,12 +20,14 @@ export function listParked(runtime: RowRuntime<unknown>, signal?: AbortSignal): 
 /**
  * Applies a parked row's events again, from its checkpoint through the last event that reached it while
  * parked, in order (after a fix was deployed). On success the row is written and unparked; a failure
- * counts one more attempt on the parked record and the row stays parked. With `skip`, that event is left
- * out on purpose (`'failing'`: the event the row was parked for): its source instance's checkpoint moves
- * past it and the row records it. Resolves `undefined` for a row that is not parked; never rejects for
- * the row's error (a failed outcome).
+ * counts one more attempt on the parked record and the row stays parked, on the event that failed (what
+ * came before it is written). With `skip`, that event is left out on purpose (`'failing'`: the event the
+ * row is parked on): its source instance's checkpoint moves past it and the row records it. Resolves
+ * `undefined` for a row that is not parked; never rejects for the row's error (a failed outcome). Rejects
+ * with a `ValidationError` for a key that is none, or an event to skip that the parked row does not hold.
  */
 export async function replayParked<State>(runtime: RowRuntime<State>, key: Key, skip?: EventRef | 'failing'): Promise<Outcome | undefined> {
+  requireRowKey(runtime, key);
   const call = callContext<StreamEvent>();
   let row: ReadRow<State>;
   let events: StreamEvent[];
@@ -37,6 +41,7 @@ export async function replayParked<State>(runtime: RowRuntime<State>, key: Key, 
   const parked = row.parked;
   if (parked === undefined) return undefined;
   const group = { rowId: rowIdOf(runtime, key), key, streamId: parked.event.streamId, events, positions: [] as number[] };
+  if (skip !== undefined && skip !== 'failing') requireHeld(runtime, row, group.rowId, call, skip);
   const skipping = skip === 'failing' ? parked.event : skip;
   const outcome = await applyRow(
     runtime,
@@ -45,11 +50,16 @@ export async function replayParked<State>(runtime: RowRuntime<State>, key: Key, 
     { mode: 'apply', unpark: true, ...(skipping === undefined ? {} : { skip: { event: skipping, error: parked.error } }) },
     row,
   );
+  if (outcome.status === 'applied') {
+    const details = { projection: runtime.name, key, applied: outcome.applied.length, ...(skipping === undefined ? {} : { skipped: skipping }) };
+    log(runtime.logger, 'info', details, 'parked row replayed');
+  }
   return outcome as Outcome;
 }
 
 /** Replays every parked row (or the one of `key`), one after another; resolves an outcome per row. */
 export async function retryParkedRows<State>(runtime: RowRuntime<State>, key?: Key): Promise<Outcome[]> {
+  if (key !== undefined) requireRowKey(runtime, key);
   const keys: Key[] = [];
   if (key !== undefined) keys.push(key);
   else for await (const parked of listParked(runtime as RowRuntime<unknown>)) keys.push(parked.key);
@@ -59,4 +69,39 @@ export async function retryParkedRows<State>(runtime: RowRuntime<State>, key?: K
     if (outcome !== undefined) outcomes.push(outcome);
   }
   return outcomes;
+}
+
+/** A row key as the model takes it (an object of its key fields); anything else is a `ValidationError`. */
+function requireRowKey(runtime: RowBasics, key: unknown): void {
+  if (typeof key !== 'object' || key === null || Array.isArray(key)) {
+    throw new ValidationError(
+      `Projection ${runtime.name}: expected a row key, an object of the row's key fields, not ${JSON.stringify(key) ?? String(key)}.`,
+      [{ path: ['key'], message: 'not a row key' }],
+    );
+  }
+  runtime.store.readModel.keyOf(key as Key); // names a missing or malformed key field
+}
+
+/**
+ * An event to skip must be one the parked row holds: past its instance's checkpoint, through the last
+ * event that reached the row, addressing this row, and of the type named. Otherwise skipping it would
+ * record a skip that never happened (and replay the row's failing event again).
+ */
+function requireHeld(runtime: RowBasics, row: ReadRow<unknown>, rowId: string, call: CallContext<StreamEvent>, ref: EventRef): void {
+  const described = JSON.stringify(ref) ?? String(ref);
+  const valid = typeof ref === 'object' && ref !== null && typeof ref.streamName === 'string' && typeof ref.streamId === 'string';
+  const instance = valid ? instanceKey(ref) : undefined;
+  const held = instance === undefined ? undefined : call.inHand.get(instance)?.get(ref.version);
+  const through = instance === undefined ? undefined : row.parked?.through[instance];
+  const checkpoint = instance === undefined ? 0 : (row.checkpoints.get(instance) ?? row.unattributed ?? 0);
+  if (held !== undefined && through !== undefined && held.version > checkpoint && held.version <= through && held.type === ref.type) {
+    if (addresses(runtime, held, rowId)) return;
+  }
+  const parked = row.parked as ParkedRow;
+  throw new ValidationError(
+    `Projection ${runtime.name}: the parked row ${JSON.stringify(parked.key)} does not hold the event ${described}. ` +
+      `Give an event it holds (past its checkpoint, through ${JSON.stringify(parked.through)}), ` +
+      `or no event to skip the one it is parked on, ${JSON.stringify(parked.event)}.`,
+    [{ path: ['event'], message: 'not an event of the parked row' }],
+  );
 }

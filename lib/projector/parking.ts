@@ -36,7 +36,7 @@ function errorOf(error: unknown): { name: string; message: string } {
 
 /**
  * Counts a failed attempt on the row, and parks it once it reached `afterAttempts` (or, when it is parked
- * already, counts the attempt on the parked record). A row that does not exist gets a stub to hold the
+ * already, counts the attempt on the parked record, which then names the event that failed). A row that does not exist gets a stub to hold the
  * count. Resolves the row as parked, `undefined` while it is only counted, or `'lost'` when the row changed
  * since it was read.
  */
@@ -55,7 +55,8 @@ export async function recordFailure(
     firstFailureAt: previous?.firstFailureAt ?? now,
     lastFailureAt: now,
     error: errorOf(failure.error),
-    event: row.parked?.event ?? eventRef(failure.event),
+    // The event that failed this time: a replay that got past the parked event stays parked on the next.
+    event: eventRef(failure.event),
   };
   const parked: ParkedRecord | undefined =
     row.parked !== undefined || attempts >= afterAttempts

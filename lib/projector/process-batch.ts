@@ -19,7 +19,7 @@ export interface ProcessBatchOptions<
   readonly streams?: St;
   /** `'report'` fails undecodable records (holding their shard); `'skip'` acknowledges them. Both list them in `decodeFailures`. @defaultValue 'report' */
   readonly onDecodeFailure?: 'report' | 'skip';
-  /** Receives what went wrong in the batch: records that failed to decode, rows that failed (at warn). */
+  /** Receives what went wrong in the batch: records that failed to decode, rows that failed (warn), and the projections' parking: attempts counted (warn), rows parked (error). */
   readonly logger?: Logger;
   /** Called with the batch's figures once it is applied (see {@link BatchMetrics}); a throw is logged, never fails the batch. */
   readonly onMetrics?: (metrics: BatchMetrics) => void;
@@ -136,7 +136,7 @@ export async function processBatch<
       const names = new Set(projection.streams.map((stream) => stream.name));
       return projection.applyEntries(
         entries.filter((entry) => names.has(entry.event.streamName)),
-        { signal: options.signal },
+        { signal: options.signal, logger: options.logger },
       );
     }),
   );

@@ -25,7 +25,7 @@ import { waitForEvents, waitForRow, type WaitForOptions } from './read-your-writ
 import type { RowRuntime } from './runtime';
 import type { Entry } from './row-plan';
 import { resolveRuntime } from './runtime';
-import type { AnyProjection, CallOptions, EventsOfStream, ProjectionOptions, RowOfModel, StreamIdOfStream } from './types';
+import type { AnyProjection, CallOptions, EntryOptions, EventsOfStream, ProjectionOptions, RowOfModel, StreamIdOfStream } from './types';
 
 export type { AnyProjection } from './types';
 
@@ -126,8 +126,10 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
   }
 
   /** @internal applies events at given positions (records' positions, for processBatch). */
-  applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>, options: CallOptions = {}): Promise<ApplyResult<StreamEvent, Key, RowOutcome>> {
-    return applyEntries(this.runtime, entries, { signal: options.signal }) as Promise<ApplyResult<StreamEvent, Key, RowOutcome>>;
+  applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>, options: EntryOptions = {}): Promise<ApplyResult<StreamEvent, Key, RowOutcome>> {
+    return applyEntries(this.runtime, entries, { signal: options.signal, logger: options.logger }) as Promise<
+      ApplyResult<StreamEvent, Key, RowOutcome>
+    >;
   }
 
   /**
@@ -223,17 +225,20 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
   /**
    * Replays a parked row (or every parked row) from its checkpoint, once its `evolve` is fixed: every event
    * that reached it is applied exactly once, in order, and the row is unparked. A row that fails again
-   * stays parked, one more attempt counted. Resolves an outcome per row replayed; a row's error (a
-   * throttled read, say) is its failed outcome, so the rows replayed before it are still reported. Rejects
-   * only when listing the parked rows fails, before any is replayed.
+   * stays parked, one more attempt counted, on the event that failed (what came before it is written).
+   * Resolves an outcome per row replayed; a row's error (a throttled read, say) is its failed outcome, so
+   * the rows replayed before it are still reported. Rejects only for a key that is none (`ValidationError`)
+   * or when listing the parked rows fails, before any is replayed.
    */
   retryParked(key?: KeyOfModel<M>): Promise<ReadonlyArray<RowOutcome<EventsOfStream<S>, Key>>> {
     return retryParkedRows(this.runtime, key) as Promise<unknown> as Promise<ReadonlyArray<RowOutcome<EventsOfStream<S>, Key>>>;
   }
 
   /**
-   * Skips a parked row's failing event on purpose (or `options.event`), which the row records, then replays
-   * the rest as `retryParked` does. Resolves `undefined` for a row that is not parked.
+   * Skips a parked row's failing event on purpose (or `options.event`, which must be one the row holds),
+   * which the row records, then replays the rest as `retryParked` does; the skip is saved even when a later
+   * event fails. Resolves `undefined` for a row that is not parked; rejects with a `ValidationError` for a
+   * key that is none or an event the row does not hold.
    */
   async skipParked(key: KeyOfModel<M>, options: { event?: EventRef } = {}): Promise<RowOutcome<EventsOfStream<S>, Key> | undefined> {
     return (await replayParked(this.runtime, key, options.event ?? 'failing')) as RowOutcome<EventsOfStream<S>, Key> | undefined;

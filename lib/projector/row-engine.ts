@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { abortReason, cancelled, withSignal } from '../dynamo';
 import { ConcurrentModificationError } from '../errors';
 import { instanceKey, type StreamEvent } from '../store';
-import { backoffDelay, log, sleep } from '../util';
+import { backoffDelay, log, sleep, type LogLevel, type Logger } from '../util';
 import { EventFailure } from './fold-row';
 import type { AppliedOutcome, ApplyResult, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from './outcome';
 import { countsTowardsParking, eventRef, noteParkedEvents, recordFailure } from './parking';
@@ -29,6 +29,8 @@ export interface ApplyOptions {
    * signal's reason (their records are delivered again; the checkpoints keep what was written).
    */
   readonly signal?: AbortSignal | undefined;
+  /** Also told what happens to failing rows (the projection's own logger is, in any case). */
+  readonly logger?: Logger | undefined;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function applyEntries<State>(
           groups.map((group) => group.key),
         ).catch(() => undefined);
   const limit = pLimit(runtime.concurrency);
-  const call = callContext(plan.inHand, options.signal);
+  const call = callContext(plan.inHand, options.signal, options.logger);
   const fold: FoldPlan = { mode: 'apply', ...(options.messages === false ? { messages: false } : {}) };
   const rows = await Promise.all(
     groups.map((group, index) => limit(() => applyRow(runtime, group, call, fold, read?.[index], options.guessAbsent === true))),
@@ -158,10 +160,11 @@ export async function applyRow<State>(
         continue;
       }
       const details = { projection: runtime.name, key: group.key, event: eventRef(event), err: cause };
-      if (parked === undefined) log(runtime.logger, 'warn', details, 'row failed; the attempt counts towards parking it');
+      if (parked === undefined) logRow(runtime, call, 'warn', details, 'row failed; the attempt counts towards parking it');
       else
-        log(
-          runtime.logger,
+        logRow(
+          runtime,
+          call,
           'error',
           { ...details, attempts: parked.attempts },
           'row parked: its events are set aside until retryParked or skipParked',
@@ -172,6 +175,18 @@ export async function applyRow<State>(
   } catch (error) {
     return failed(cancelled(signal) ? abortReason(signal) : failureOf(error, group).cause);
   }
+}
+
+/** Logs what happened to a row to the projection's logger and to the call's, when the caller gave another. */
+function logRow(
+  runtime: Pick<RowRuntime<unknown>, 'logger'>,
+  call: CallContext<StreamEvent>,
+  level: LogLevel,
+  details: Record<string, unknown>,
+  message: string,
+): void {
+  log(runtime.logger, level, details, message);
+  if (call.logger !== runtime.logger) log(call.logger, level, details, message);
 }
 
 /** The error a write failed with, and the event it is put down to (see `EventFailure`). */

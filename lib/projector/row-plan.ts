@@ -1,4 +1,5 @@
 import { type StreamEvent, instanceKey } from '../store';
+import type { Logger } from '../util';
 
 /** An input event and where it stood in the call's input. */
 export interface Entry<Event> {
@@ -29,17 +30,19 @@ export interface ApplyStats {
   lostRaces: number;
 }
 
-/** What the rows of one call share: the events in hand, the counts and the caller's signal. */
+/** What the rows of one call share: the events in hand, the counts, the caller's signal and logger. */
 export interface CallContext<Event> {
   readonly inHand: InHand<Event>;
   readonly stats: ApplyStats;
   /** Once aborted, no row starts and every request in flight is cut short. */
   readonly signal?: AbortSignal | undefined;
+  /** The caller's logger (`processBatch`, `lambdaHandler`, `runChangeFeed`): told what happens to failing rows, besides the projection's own. */
+  readonly logger?: Logger | undefined;
 }
 
 /** A fresh context for a call. */
-export function callContext<Event>(inHand: InHand<Event> = new Map(), signal?: AbortSignal): CallContext<Event> {
-  return { inHand, stats: { rowsWritten: 0, gapReads: 0, lostRaces: 0 }, signal };
+export function callContext<Event>(inHand: InHand<Event> = new Map(), signal?: AbortSignal, logger?: Logger): CallContext<Event> {
+  return { inHand, stats: { rowsWritten: 0, gapReads: 0, lostRaces: 0 }, signal, logger };
 }
 
 export interface Plan<Event, Key> {

@@ -167,6 +167,10 @@ export interface RowMarks {
   readonly removed: boolean;
   /** Events skipped past a parked row by this write, recorded with those the row had. */
   readonly skipped?: ReadonlyArray<SkippedRecord>;
+  /** The failed attempts the row keeps counting (their event is still ahead of its checkpoint). */
+  readonly failures?: FailureRecord;
+  /** The row stays parked with this record. */
+  readonly parked?: ParkedRecord;
 }
 
 /** The item a fold writes: the row validated, with checkpoints, revision and tombstone marks, `createdAt` kept. */
@@ -201,7 +205,7 @@ export function stubItem(store: RowStore, read: ReadRow<unknown>, key: Readonly<
   return item;
 }
 
-/** The bookkeeping every written item carries: whose checkpoints, the revision, skipped events. */
+/** The bookkeeping every written item carries: whose checkpoints, the revision, skipped events, failures and parking kept. */
 function markCheckpoints(store: RowStore, read: ReadRow<unknown>, item: Record<string, unknown>, marks: RowMarks): void {
   if (store.checkpoints.kind === 'field') {
     const [source] = marks.checkpoints.keys();
@@ -212,6 +216,8 @@ function markCheckpoints(store: RowStore, read: ReadRow<unknown>, item: Record<s
   if (store.revision) item[RowAttributes.revision] = (read.revision ?? 0) + 1;
   const skipped = [...read.skippedEvents, ...(marks.skipped ?? [])];
   if (skipped.length > 0) item[RowAttributes.skippedEvents] = skipped;
+  if (marks.failures !== undefined) item[RowAttributes.failures] = marks.failures;
+  if (marks.parked !== undefined) item[RowAttributes.parked] = marks.parked;
 }
 
 /**

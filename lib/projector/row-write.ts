@@ -4,7 +4,7 @@ import { instanceKey, type AnyEventStream, type StreamEvent } from '../store';
 import { EventFailure, foldRow, type FoldResult } from './fold-row';
 import type { EventRef, Rejected } from './outcome';
 import { holdsRange, type CallContext, type RowGroup } from './row-plan';
-import { rowItem, stubItem, writeRow, type ExtraPut, type ReadRow } from './row-store';
+import { rowItem, stubItem, writeRow, type ExtraPut, type ReadRow, type RowMarks } from './row-store';
 import { rowIdOf, type RowRuntime } from './runtime';
 
 type Key = Readonly<Record<string, unknown>>;
@@ -109,6 +109,7 @@ export async function foldWrite<State>(
   let changed = false;
   let more = false;
   let failure: EventFailure<StreamEvent> | undefined;
+  let skipDone = false;
   const applied: StreamEvent[] = [];
   const skipped: StreamEvent[] = [];
   const rejected: Rejected<StreamEvent>[] = [];
@@ -133,8 +134,9 @@ export async function foldWrite<State>(
       ...(runtime.recreate === undefined ? {} : { recreate: runtime.recreate }),
       ...(batch === undefined ? {} : { accept: (event: StreamEvent, after: State | undefined) => batch.accept(event, after) }),
     }).catch((error: unknown) => {
-      // A failing event ends the fold; what came before it is still written, then the failure is handled.
-      if (!(error instanceof EventFailure) || error.before === undefined || !error.before.changed) throw error;
+      // A failing event ends the fold; what came before it (a skip too) is still written, then the failure is handled.
+      if (!(error instanceof EventFailure) || error.before === undefined) throw error;
+      if (!error.before.changed && !passes(error.before as FoldResult<State, StreamEvent>, skipping)) throw error;
       failure = error as EventFailure<StreamEvent>;
       return error.before as FoldResult<State, StreamEvent>;
     });
@@ -147,10 +149,13 @@ export async function foldWrite<State>(
       checkpoints.set(instance, folded.version);
       changed = true;
     }
-    // The skipped event moves the checkpoint past it, as if it had been applied.
-    if (skipping !== undefined && !folded.stopped && (checkpoints.get(instance) ?? 0) < skipping) {
-      checkpoints.set(instance, skipping);
-      changed = true;
+    // The skipped event moves the checkpoint past it, as if it had been applied, once the fold got past it.
+    if (passes(folded, skipping)) {
+      skipDone = true;
+      if ((checkpoints.get(instance) ?? 0) < (skipping as number)) {
+        checkpoints.set(instance, skipping as number);
+        changed = true;
+      }
     }
     if (failure !== undefined) break;
     if (folded.stopped) {
@@ -165,8 +170,13 @@ export async function foldWrite<State>(
   if (mode === 'apply' && !changed && !unparking) return { step: unchanged };
   if (written === undefined && !changed && !unparking) return { step: unchanged };
 
-  const marks = { checkpoints, removed, ...(skip === undefined ? {} : { skipped: [{ ...skip, skippedAt: new Date().toISOString() }] }) };
-  // A row that does not exist keeps its checkpoint past a skipped event, and loses its parked record, in a stub.
+  const marks: RowMarks = {
+    checkpoints,
+    removed,
+    ...(skip !== undefined && skipDone ? { skipped: [{ ...skip, skippedAt: new Date().toISOString() }] } : {}),
+    ...keptRecords(row, checkpoints, unparking && failure === undefined && !more),
+  };
+  // A row that does not exist keeps its checkpoint past a skipped event and its bookkeeping in a stub.
   const item =
     written === undefined ? stubItem(runtime.store, row, group.key, marks) : rowItem(runtime.store, row, runtime.toItem(written, group), marks);
   assertSameRow(runtime, group.key, item);
@@ -181,6 +191,26 @@ export async function foldWrite<State>(
       ...(failure === undefined ? {} : { failure }),
     },
     write: { item, extras: batch?.puts ?? [] },
+  };
+}
+
+/** Whether a fold got past the event `skipping` (a version of its range): it folded the whole range, or stopped at a later event. */
+function passes(folded: FoldResult<unknown, StreamEvent>, skipping: number | undefined): boolean {
+  if (skipping === undefined) return false;
+  return !folded.stopped || (folded.stoppedAt?.version ?? 0) > skipping;
+}
+
+/**
+ * The failure and parking records a write of the row keeps, since the write replaces the whole item: the
+ * failed attempts while their event is still ahead of its instance's checkpoint (another source's events
+ * don't reset the count), and the parked record unless this write completes a replay (`unparks`); a write
+ * that keeps it marks it seen, as any change of the parked row.
+ */
+function keptRecords(row: ReadRow<unknown>, checkpoints: ReadonlyMap<string, number>, unparks: boolean): Pick<RowMarks, 'failures' | 'parked'> {
+  const { failures, parked } = row;
+  return {
+    ...(failures !== undefined && (checkpoints.get(instanceKey(failures.event)) ?? 0) < failures.event.version ? { failures } : {}),
+    ...(parked !== undefined && !unparks ? { parked: { ...parked, seen: parked.seen + 1 } } : {}),
   };
 }
 
@@ -225,7 +255,8 @@ function streamOf(runtime: Rows, streamName: string): AnyEventStream {
   return stream;
 }
 
-function addresses(runtime: Rows, event: StreamEvent, rowId: string): boolean {
+/** Whether the event addresses the row `rowId` (its key says so). */
+export function addresses(runtime: Rows, event: StreamEvent, rowId: string): boolean {
   const key = runtime.keyOf(event);
   return key !== undefined && rowIdOf(runtime, key) === rowId;
 }

@@ -4,6 +4,7 @@ import type { ApplyResult, MultiSourceRowOutcome, RowOutcome } from './outcome';
 import type { Entry } from './row-plan';
 import type { CommonProjectionOptions } from './runtime';
 import type { RemoveRow, SkipEvent } from './skip';
+import type { Logger } from '../util';
 
 /** The events of a stream, as a union narrowed by `type`. */
 export type EventsOfStream<S> = S extends { readonly $types: { readonly event: infer E } } ? E : StreamEvent;
@@ -43,6 +44,12 @@ export interface CallOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** @internal options of `applyEntries`: a call's, and the logger of the batch it serves. */
+export interface EntryOptions extends CallOptions {
+  /** Told what happens to failing rows, besides the projection's own logger. */
+  readonly logger?: Logger | undefined;
+}
+
 /** What routing a batch needs of a projection, whatever its types. */
 export interface AnyProjection {
   readonly name: string;
@@ -51,6 +58,6 @@ export interface AnyProjection {
   /** @internal */
   applyEntries(
     entries: ReadonlyArray<Entry<StreamEvent>>,
-    options?: CallOptions,
+    options?: EntryOptions,
   ): Promise<ApplyResult<StreamEvent, Readonly<Record<string, unknown>>, RowOutcome | MultiSourceRowOutcome>>;
 }
