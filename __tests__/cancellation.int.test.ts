@@ -204,6 +204,53 @@ test.each(reasons)('a signal aborted (%s) while an append is in flight rejects w
   }
 });
 
+/** Every request `client` sends, by command, and how it ended: answered, or cut short. */
+function recordRequests(client: DynamoDBClient): string[] {
+  const requests: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      try {
+        const output = await next(args);
+        requests.push(`${String(context.commandName)} answered`);
+        return output;
+      } catch (error) {
+        requests.push(`${String(context.commandName)} failed`);
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'recordRequests', priority: 'high' },
+  );
+  return requests;
+}
+
+test.each(reasons)(
+  "an inline projection's reads carry the append's signal (%s): none is sent once it aborted, and one in flight is cut short",
+  async (_kind, reason) => {
+    const quiet = new DynamoDBClient({ ...localConfig(), maxAttempts: 1 });
+    const sent = recordRequests(quiet);
+    const controller = new AbortController();
+    const aborting = abortingBefore('GetItemCommand', 1, controller, reason);
+    const cut = recordRequests(aborting);
+    try {
+      const aborted = orderSummaryProjection(stream, orderSummaries(quiet, viewsTable, 'InlineAborted'));
+      await expect(
+        stream.append({ orderId: 'i' }, [{ type: 'OrderPlaced', data: { customer: 'i' } }], { inline: [aborted], signal: AbortSignal.abort(reason) }),
+      ).rejects.toBe(reason);
+      expect(sent).toEqual([]);
+
+      const inFlight = orderSummaryProjection(stream, orderSummaries(aborting, viewsTable, 'InlineInFlight'));
+      await expect(
+        stream.append({ orderId: 'i' }, [{ type: 'OrderPlaced', data: { customer: 'i' } }], { inline: [inFlight], signal: controller.signal }),
+      ).rejects.toBe(reason);
+      expect(cut).toEqual(['GetItemCommand failed']);
+      expect(await stream.version({ orderId: 'i' })).toBe(0);
+    } finally {
+      quiet.destroy();
+      aborting.destroy();
+    }
+  },
+);
+
 test('a signal aborted while a call waits between reads ends it with the reason too (read-your-writes on a row nobody projects)', async () => {
   const projection = orderSummaryProjection(stream, orderSummaries(client, viewsTable, 'Unprojected'));
   const controller = new AbortController();
