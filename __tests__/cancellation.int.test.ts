@@ -57,24 +57,48 @@ beforeAll(async () => {
 
 afterAll(() => client.destroy());
 
-test('an aborted signal rejects every store and read-model call with its reason, and nothing is written', async () => {
-  const signal = AbortSignal.abort(reason);
-  const summaries = orderSummaries(client, viewsTable);
-  const decider = { initial: emptyOrder, evolve: evolveOrder, decide: () => [{ type: 'OrderShipped' as const, data: {} }] };
-  await expect(stream.append({ orderId: 'x' }, [{ type: 'OrderPlaced', data: { customer: 'x' } }], { signal })).rejects.toBe(reason);
-  await expect(stream.append({ orderId: 'x' }, [{ type: 'OrderPlaced', data: { customer: 'x' } }], { expectedVersion: 0, signal })).rejects.toBe(
-    reason,
+/** A client that aborts `controller` with `why` just before it sends the `nth` request of `command`, so that request is cut short in flight. */
+function abortingBefore(command: string, nth: number, controller: AbortController, why: unknown): DynamoDBClient {
+  const aborting = new DynamoDBClient({ ...localConfig(), maxAttempts: 1 });
+  let seen = 0;
+  aborting.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === command && ++seen === nth) controller.abort(why);
+      return next(args);
+    },
+    { step: 'initialize', name: 'abortBefore' },
   );
-  await expect(stream.execute({ orderId: 'a' }, decider, { signal })).rejects.toBe(reason);
-  await expect(stream.load({ orderId: 'a' }, decider, { signal, snapshot: { every: 1 } })).rejects.toBe(reason);
-  await expect(stream.read({ orderId: 'a' }, { signal })).rejects.toBe(reason);
-  await expect(stream.version({ orderId: 'a' }, { signal })).rejects.toBe(reason);
-  await expect(stream.loadSnapshot({ orderId: 'a' }, undefined, { signal })).rejects.toBe(reason);
-  await expect(summaries.get({ orderId: 'a' }, { signal })).rejects.toBe(reason);
-  await expect(summaries.query('byStatus', { status: 'placed' }, { signal })).rejects.toBe(reason);
-  expect(await stream.version({ orderId: 'x' })).toBe(0);
-  expect(await stream.version({ orderId: 'a' })).toBe(2);
-});
+  return aborting;
+}
+
+// Whatever the caller aborts with comes back as it is, as fetch does: an Error, or a string or number.
+const reasons: ReadonlyArray<[string, unknown]> = [
+  ['an Error', reason],
+  ['a string', 'shutdown'],
+  ['a number', 42],
+];
+
+test.each(reasons)(
+  'an aborted signal (%s) rejects every store and read-model call with its reason, and nothing is written',
+  async (_kind, reason) => {
+    const signal = AbortSignal.abort(reason);
+    const summaries = orderSummaries(client, viewsTable);
+    const decider = { initial: emptyOrder, evolve: evolveOrder, decide: () => [{ type: 'OrderShipped' as const, data: {} }] };
+    await expect(stream.append({ orderId: 'x' }, [{ type: 'OrderPlaced', data: { customer: 'x' } }], { signal })).rejects.toBe(reason);
+    await expect(stream.append({ orderId: 'x' }, [{ type: 'OrderPlaced', data: { customer: 'x' } }], { expectedVersion: 0, signal })).rejects.toBe(
+      reason,
+    );
+    await expect(stream.execute({ orderId: 'a' }, decider, { signal })).rejects.toBe(reason);
+    await expect(stream.load({ orderId: 'a' }, decider, { signal, snapshot: { every: 1 } })).rejects.toBe(reason);
+    await expect(stream.read({ orderId: 'a' }, { signal })).rejects.toBe(reason);
+    await expect(stream.version({ orderId: 'a' }, { signal })).rejects.toBe(reason);
+    await expect(stream.loadSnapshot({ orderId: 'a' }, undefined, { signal })).rejects.toBe(reason);
+    await expect(summaries.get({ orderId: 'a' }, { signal })).rejects.toBe(reason);
+    await expect(summaries.query('byStatus', { status: 'placed' }, { signal })).rejects.toBe(reason);
+    expect(await stream.version({ orderId: 'x' })).toBe(0);
+    expect(await stream.version({ orderId: 'a' })).toBe(2);
+  },
+);
 
 test('a signal aborted while an append is under way stops it before its transaction and rejects with the reason', async () => {
   const controller = new AbortController();
@@ -154,6 +178,78 @@ test('OutboxRelay.drainAll with an aborted signal rejects with its reason and pu
   await expect(relay.drainAll({ signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
   expect(published).toEqual([]);
 });
+
+test.each(reasons)('a signal aborted (%s) while a read-your-writes read is in flight ends the wait with the reason', async (_kind, reason) => {
+  const controller = new AbortController();
+  const aborting = abortingBefore('GetItemCommand', 2, controller, reason);
+  try {
+    const projection = orderSummaryProjection(stream, orderSummaries(aborting, viewsTable, 'Unprojected'));
+    await expect(projection.waitFor({ orderId: 'a' }, { version: 2, timeoutMs: 20_000, signal: controller.signal })).rejects.toBe(reason);
+  } finally {
+    aborting.destroy();
+  }
+});
+
+test.each(reasons)('a signal aborted (%s) while an append is in flight rejects with the reason, and nothing is written', async (_kind, reason) => {
+  const controller = new AbortController();
+  const aborting = abortingBefore('TransactWriteItemsCommand', 1, controller, reason);
+  try {
+    const late = orderStream(aborting, eventsTable);
+    await expect(late.append({ orderId: 'z' }, [{ type: 'OrderPlaced', data: { customer: 'z' } }], { signal: controller.signal })).rejects.toBe(
+      reason,
+    );
+    expect(await stream.version({ orderId: 'z' })).toBe(0);
+  } finally {
+    aborting.destroy();
+  }
+});
+
+/** Every request `client` sends, by command, and how it ended: answered, or cut short. */
+function recordRequests(client: DynamoDBClient): string[] {
+  const requests: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      try {
+        const output = await next(args);
+        requests.push(`${String(context.commandName)} answered`);
+        return output;
+      } catch (error) {
+        requests.push(`${String(context.commandName)} failed`);
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'recordRequests', priority: 'high' },
+  );
+  return requests;
+}
+
+test.each(reasons)(
+  "an inline projection's reads carry the append's signal (%s): none is sent once it aborted, and one in flight is cut short",
+  async (_kind, reason) => {
+    const quiet = new DynamoDBClient({ ...localConfig(), maxAttempts: 1 });
+    const sent = recordRequests(quiet);
+    const controller = new AbortController();
+    const aborting = abortingBefore('GetItemCommand', 1, controller, reason);
+    const cut = recordRequests(aborting);
+    try {
+      const aborted = orderSummaryProjection(stream, orderSummaries(quiet, viewsTable, 'InlineAborted'));
+      await expect(
+        stream.append({ orderId: 'i' }, [{ type: 'OrderPlaced', data: { customer: 'i' } }], { inline: [aborted], signal: AbortSignal.abort(reason) }),
+      ).rejects.toBe(reason);
+      expect(sent).toEqual([]);
+
+      const inFlight = orderSummaryProjection(stream, orderSummaries(aborting, viewsTable, 'InlineInFlight'));
+      await expect(
+        stream.append({ orderId: 'i' }, [{ type: 'OrderPlaced', data: { customer: 'i' } }], { inline: [inFlight], signal: controller.signal }),
+      ).rejects.toBe(reason);
+      expect(cut).toEqual(['GetItemCommand failed']);
+      expect(await stream.version({ orderId: 'i' })).toBe(0);
+    } finally {
+      quiet.destroy();
+      aborting.destroy();
+    }
+  },
+);
 
 test('a signal aborted while a call waits between reads ends it with the reason too (read-your-writes on a row nobody projects)', async () => {
   const projection = orderSummaryProjection(stream, orderSummaries(client, viewsTable, 'Unprojected'));

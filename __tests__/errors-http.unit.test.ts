@@ -2,7 +2,16 @@
  * Errors over HTTP: every code has a status (the caller's fault 4xx, the store's 5xx), JSON keeps what
  * JSON.stringify of an Error drops, and Problem Details (RFC 9457) carry the code and payload.
  */
-import { ConcurrencyError, DynamoRequestError, DynafoldError, ErrorCodes, HttpStatuses, ValidationError } from 'dynafold';
+import {
+  AppendContentionError,
+  ConcurrencyError,
+  DynamoRequestError,
+  DynafoldError,
+  ErrorCodes,
+  HttpStatuses,
+  ReadYourWritesTimeoutError,
+  ValidationError,
+} from 'dynafold';
 
 test('every code has an HTTP status, 4xx or 5xx', () => {
   expect(Object.keys(HttpStatuses).sort()).toEqual([...ErrorCodes].sort());
@@ -61,4 +70,28 @@ test('Problem Details: type from the code, title, status, detail, instance, and 
   });
   expect(upstream.toProblem()).not.toHaveProperty('cause');
   expect(DynafoldError.is(upstream, 'dynamo.request')).toBe(true);
+});
+
+test("a server's error (5xx) answers a generic detail and its code, never its message or payload; a client's error (4xx) keeps both", () => {
+  const denied = Object.assign(new Error('User: arn:aws:sts::123456789012:assumed-role/api/i-1 is not authorized on table/orders'), {
+    name: 'AccessDeniedException',
+  });
+  const upstream = new DynamoRequestError('PutItem', denied).toProblem({ instance: '/orders/o-1' });
+  expect(upstream).toEqual({
+    type: 'urn:dynafold:error:dynamo.request',
+    title: 'DynamoRequestError',
+    status: 502,
+    detail: 'A request to the database failed. The error is logged; try again later.',
+    instance: '/orders/o-1',
+    code: 'dynamo.request',
+  });
+  const busy = new AppendContentionError('Order', 'o-1', 12, 1300).toProblem();
+  expect(busy).toEqual(expect.objectContaining({ status: 503, code: 'store.appendContention', detail: 'The service is busy. Try again later.' }));
+  expect(busy).not.toHaveProperty('streamId');
+  const late = new ReadYourWritesTimeoutError('summaries', { orderId: 'o-1' }, 'Order#o-1', 3, 2, 5000).toProblem();
+  expect(late).toMatchObject({ status: 504, detail: expect.stringMatching(/^The change is stored/) });
+  expect(late).not.toHaveProperty('key');
+  expect(JSON.stringify(late)).not.toMatch(/summaries|o-1/);
+  const conflict = new ConcurrencyError('Order', 'o-1', 3, 5).toProblem();
+  expect(conflict).toMatchObject({ status: 409, detail: expect.stringContaining('version 5'), actualVersion: 5 });
 });

@@ -26,7 +26,7 @@ export function withSignal(documents: DynamoDBDocumentClient, signal: AbortSigna
 /** The reason `signal` was aborted with, remembered as one (see {@link isAbortReason}). */
 export function abortReason(signal: AbortSignal): unknown {
   const reason: unknown = signal.reason;
-  if (typeof reason === 'object' && reason !== null) abortReasons.add(reason);
+  if (!isPrimitive(reason)) abortReasons.add(reason);
   return reason;
 }
 
@@ -35,7 +35,16 @@ export function cancelled(signal: AbortSignal | undefined): signal is AbortSigna
   return signal?.aborted === true;
 }
 
-/** Whether `error` is the reason of a caller's aborted signal (passed through as it is, never wrapped or retried). */
+/**
+ * Whether `error` is the reason of a caller's aborted signal (passed through as it is, never wrapped or
+ * retried). An object is one if a signal gave it; a string, number or other primitive always is: the SDK
+ * only ever rejects with `Error`s, so a request rejecting with a primitive was cut short by a signal whose
+ * reason it is (`controller.abort('shutdown')`), and a primitive can't be remembered in a `WeakSet`.
+ */
 export function isAbortReason(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && abortReasons.has(error);
+  return isPrimitive(error) || abortReasons.has(error);
+}
+
+function isPrimitive(value: unknown): value is string | number | bigint | boolean | symbol | null | undefined {
+  return value === null || (typeof value !== 'object' && typeof value !== 'function');
 }

@@ -169,18 +169,23 @@ export class DynafoldError extends Error {
   /**
    * The error as RFC 9457 Problem Details (`application/problem+json`): `type` names the code
    * (`urn:dynafold:error:<code>` unless `typeBase` gives a documentation URL to append it to), `title`
-   * the class, `detail` the message, and the payload as extension members. The cause is left out: it may
-   * hold internals a client should not see.
+   * the class and `code` the code. A client's error (4xx) also carries the message as `detail` and the
+   * payload as extension members: they describe what the client sent. A server's error (5xx) carries a
+   * generic `detail` and no payload: its message and payload name
+   * tables, operations and what DynamoDB answered (account ids, role ARNs), which are for the logs. The
+   * cause is never included.
    */
   toProblem(options: { readonly instance?: string; readonly precondition?: boolean; readonly typeBase?: string } = {}): ProblemDetails {
+    const status = this.httpStatus(options);
+    const serverError = status >= 500;
     return {
       type: options.typeBase === undefined ? `urn:dynafold:error:${this.code}` : `${options.typeBase}${this.code}`,
       title: this.name,
-      status: this.httpStatus(options),
-      detail: this.message,
+      status,
+      detail: serverError ? serverProblemDetail(this.code, status) : this.message,
       ...(options.instance === undefined ? {} : { instance: options.instance }),
       code: this.code,
-      ...this.details,
+      ...(serverError ? {} : this.details),
     };
   }
 
@@ -201,4 +206,28 @@ export class DynafoldError extends Error {
     if (code === undefined) return true;
     return code.endsWith('.') ? error.code.startsWith(code) : error.code === code;
   }
+}
+
+/**
+ * The `detail` a server's error (5xx) answers over HTTP in place of its message, by code where a client can
+ * do more than retry, else by status. What went wrong in full is logged by the service, never sent.
+ */
+const ServerProblemDetails: {
+  readonly byCode: Partial<Readonly<Record<ErrorCode, string>>>;
+  readonly byStatus: Readonly<Record<number, string>>;
+  readonly otherwise: string;
+} = {
+  byCode: {
+    'projector.waitTimeout': 'The change is stored, but the read model did not show it in time: read it again later instead of repeating the change.',
+  },
+  byStatus: {
+    502: 'A request to the database failed. The error is logged; try again later.',
+    503: 'The service is busy. Try again later.',
+    504: 'The service did not finish in time. The error is logged; try again later.',
+  },
+  otherwise: 'The service failed to handle the request. The error is logged.',
+};
+
+function serverProblemDetail(code: ErrorCode, status: number): string {
+  return ServerProblemDetails.byCode[code] ?? ServerProblemDetails.byStatus[status] ?? ServerProblemDetails.otherwise;
 }

@@ -4,6 +4,7 @@ import type { AnyProjection } from '../projector';
 import type { AnyEventStream, ReadModel } from '../store';
 import {
   hasPrecondition,
+  logRequestFailure,
   PROBLEM_CONTENT_TYPE,
   problemOf,
   resolveServices,
@@ -11,7 +12,7 @@ import {
   type ProblemOptions,
   type ServiceOptions,
 } from '../http';
-import { log, type Logger } from '../util';
+import type { Logger } from '../util';
 
 /** Options of {@link dynafold} for Express: the service's options, and where the feed logs. */
 export type DynafoldExpressOptions<
@@ -38,6 +39,9 @@ export interface DynafoldExpress<
   closeWith<S extends Server>(server: S): S;
 }
 
+/** The logger each app was registered with, for its `problemHandler`. */
+const appLoggers = new WeakMap<object, Logger>();
+
 /**
  * Registers dynafold with an Express app: `app.locals.dynafold` holds the streams, read models,
  * projections and `health()`; `healthPath` serves the health (200, or 503 once the feed failed); a
@@ -62,6 +66,7 @@ export function dynafold<
   options: DynafoldExpressOptions<Streams, Models, Projections> & { readonly start?: boolean },
 ): DynafoldExpress<Streams, Models, Projections> {
   const { services, feed } = resolveServices(options, options.logger);
+  if (options.logger !== undefined) appLoggers.set(app, options.logger);
   app.locals['dynafold'] = services;
   if (options.healthPath !== undefined) {
     app.get(options.healthPath, (_request, response) => {
@@ -89,19 +94,29 @@ export function dynafold<
 /**
  * Express error middleware answering RFC 9457 Problem Details: a `DynafoldError` with its status (a
  * conflict is 409, or 412 when the request carried `If-Match`), a zod error 400 with the field paths, a
- * body parser's 4xx as it is, anything else a 500 that leaks nothing. Mount it after the routes.
+ * body parser's 4xx as it is, anything else a 500 that leaks nothing; a 5xx never carries the error's
+ * message or payload, which are logged instead (to `logger`, else the logger given to {@link dynafold}, else
+ * `console.error` as one JSON line). Mount it after the routes.
  *
  * @example
  * ```ts
  * app.use(problemHandler({ typeBase: 'https://example.com/problems/' }))
  * ```
  */
-export function problemHandler(options: ProblemOptions & { readonly logger?: Logger } = {}): ErrorRequestHandler {
+export function problemHandler(
+  options: ProblemOptions & {
+    /** Receives the errors answered with a 5xx. @defaultValue the logger given to `dynafold(app)`, else `console.error` */
+    readonly logger?: Logger;
+  } = {},
+): ErrorRequestHandler {
   return (error: unknown, request, response, next) => {
     // Headers already sent: only Express itself can end the response now.
     if (response.headersSent) return next(error);
     const { status, body } = problemOf(error, { instance: request.originalUrl, precondition: hasPrecondition(request.headers) }, options);
-    if (status >= 500) log(options.logger, 'error', { err: error }, 'request failed');
+    if (status >= 500) {
+      const logger = options.logger ?? appLoggers.get(request.app);
+      logRequestFailure(logger, error, { method: request.method, url: request.originalUrl, status });
+    }
     response.status(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
   };
 }

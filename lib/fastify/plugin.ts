@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '../util';
 import {
   hasPrecondition,
+  logRequestFailure,
   PROBLEM_CONTENT_TYPE,
   problemOf,
   resolveServices,
@@ -62,7 +64,15 @@ export function problemHandler(
 ): (this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply {
   return function handle(error, request, reply) {
     const { status, body } = problemOf(error, { instance: request.url, precondition: hasPrecondition(request.headers) }, options);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status >= 500) logRequestFailure(configuredLogger(request.log), error, { method: request.method, url: request.url, status });
     return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(body);
   };
+}
+
+/**
+ * The app's logger, unless it has none: `Fastify()` without `logger` gets a logger that drops everything
+ * (it has no `level`, which pino and its likes always have), and then a failure goes to the console.
+ */
+function configuredLogger(logger: FastifyRequest['log']): Logger | undefined {
+  return typeof (logger as { level?: unknown }).level === 'string' ? logger : undefined;
 }

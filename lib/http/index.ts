@@ -5,5 +5,7 @@ export { etagOf, expectedVersionOf, hasPrecondition } from './preconditions';
 export { resolveServices } from './services';
 export { ServiceDefaults } from './defaults';
 export type { DynafoldServices, ResolvedServices, ServiceHealth, ServiceOptions } from './services';
+export { logRequestFailure } from './request-failure';
+export type { FailedRequest } from './request-failure';
 export { BackgroundFeed } from './background-feed';
 export type { FeedHealth, ServiceFeedConsumer, ServiceFeedOptions } from './background-feed';

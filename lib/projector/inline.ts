@@ -1,5 +1,6 @@
 import { instanceKey, type InlinePlan, type StreamEvent, type TransactPut } from '../store';
 import { EventFailure } from './fold-row';
+import { withCallSignal } from './row-engine';
 import { callContext, planRows } from './row-plan';
 import { readRows, rowPut } from './row-store';
 import { checkpointsOf, foldWrite } from './row-write';
@@ -13,11 +14,13 @@ import { rowIdOf, type RowRuntime } from './runtime';
  * needs no event but the appended ones (no gap read), and the row condition plus the append's contiguity
  * check make the row and the events commit together or not at all. Anything else is left to the
  * projector, which converges on the same row through the checkpoint: it finds these events already applied.
+ * An aborted `signal` rejects with its reason, as the append does.
  */
 export async function planInline<State>(
   runtime: RowRuntime<State>,
   events: ReadonlyArray<StreamEvent>,
   previousVersion: number,
+  signal?: AbortSignal,
 ): Promise<InlinePlan> {
   const entries = events.filter((event) => runtime.streams.has(event.streamName)).map((event, position) => ({ event, position }));
   const plan = planRows(entries, runtime.keyOf, (key) => rowIdOf(runtime, key));
@@ -25,8 +28,9 @@ export async function planInline<State>(
   if (keyFailure !== undefined) return { kind: 'deferred', reason: 'failed', error: keyFailure.error };
   const groups = [...plan.rows.values()];
   if (groups.length === 0) return { kind: 'write', puts: [], applied: [] };
+  // The append's signal reaches the rows' reads: an aborted append sends none, and one in flight is cut short.
   const rows = await readRows<State>(
-    runtime.store,
+    withCallSignal(runtime, signal).store,
     groups.map((group) => group.key),
   );
   // The appended events are all the fold may use: a row that needs another is behind, and waits for the projector.

@@ -127,8 +127,8 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
   }
 
   /** @internal plans this projection's rows for an append's transaction (the append's `inline` option). */
-  planInline(events: ReadonlyArray<StreamEvent>, previousVersion: number): Promise<InlinePlan> {
-    return planInline(this.runtime, events, previousVersion);
+  planInline(events: ReadonlyArray<StreamEvent>, previousVersion: number, signal?: AbortSignal): Promise<InlinePlan> {
+    return planInline(this.runtime, events, previousVersion, signal);
   }
 
   /** @internal */

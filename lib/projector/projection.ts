@@ -121,8 +121,8 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
   }
 
   /** @internal plans this projection's rows for an append's transaction (the append's `inline` option). */
-  planInline(events: ReadonlyArray<StreamEvent>, previousVersion: number): Promise<InlinePlan> {
-    return planInline(this.runtime, events, previousVersion);
+  planInline(events: ReadonlyArray<StreamEvent>, previousVersion: number, signal?: AbortSignal): Promise<InlinePlan> {
+    return planInline(this.runtime, events, previousVersion, signal);
   }
 
   /** @internal applies events at given positions (records' positions, for processBatch). */

@@ -148,7 +148,7 @@ export class EventStream<
     const { outcome, inline } =
       options.inline === undefined || options.inline.length === 0
         ? { outcome: await sendAppend(documents, this.codec, plan, items), inline: undefined }
-        : await sendInlineAppend(documents, this.codec, plan, items, written, options.inline);
+        : await sendInlineAppend(documents, this.codec, plan, items, written, options.inline, options.signal);
     // The inline folds saw the very events returned here.
     const withInline = inline === undefined ? {} : { inline: inline as InlineResult<EventOf<Events>> };
     switch (outcome.kind) {

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoRequestError, ValidationError } from '../errors';
-import { TransactionLimits, errorName, itemSize } from '../dynamo';
+import { TransactionLimits, abortReason, cancelled, errorName, itemSize } from '../dynamo';
 import { sendAppend, type AppendOutcome, type AppendPlan } from './append-transaction';
 import type { EventCodec } from './event-codec';
 import type { InlineDeferred, InlinePlan, InlineProjection, InlineResult, TransactPut } from './inline';
@@ -27,9 +27,11 @@ export async function sendInlineAppend(
   items: ReadonlyArray<Record<string, unknown>>,
   events: ReadonlyArray<StreamEvent>,
   projections: ReadonlyArray<InlineProjection>,
+  signal: AbortSignal | undefined,
 ): Promise<{ outcome: AppendOutcome; inline: InlineResult }> {
   const deferred: InlineDeferred[] = [];
-  const planned = await Promise.all(projections.map((projection) => planSafely(projection, events, plan.expectedVersion)));
+  if (cancelled(signal)) throw abortReason(signal);
+  const planned = await Promise.all(projections.map((projection) => planSafely(projection, events, plan.expectedVersion, signal)));
   let included = fit(plan, items, projections, planned, deferred);
   for (;;) {
     const outcome = await sendAppend(
@@ -70,10 +72,17 @@ export async function sendInlineAppend(
   }
 }
 
-async function planSafely(projection: InlineProjection, events: ReadonlyArray<StreamEvent>, previousVersion: number): Promise<InlinePlan> {
+/** A projection's plan; one that failed is deferred (the projector meets the same error), unless the append was aborted. */
+async function planSafely(
+  projection: InlineProjection,
+  events: ReadonlyArray<StreamEvent>,
+  previousVersion: number,
+  signal: AbortSignal | undefined,
+): Promise<InlinePlan> {
   try {
-    return await projection.planInline(events, previousVersion);
+    return await projection.planInline(events, previousVersion, signal);
   } catch (error) {
+    if (cancelled(signal)) throw abortReason(signal);
     return { kind: 'deferred', reason: 'failed', error };
   }
 }

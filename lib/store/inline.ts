@@ -15,9 +15,10 @@ export interface InlineProjection {
   /**
    * @internal Reads the rows `events` address (strongly consistent) and folds them, for events about to be
    * appended right after `previousVersion`. Resolves the Puts to add to the append's transaction, each
-   * conditioned as the projector's own write would be, or why the rows are left to the projector.
+   * conditioned as the projector's own write would be, or why the rows are left to the projector. The
+   * append's `signal` reaches the reads; aborted, the plan rejects with its reason.
    */
-  planInline(events: ReadonlyArray<StreamEvent>, previousVersion: number): Promise<InlinePlan>;
+  planInline(events: ReadonlyArray<StreamEvent>, previousVersion: number, signal?: AbortSignal): Promise<InlinePlan>;
 }
 
 /** A projection's part of an append's transaction, or why it has none. */
