@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { BackfillFailedError, ConfigurationError, eventsTableDefinition, outboxTableDefinition, type BackfillProgress } from 'dynafold';
 import { waitFor } from '../feed/support';
 import { createTestTable, localConfig, testClient } from '../support/dynamo';
@@ -209,4 +211,133 @@ test('a row that fails for good stops the backfill with BackfillFailedError nami
   const fixed = accountsProjection(ledgerStream(client, events, 'A'), model, { revision: false, poison: { park: { afterAttempts: 1 } } });
   await fixed.retryParked();
   await expectAccountRows(model, history);
+});
+
+/** The progress items a projection's backfill run left in the views table. */
+async function savedProgress(projection: string, events: string, run = 'default'): Promise<number> {
+  const documents = DynamoDBDocumentClient.from(client);
+  const { Items } = await documents.send(
+    new QueryCommand({
+      TableName: viewsTable,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `_dfBackfill#${projection}#${run}#${events}` },
+      ConsistentRead: true,
+    }),
+  );
+  return Items?.length ?? 0;
+}
+
+/** Starts a backfill and aborts it once `instancesDone` reaches `after`; resolves when it has rejected. */
+async function interruptedBackfill(projection: { backfill: (options: object) => Promise<BackfillProgress> }, options: object, after: number) {
+  const controller = new AbortController();
+  const stopped = projection.backfill({
+    ...options,
+    concurrency: 1,
+    pageSize: 2,
+    progressIntervalMs: 0,
+    signal: controller.signal,
+    onProgress: (progress: BackfillProgress) => {
+      if (progress.instancesDone >= after) controller.abort(new Error('stopped'));
+    },
+  });
+  await expect(stopped).rejects.toThrow('stopped');
+}
+
+test('with afterAttempts: 3 a poison row is tried until it parks and the backfill goes on', async () => {
+  const { events, history } = await writeHistory(10);
+  const isPoison = (event: LedgerEvent) => event.streamId === 'ab' && event.type === 'Deposited';
+  const model = accountModel(client, viewsTable, `Parking${++models}`);
+  const poison = { park: { afterAttempts: 3 } };
+  const parking = accountsProjection(ledgerStream(client, events, 'A'), model, { revision: false, isPoison, poison });
+  expect(await parking.backfill({ segments: 2, retry: { backoff: { initialMs: 1, maxMs: 1 } } })).toMatchObject({
+    instancesDone: 10,
+    rowsParked: 1,
+    done: true,
+  });
+  expect((await collect(parking.parkedRows())).map((row) => [row.key, row.attempts])).toEqual([[{ id: 'ab' }, 3]]);
+  await accountsProjection(ledgerStream(client, events, 'A'), model, { revision: false, poison }).retryParked();
+  await expectAccountRows(model, history);
+});
+
+test('restart: true forgets the saved progress of every segment, also of a run with more segments, and of a restart cut short', async () => {
+  const { events, history } = await writeHistory(24);
+  const model = accountModel(client, viewsTable, `Restarted${++models}`);
+  const accounts = accountsProjection(ledgerStream(client, events, 'A'), model, { revision: false });
+  await interruptedBackfill(accounts, { segments: 4 }, 4);
+  // A restart with fewer segments, itself cut short, then resumed and finished.
+  await interruptedBackfill(accounts, { segments: 2, restart: true }, 2);
+  await expect(accounts.backfill({ segments: 4 })).rejects.toThrow(ConfigurationError);
+  expect(await accounts.backfill({ segments: 2 })).toMatchObject({ resumed: true, instancesDone: 24, done: true });
+  expect(await savedProgress(accounts.name, events)).toBe(0);
+  // A row lost since comes back: nothing stale is resumed (no instance is passed over).
+  await DynamoDBDocumentClient.from(client).send(new DeleteCommand({ TableName: viewsTable, Key: model.keyOf({ id: 'ab' }) }));
+  expect(await accounts.backfill()).toMatchObject({ resumed: false, instancesDone: 24, rowsWritten: 1 });
+  await expectAccountRows(model, history);
+
+  await interruptedBackfill(accounts, { segments: 4 }, 4);
+  expect(await accounts.backfill({ segments: 2, restart: true })).toMatchObject({ resumed: false, instancesDone: 24, done: true });
+  expect(await savedProgress(accounts.name, events)).toBe(0);
+});
+
+test("a backfill starts from the rows' checkpoints: events a row already has are never folded again", async () => {
+  const { events, history } = await writeHistory(8);
+  const model = accountModel(client, viewsTable, `UpToDate${++models}`);
+  await accountsProjection(ledgerStream(client, events, 'A'), model, { revision: false }).backfill({ segments: 1 });
+  // A new version of evolve that chokes on every event: the rows hold them all, so it is never asked.
+  let folded = 0;
+  const isPoison = () => {
+    folded++;
+    return true;
+  };
+  const next = accountsProjection(ledgerStream(client, events, 'A'), model, { revision: false, isPoison });
+  expect(await next.backfill({ segments: 2 })).toMatchObject({ instancesDone: 8, eventsApplied: 0, rowsWritten: 0, done: true });
+  expect(folded).toBe(0);
+  await expectAccountRows(model, history);
+});
+
+test('a throttled backfill counts every request it sends, its progress writes too', async () => {
+  const { events, history } = await writeHistory(16);
+  const counting = new DynamoDBClient(localConfig());
+  let sent = 0;
+  counting.middlewareStack.add((next) => async (args) => {
+    sent++;
+    return next(args);
+  });
+  try {
+    const model = accountModel(counting, viewsTable, `Counted${++models}`);
+    const accounts = accountsProjection(ledgerStream(counting, events, 'A'), model, { revision: false });
+    const requestsPerSecond = 40;
+    const started = Date.now();
+    // One scanned item a page: a progress write per item, as many as the scan's pages.
+    await accounts.backfill({ segments: 1, concurrency: 4, pageSize: 1, throttle: { requestsPerSecond } });
+    const elapsed = Date.now() - started;
+    // A second's worth may go at once, then no more than the rate.
+    expect(sent).toBeLessThanOrEqual(requestsPerSecond * (1 + elapsed / 1000));
+    await expectAccountRows(accountModel(client, viewsTable, model.name), history);
+  } finally {
+    counting.destroy();
+  }
+});
+
+test('a resumed backfill says so although the pages it resumed found no instance', async () => {
+  const events = await createTestTable(client, eventsTableDefinition, 'backfill-events');
+  // Only B instances: every page of a scan for A's instances finds none.
+  const b = ledgerStream(client, events.name, 'B');
+  for (const id of ['a', 'b', 'aa'])
+    await b.append({ id }, [
+      { type: 'Deposited', data: { owner: 'b', amount: 1 } },
+      { type: 'Deposited', data: { owner: 'b', amount: 2 } },
+    ]);
+  const accounts = accountsProjection(ledgerStream(client, events.name, 'A'), accountModel(client, viewsTable, `Empty${++models}`), {
+    revision: false,
+  });
+  await interruptedBackfill(accounts, { segments: 1 }, 0);
+  expect(await accounts.backfill({ segments: 1 })).toMatchObject({ resumed: true, instancesDone: 0, done: true });
+});
+
+test('rebuild of a bad stream id rejects rather than throwing at the call', async () => {
+  const accounts = accountsProjection(ledgerStream(client, 'nowhere', 'A'), accountModel(client, viewsTable, `Bad${++models}`), { revision: false });
+  let call: Promise<unknown> | undefined;
+  expect(() => (call = accounts.rebuild({} as never))).not.toThrow();
+  await expect(call).rejects.toThrow();
 });

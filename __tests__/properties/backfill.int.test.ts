@@ -1,6 +1,7 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { eventsTableDefinition, processBatch, type AnyProjection, type BackfillProgress, type RowOutcome } from 'dynafold';
+import { ConfigurationError, eventsTableDefinition, processBatch, type AnyProjection, type BackfillProgress, type RowOutcome } from 'dynafold';
 import { injectFaults } from '../../chaos/faults';
 import { deliver, deliveries, propertySettings, propertyTimeout } from '../support/delivery';
 import { createTestTable, localConfig, testClient } from '../support/dynamo';
@@ -126,4 +127,82 @@ test(
     );
   },
   propertyTimeout(8),
+);
+
+/** A backfill cut short (after `stopAfter` instances), or run to the end when it gets there first. */
+const runs = fc.record({ segments: fc.integer({ min: 1, max: 4 }), restart: fc.boolean(), stopAfter: fc.integer({ min: 0, max: 4 }) });
+const histories = fc.record({
+  /** The share of each instance's events a row already holds (an older version of the projection applied them). */
+  held: fc.constantFrom(0, 0.5, 1),
+  /** Rows whose every deposit chokes the new `evolve`, parked after `afterAttempts` (none: no poison). */
+  poison: fc.option(fc.record({ ids: fc.subarray(['a', 'b'], { minLength: 1 }), afterAttempts: fc.integer({ min: 1, max: 3 }) }), {
+    nil: undefined,
+  }),
+  runs: fc.array(runs, { maxLength: 3 }),
+  segments: fc.integer({ min: 1, max: 4 }),
+});
+
+test(
+  'backfills cut short and restarted with other segment counts, over rows holding part of their events and poison rows: each row equals its fold, no progress left',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(workload, histories, async (past, plan) => {
+        const events = await createTestTable(client, eventsTableDefinition, 'backfill-events');
+        try {
+          const stream = ledgerStream(client, events.name, 'A');
+          const history = new Map<string, LedgerEvent[]>();
+          for (const { stream: name, id, events: batch } of past.filter((append) => append.stream === 'A')) {
+            const { events: written } = await stream.append({ id }, batch.map(toNewEvent) as never);
+            history.set(`${name}#${id}`, [...(history.get(`${name}#${id}`) ?? []), ...(written as LedgerEvent[])]);
+          }
+          const model = accountModel(client, viewsTable, `Restarts${++cases}x${Date.now().toString(36)}`);
+          const older = accountsProjection(stream, model, { revision: false });
+          for (const instance of history.values()) await older.applyBatch(instance.slice(0, Math.round(instance.length * plan.held)) as never);
+
+          const poisonIds = plan.poison?.ids ?? [];
+          const poison = plan.poison === undefined ? {} : { poison: { park: { afterAttempts: plan.poison.afterAttempts } } };
+          const isPoison = (event: LedgerEvent) => poisonIds.includes(event.streamId) && event.type === 'Deposited';
+          const accounts = accountsProjection(stream, model, { revision: false, isPoison, ...poison });
+          const quick = { retry: { backoff: { initialMs: 1, maxMs: 1 } }, progressIntervalMs: 0, concurrency: 2, pageSize: 2 };
+          for (const run of plan.runs) {
+            const controller = new AbortController();
+            const stopped = accounts.backfill({
+              ...quick,
+              segments: run.segments,
+              restart: run.restart,
+              signal: controller.signal,
+              onProgress: (progress: BackfillProgress) => progress.instancesDone >= run.stopAfter && controller.abort(new Error('stopped')),
+            });
+            // Stopped, finished first, or refused: a saved run of another segment count is resumed only by a restart.
+            const failure: unknown = await stopped.then(() => undefined).catch((error: unknown) => error);
+            if (failure instanceof ConfigurationError) expect(run.restart).toBe(false);
+            else if (failure !== undefined) expect(failure).toMatchObject({ message: 'stopped' });
+          }
+          const finished = await accounts
+            .backfill({ ...quick, segments: plan.segments })
+            .catch((error: unknown) =>
+              error instanceof ConfigurationError ? accounts.backfill({ ...quick, segments: plan.segments, restart: true }) : Promise.reject(error),
+            );
+          expect(finished.done).toBe(true);
+          const { Items: left } = await DynamoDBDocumentClient.from(client).send(
+            new QueryCommand({
+              TableName: viewsTable,
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': `_dfBackfill#${accounts.name}#default#${events.name}` },
+              ConsistentRead: true,
+            }),
+          );
+          expect(left).toEqual([]);
+          // Only poison rows are parked; once the fix is deployed they catch up.
+          for await (const row of accounts.parkedRows()) expect(poisonIds).toContain(row.key['id']);
+          await accountsProjection(stream, model, { revision: false, ...poison }).retryParked();
+          await expectAccountRows(model, history);
+        } finally {
+          await client.send(new DeleteTableCommand({ TableName: events.name }));
+        }
+      }),
+      propertySettings(6),
+    );
+  },
+  propertyTimeout(6),
 );

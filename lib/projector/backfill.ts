@@ -2,40 +2,18 @@ import { setMaxListeners } from 'node:events';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import pLimit from 'p-limit';
 import { request } from '../dynamo';
-import { BackfillFailedError, ConfigurationError } from '../errors';
-import {
-  type EventStream,
-  EventStreamDefaults,
-  instancePages,
-  type AnyEventStream,
-  type InstancePage,
-  type InstanceRef,
-  type StreamEvent,
-} from '../store';
-import { backoffDelay, RequestRate, sleep } from '../util';
+import { ConfigurationError } from '../errors';
+import { instancePages, type AnyEventStream, type EventStream, type InstancePage } from '../store';
+import { RequestRate } from '../util';
+import { backfillInstance, type InstanceRun, type Tally } from './backfill-instance';
 import { BackfillProgressStore, type SegmentProgress } from './backfill-progress';
 import { resolveBackfillOptions, type BackfillOptions, type BackfillProgress, type BackfillSettings } from './backfill-options';
-import { countsTowardsParking } from './parking';
-import { applyEntries } from './row-engine';
 import type { RowBasics, RowRuntime } from './runtime';
 
 /** The streams of a projection that share one events table: one scan lists the instances of them all. */
 interface TableScan {
   readonly table: string;
   readonly streams: ReadonlyArray<AnyEventStream>;
-}
-
-/** The counts a backfill keeps as it goes. */
-interface Tally {
-  instances: number;
-  events: number;
-  rowsWritten: number;
-  rowsParked: number;
-  /** Instances and items found by earlier runs of a resumed backfill. */
-  resumedInstances: number;
-  segmentsDone: number;
-  /** Per table: instances found and items scanned, for the estimate of the total. */
-  readonly scans: Map<string, { found: number; scanned: number; itemCount: number | undefined }>;
 }
 
 /**
@@ -46,18 +24,29 @@ interface Tally {
  */
 export async function backfillRows<State>(runtime: RowRuntime<State>, options: BackfillOptions): Promise<BackfillProgress> {
   const settings = resolveBackfillOptions(runtime.name, options);
-  const progress = new BackfillProgressStore(runtime.store, runtime.name, settings.run);
-  const tables = tablesOf(runtime);
-  const started = Date.now();
-  const tally: Tally = { instances: 0, events: 0, rowsWritten: 0, rowsParked: 0, resumedInstances: 0, segmentsDone: 0, scans: new Map() };
   const rate = settings.requestsPerSecond === undefined ? undefined : new RequestRate(settings.requestsPerSecond);
   const limit = pLimit(settings.concurrency);
   // The first failure stops every segment; the in-flight instances finish and their page is not saved.
   const stop = new AbortController();
   const signal = settings.signal === undefined ? stop.signal : AbortSignal.any([settings.signal, stop.signal]);
+  const progress = new BackfillProgressStore(runtime.store, runtime.name, settings.run, async () => rate?.take(1, signal));
+  const tables = tablesOf(runtime);
+  const started = Date.now();
+  const tally: Tally = {
+    instances: 0,
+    events: 0,
+    rowsWritten: 0,
+    rowsParked: 0,
+    resumedInstances: 0,
+    resumed: false,
+    segmentsDone: 0,
+    scans: new Map(),
+  };
   // Every instance in flight listens to it (its requests and backoff sleeps): not a leak past 10 listeners.
   setMaxListeners(Math.max(10, settings.concurrency * 4 + settings.segments * tables.length), signal);
   const segments = tables.flatMap((scan) => Array.from({ length: settings.segments }, (_unused, segment) => ({ scan, segment })));
+  // A restart forgets every saved segment first (of any count), so that no old cursor mixes with the new ones.
+  if (settings.restart) await Promise.all(tables.map((scan) => progress.forget(scan.table, settings.segments)));
   const saved = await Promise.all(segments.map(({ scan, segment }) => (settings.restart ? undefined : progress.load(scan.table, segment))));
   for (const [index, resumed] of saved.entries()) {
     if (resumed !== undefined && resumed.segments !== settings.segments) {
@@ -69,9 +58,13 @@ export async function backfillRows<State>(runtime: RowRuntime<State>, options: B
     const counts = tally.scans.get(scan.table) ?? { found: 0, scanned: 0, itemCount: undefined };
     tally.scans.set(scan.table, { ...counts, found: counts.found + (resumed?.instances ?? 0), scanned: counts.scanned + (resumed?.scanned ?? 0) });
     tally.resumedInstances += resumed?.instances ?? 0;
+    if (resumed !== undefined) tally.resumed = true;
     if (resumed?.done === true) tally.segmentsDone++;
   }
-  for (const scan of tables) (tally.scans.get(scan.table) as { itemCount: number | undefined }).itemCount = await itemCount(scan);
+  for (const scan of tables) {
+    await rate?.take(1, signal);
+    (tally.scans.get(scan.table) as { itemCount: number | undefined }).itemCount = await itemCount(scan);
+  }
   const report = reporter(settings, tally, segments.length, started);
   const outcomes = await Promise.allSettled(
     segments.map(async ({ scan, segment }, index) => {
@@ -86,7 +79,7 @@ export async function backfillRows<State>(runtime: RowRuntime<State>, options: B
   // Every segment has settled (their in-flight instances finished): the first failure is the one to report.
   if (outcomes.some((outcome) => outcome.status === 'rejected'))
     throw settings.signal?.aborted === true ? settings.signal.reason : stop.signal.reason;
-  await Promise.all(segments.map(({ scan, segment }) => progress.clear(scan.table, segment)));
+  await Promise.all(tables.map((scan) => progress.forget(scan.table, settings.segments)));
   return report(true);
 }
 
@@ -113,15 +106,12 @@ function documentsOf(scan: TableScan) {
   return (scan.streams[0] as EventStream).documents;
 }
 
-interface SegmentRun {
+interface SegmentRun extends InstanceRun {
   readonly scan: TableScan;
   readonly segment: number;
   readonly resumed: SegmentProgress | undefined;
   readonly progress: BackfillProgressStore;
-  readonly tally: Tally;
-  readonly rate: RequestRate | undefined;
   readonly limit: ReturnType<typeof pLimit>;
-  readonly signal: AbortSignal;
   readonly report: (final: boolean) => BackfillProgress;
 }
 
@@ -174,65 +164,6 @@ async function nextPage(pages: AsyncGenerator<InstancePage>, run: SegmentRun): P
   return done === true ? undefined : value;
 }
 
-/**
- * Applies every event of one stream instance, a page of events at a time, without outbox messages.
- * The first page guesses its rows are new (no read; a row that exists after all is read and folded
- * from its checkpoint). A transient failure tries the instance again after a backoff; any other one
- * stops the backfill.
- */
-async function backfillInstance<State>(runtime: RowRuntime<State>, settings: BackfillSettings, ref: InstanceRef, run: SegmentRun): Promise<void> {
-  const stream = runtime.streams.get(ref.streamName) as AnyEventStream;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await applyInstance(runtime, stream, ref, run);
-    } catch (error) {
-      if (run.signal.aborted || countsTowardsParking(error) || attempt + 1 >= settings.retry.attempts) {
-        throw run.signal.aborted ? run.signal.reason : new BackfillFailedError(runtime.name, `${ref.streamName}#${ref.streamId}`, error);
-      }
-      await sleep(backoffDelay(attempt, settings.retry.backoff), run.signal);
-    }
-  }
-}
-
-async function applyInstance<State>(runtime: RowRuntime<State>, stream: AnyEventStream, ref: InstanceRef, run: SegmentRun): Promise<void> {
-  // Rows of a single-source projection are fed by this instance alone: from version 1 they are likely new.
-  const guess = runtime.store.checkpoints.kind === 'field';
-  let chunk: StreamEvent[] = [];
-  const apply = async (first: boolean) => {
-    await run.rate?.take(REQUESTS_PER_CHUNK, run.signal);
-    const result = await applyEntries(
-      runtime,
-      chunk.map((event, position) => ({ event, position })),
-      { messages: false, guessAbsent: guess && first },
-    );
-    chunk = [];
-    // Counted before a failure is thrown: what a failed row applied first stays applied when the instance is tried again.
-    for (const outcome of result.outcomes) {
-      run.tally.events += outcome.applied.length;
-      if (outcome.status === 'parked') run.tally.rowsParked++;
-    }
-    run.tally.rowsWritten += result.stats.rowsWritten;
-    const { rowsWritten, gapReads, lostRaces } = result.stats;
-    const sent = 1 + (guess && first ? 0 : 1) + rowsWritten + gapReads + 2 * lostRaces;
-    if (sent > REQUESTS_PER_CHUNK) await run.rate?.take(sent - REQUESTS_PER_CHUNK, run.signal);
-    else run.rate?.give(REQUESTS_PER_CHUNK - sent);
-    const failed = result.outcomes.find((outcome) => outcome.status === 'failed');
-    if (failed?.status === 'failed') throw failed.error;
-  };
-  let first = true;
-  for await (const event of stream.iterate(ref.streamId, { signal: run.signal })) {
-    chunk.push(event);
-    if (chunk.length === EventStreamDefaults.readPageSize) {
-      await apply(first);
-      first = false;
-    }
-  }
-  if (chunk.length > 0) await apply(first);
-}
-
-/** What one page of an instance's events usually costs: its Query, a row read and a row write. */
-const REQUESTS_PER_CHUNK = 3;
-
 /** Reports progress through `onProgress`, at most once per interval except the final report. */
 function reporter(settings: BackfillSettings, tally: Tally, segments: number, started: number): (final: boolean) => BackfillProgress {
   let reportedAt = 0;
@@ -253,7 +184,7 @@ function reporter(settings: BackfillSettings, tally: Tally, segments: number, st
       elapsedMs,
       instancesPerSecond: perSecond,
       etaMs: final ? 0 : estimate === undefined || perSecond === 0 ? undefined : (Math.max(0, estimate - done) / perSecond) * 1000,
-      resumed: tally.resumedInstances > 0,
+      resumed: tally.resumed,
       done: final,
     };
     if (settings.onProgress !== undefined && (final || now - reportedAt >= settings.progressIntervalMs)) {

@@ -169,7 +169,8 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
    * `evolve` changed, say), ignoring the rows' state. It moves no checkpoint and writes no outbox message:
    * events past a row's checkpoint are applied by their delivery (or `catchUp`), in a call's `applied`.
    */
-  rebuild(streamId: StreamIdOfStream<S> | string, options: CallOptions = {}): Promise<RebuildResult> {
+  async rebuild(streamId: StreamIdOfStream<S> | string, options: CallOptions = {}): Promise<RebuildResult> {
+    // Async, so that a bad id rejects (as catchUp's does) instead of throwing at the call.
     return rebuildStream(this.runtime, this.stream, this.stream.formatStreamId(streamId), options.signal);
   }
 
