@@ -64,6 +64,7 @@ export type {
   WaitTiming,
 } from './store';
 export { TransactionLimits } from './dynamo';
+export { DataLimits } from './store';
 export type { Logger, LogLevel } from './util';
 export {
   Projection,

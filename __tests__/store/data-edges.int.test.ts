@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventStream, ReadModel, ValidationError, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { DataLimits, EventStream, ReadModel, ValidationError, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
 import { createTestTable, testClient } from '../support/dynamo';
 import { countRequests } from '../support/requests';
 
@@ -87,6 +87,52 @@ describe('data DynamoDB cannot hold as a map gets one answer whatever its size',
   test('metadata that DynamoDB cannot hold is refused before sending', async () => {
     const events = stream('Meta', z.object({}));
     await refusedBeforeSending(() => events.append(freshId(), [{ type: 'Happened', data: {} }], { metadata: { n: 2 ** 60 } }), /metadata\.n/);
+  });
+});
+
+describe('nesting', () => {
+  /** `n` objects inside one another around a number. */
+  const nested = (n: number): Record<string, unknown> => {
+    let value: Record<string, unknown> = { leaf: 1 };
+    for (let level = 1; level < n; level++) value = { a: value };
+    return value;
+  };
+
+  test("data at DynamoDB's limit (31 maps in the attribute) is stored as a map; one more is stored compressed, or refused with compression off", async () => {
+    const plain = stream('PlainDeep', z.record(z.string(), z.unknown()), false);
+    const id = freshId();
+    await plain.append(id, [{ type: 'Happened', data: nested(31) }]);
+    expect((await plain.read(id)).map((event) => event.data)).toEqual([nested(31)]);
+    await refusedBeforeSending(() => plain.append(freshId(), [{ type: 'Happened', data: nested(32) }]), /nested deeper than DynamoDB's 32 levels/);
+    const compressed = stream('CompressedDeep', z.record(z.string(), z.unknown()));
+    const other = freshId();
+    await compressed.append(other, [{ type: 'Happened', data: nested(32) }]);
+    expect((await compressed.read(other)).map((event) => event.data)).toEqual([nested(32)]);
+  });
+
+  test('data and snapshot state nested past DataLimits.jsonDepth (100) are a ValidationError before sending, however deep; 100 levels are kept', async () => {
+    const events = stream('Deep', z.record(z.string(), z.unknown()));
+    const id = freshId();
+    await events.append(id, [{ type: 'Happened', data: nested(DataLimits.jsonDepth) }]);
+    expect((await events.read(id)).map((event) => event.data)).toEqual([nested(DataLimits.jsonDepth)]);
+    // 2,000 levels is a 10 KB body that JSON.parse reads; 100,000 is past what JSON.stringify can write.
+    for (const depth of [DataLimits.jsonDepth + 1, 2_000, 100_000]) {
+      await refusedBeforeSending(() => events.append(freshId(), [{ type: 'Happened', data: nested(depth) }]), /nested deeper than 100 levels/);
+      await refusedBeforeSending(() => events.saveSnapshot(id, { version: 1, state: nested(depth) }), /nested deeper than 100 levels/);
+    }
+  });
+
+  test("a row field at DynamoDB's limit (31 maps) is stored; one more is a ValidationError", async () => {
+    const rows = new ReadModel({
+      client,
+      table: viewsTable,
+      name: 'DeepRow',
+      schema: z.object({ p: z.string(), s: z.string(), value: z.unknown() }),
+      key: { pk: { field: 'pk', composite: ['p'] }, sk: { field: 'sk', composite: ['s'] } },
+    });
+    await rows.put({ p: 'p', s: 'ok', value: nested(31) });
+    expect(await rows.get({ p: 'p', s: 'ok' }, { consistent: true })).toMatchObject({ value: nested(31) });
+    await expect(rows.put({ p: 'p', s: 'no', value: nested(32) })).rejects.toThrow(/nested deeper than DynamoDB's 32 levels/);
   });
 });
 

@@ -5,6 +5,7 @@ export type { InlineProjection, InlineResult, InlineApplied, InlineDeferred, Inl
 export type { Snapshot } from './snapshots';
 export type { ProjectedRow, ProjectedRows, ProjectionWaiter, WaitForProjections, WaitTiming } from './read-your-writes';
 export { DEFAULT_SNAPSHOT_NAME } from './snapshots';
+export { DataLimits } from './plain-data';
 export type { CompressionOptions, CompressionAlgorithm } from '../dynamo';
 export { EventStreamDefaults } from './defaults';
 export { decoder, eventFilterPattern, unmarshallImage } from './decoder';

@@ -1,15 +1,29 @@
 import type { ValidationIssue } from '../errors';
 
-/** DynamoDB's limits on values in a map attribute, and on what the SDK reads back as a plain number. */
+/** What DynamoDB reads back as a plain number: smaller magnitudes are refused. */
 const SMALLEST_NUMBER = 1e-130;
-const MAX_DEPTH = 32;
+
+/**
+ * How deep data may nest. DynamoDB refuses a map or list nested past 32 levels (its documented limit on
+ * nested attributes), so deeper event data is stored compressed, as JSON. JSON itself has no limit, but
+ * `JSON.stringify`, `JSON.parse` and a schema's parse recurse once a level and run out of stack a few
+ * thousand levels down (sooner on a deep call stack): event data and snapshot state nested past
+ * 100 levels are refused with a `ValidationError` before anything is sent, whatever their size.
+ */
+export const DataLimits = {
+  /** DynamoDB's limit on nesting in an item, the item's attribute being the first level: 31 maps or lists inside one another in an attribute. */
+  attributeDepth: 32,
+  /** dynafold's limit on nested objects and arrays in event data and snapshot state, stored compressed past `attributeDepth`. */
+  jsonDepth: 100,
+} as const;
 
 type Path = ReadonlyArray<string | number>;
 
 /**
  * Where a value stops being plain JSON data: anything JSON would change on the way (a Date becomes a
  * string, a Map or Set an empty object, NaN null) or can't write at all (a bigint). Such data is stored
- * fine and then fails to read, so it is refused before anything is written.
+ * fine and then fails to read, so it is refused before anything is written, as is nesting past
+ * `DataLimits.jsonDepth`.
  */
 export function jsonIssues(value: unknown, path: Path): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
@@ -18,13 +32,15 @@ export function jsonIssues(value: unknown, path: Path): ValidationIssue[] {
 }
 
 /**
- * Where plain JSON data can't be stored as DynamoDB attributes (a map): numbers beyond ±2^53 (the SDK
- * reads them back as bigints) or smaller than 1e-130, empty field names, nesting past 32 levels, besides
- * everything {@link jsonIssues} finds.
+ * Where plain JSON data can't be stored as DynamoDB attributes: numbers beyond ±2^53 (the SDK reads them
+ * back as bigints) or smaller than 1e-130, empty field names, nesting past DynamoDB's 32 levels
+ * (`DataLimits.attributeDepth`), besides everything {@link jsonIssues} finds. DynamoDB counts the
+ * item's attribute as the first level: `value` is one attribute's (event data, metadata), or with
+ * `holds: 'item'` a whole item's fields (a row), whose own members are the first level.
  */
-export function attributeIssues(value: unknown, path: Path): ValidationIssue[] {
+export function attributeIssues(value: unknown, path: Path, holds: 'attribute' | 'item' = 'attribute'): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  walk(value, path, issues, true, 0);
+  walk(value, path, issues, true, holds === 'attribute' ? 1 : 0);
   return issues;
 }
 
@@ -33,46 +49,78 @@ export function describeDataIssues(issues: ReadonlyArray<ValidationIssue>): stri
   return issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ');
 }
 
-function walk(value: unknown, path: Path, issues: ValidationIssue[], attributes: boolean, depth: number): void {
-  if (issues.length >= 10) return;
-  const problem = (message: string) => issues.push({ path, message });
+/** A value still to check, where it is, and how many objects or arrays hold it (for an attribute, the item counts as one). */
+interface Pending {
+  readonly value: unknown;
+  readonly path: Path;
+  readonly depth: number;
+}
+
+/**
+ * Checks every value depth first, in field order, with a stack of its own rather than recursion: data
+ * nested thousands of levels is refused with an issue, not a `RangeError`. Stops at 10 issues.
+ */
+function walk(root: unknown, rootPath: Path, issues: ValidationIssue[], attributes: boolean, rootDepth: number): void {
+  const maxDepth = attributes ? DataLimits.attributeDepth : DataLimits.jsonDepth;
+  const stack: Pending[] = [{ value: root, path: rootPath, depth: rootDepth }];
+  while (stack.length > 0 && issues.length < 10) {
+    const { value, path, depth } = stack.pop() as Pending;
+    const problem = scalarProblem(value, attributes) ?? containerProblem(value, attributes, depth, maxDepth);
+    if (problem !== undefined) {
+      issues.push({ path, message: problem });
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    const members: Pending[] = [];
+    if (Array.isArray(value)) {
+      value.forEach((member: unknown, index) => members.push({ value: member, path: [...path, index], depth: depth + 1 }));
+    } else {
+      for (const [field, member] of Object.entries(value as Record<string, unknown>)) {
+        if (member === undefined) continue; // JSON leaves the field out, as an optional field reads it
+        if (attributes && field === '') issues.push({ path, message: "has an empty field name, which a DynamoDB map can't hold" });
+        members.push({ value: member, path: [...path, field], depth: depth + 1 });
+      }
+    }
+    // Reversed onto the stack, so that members are checked in order.
+    for (let index = members.length - 1; index >= 0; index--) stack.push(members[index] as Pending);
+  }
+}
+
+/** What is wrong with a value that is not an object, if anything. */
+function scalarProblem(value: unknown, attributes: boolean): string | undefined {
   switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return;
     case 'number':
-      if (!Number.isFinite(value)) return void problem(`is ${value}, which JSON turns into null`);
-      if (attributes && Math.abs(value) > Number.MAX_SAFE_INTEGER)
-        return void problem(`is ${value}, beyond ±2^53: DynamoDB would hand it back as a bigint`);
-      if (attributes && value !== 0 && Math.abs(value) < SMALLEST_NUMBER)
-        return void problem(`is ${value}, smaller than DynamoDB's smallest number 1e-130`);
-      return;
+      if (!Number.isFinite(value)) return `is ${value}, which JSON turns into null`;
+      if (attributes && Math.abs(value) > Number.MAX_SAFE_INTEGER) return `is ${value}, beyond ±2^53: DynamoDB would hand it back as a bigint`;
+      if (attributes && value !== 0 && Math.abs(value) < SMALLEST_NUMBER) return `is ${value}, smaller than DynamoDB's smallest number 1e-130`;
+      return undefined;
     case 'bigint':
-      return void problem("is a bigint, which JSON can't write: store it as a string");
+      return "is a bigint, which JSON can't write: store it as a string";
     case 'undefined':
-      return void problem('is undefined, which JSON leaves out');
+      return 'is undefined, which JSON leaves out';
     case 'function':
     case 'symbol':
-      return void problem(`is a ${typeof value}, which JSON leaves out`);
+      return `is a ${typeof value}, which JSON leaves out`;
+    default:
+      return undefined;
   }
-  if (value === null) return;
-  if (attributes && depth >= MAX_DEPTH) return void problem(`is nested deeper than DynamoDB's ${MAX_DEPTH} levels`);
-  if (Array.isArray(value)) {
-    value.forEach((member, index) => walk(member, [...path, index], issues, attributes, depth + 1));
-    return;
+}
+
+/** What is wrong with an object or array, if anything: too deep, or not plain. */
+function containerProblem(value: unknown, attributes: boolean, depth: number, maxDepth: number): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth >= maxDepth) {
+    return attributes
+      ? `is nested deeper than DynamoDB's ${maxDepth} levels`
+      : `is nested deeper than ${maxDepth} levels, more than dynafold stores (DataLimits.jsonDepth): flatten the data`;
   }
+  if (Array.isArray(value)) return undefined;
   const prototype = Object.getPrototypeOf(value) as unknown;
-  if (prototype !== Object.prototype && prototype !== null) {
-    const kind = (value as { constructor?: { name?: string } }).constructor?.name ?? 'object';
-    const hint =
-      value instanceof Date
-        ? ', which JSON turns into a string: store an ISO string (z.iso.datetime()) or a number'
-        : ', which JSON does not keep: store plain objects, arrays and values';
-    return void problem(`is a ${kind}${hint}`);
-  }
-  for (const [field, member] of Object.entries(value as Record<string, unknown>)) {
-    if (member === undefined) continue; // JSON leaves the field out, as an optional field reads it
-    if (attributes && field === '') problem("has an empty field name, which a DynamoDB map can't hold");
-    walk(member, [...path, field], issues, attributes, depth + 1);
-  }
+  if (prototype === Object.prototype || prototype === null) return undefined;
+  const kind = (value as { constructor?: { name?: string } }).constructor?.name ?? 'object';
+  const hint =
+    value instanceof Date
+      ? ', which JSON turns into a string: store an ISO string (z.iso.datetime()) or a number'
+      : ', which JSON does not keep: store plain objects, arrays and values';
+  return `is a ${kind}${hint}`;
 }

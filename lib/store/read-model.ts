@@ -134,7 +134,7 @@ export class ReadModel<
       );
     }
     const fields = withoutUndefined(parsed.data as Record<string, unknown>);
-    const unfit = attributeIssues(fields, []);
+    const unfit = attributeIssues(fields, [], 'item');
     if (unfit.length > 0) {
       throw new ValidationError(`A ${this.name} row can't be stored: ${describeDataIssues(unfit)}.`, unfit);
     }
