@@ -4,16 +4,18 @@
  * and after it stops, tail, replay, checkpoints, init, and bad input (one line, a documented exit code).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { EventStream, ReadModel } from 'dynafold';
+import type { Command, Option } from 'commander';
+import { EventStream, ReadModel, eventsTableDefinition } from 'dynafold';
 import { ExitCodes } from 'dynafold/cli';
 import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { z } from 'zod';
+import { program } from '../../lib/cli/main';
 import { waitFor, localFeed } from '../feed/support';
 import { localConfig, testClient, uniqueName } from '../support/dynamo';
 import { readStreamRecords } from '../support/stream-records';
@@ -26,13 +28,16 @@ const tables = {
   CLI_VIEWS_TABLE: uniqueName('cli-views'),
   CLI_CHECKPOINT_TABLE: uniqueName('cli-checkpoints'),
 };
-const orders = new EventStream({
-  client,
-  table: tables.CLI_EVENTS_TABLE,
-  name: 'Order',
-  streamId: ['orderId'],
-  events: { OrderPlaced: z.object({ customer: z.string() }), ItemAdded: z.object({ price: z.number() }) },
-});
+/** The fixture config's stream, on `table`. */
+const orderStream = (table: string) =>
+  new EventStream({
+    client,
+    table,
+    name: 'Order',
+    streamId: ['orderId'],
+    events: { OrderPlaced: z.object({ customer: z.string() }), ItemAdded: z.object({ price: z.number() }) },
+  });
+const orders = orderStream(tables.CLI_EVENTS_TABLE);
 
 afterAll(() => client.destroy());
 
@@ -42,23 +47,38 @@ interface Run {
   readonly stderr: string;
 }
 
-/** Spawns the command (Node with tsx as a loader, so signals reach it); `onStderr` sees its diagnostics as they come. */
+/**
+ * Spawns the command (Node with tsx as a loader, so signals reach it); `onStderr` sees its diagnostics as they come.
+ * It gets `--endpoint` of the worker's DynamoDB Local unless `endpoint` is false, and `env` over `environment`
+ * (this process's by default).
+ */
 function dynafold(
   args: ReadonlyArray<string>,
   options: {
     cwd?: string;
+    endpoint?: false;
+    environment?: NodeJS.ProcessEnv;
     env?: Record<string, string>;
+    /** Stops the command (SIGINT) when aborted. */
+    signal?: AbortSignal;
     onStderr?: (text: string, kill: () => void) => void;
     onStdout?: (text: string, kill: () => void) => void;
   } = {},
 ): Promise<Run> {
   const child = spawn(
     process.execPath,
-    ['--require', require.resolve('tsx/cjs'), join(root, 'lib', 'cli', 'main.ts'), '--endpoint', localConfig().endpoint, ...args],
+    [
+      '--require',
+      require.resolve('tsx/cjs'),
+      join(root, 'lib', 'cli', 'main.ts'),
+      ...(options.endpoint === false ? [] : ['--endpoint', localConfig().endpoint]),
+      ...args,
+    ],
     {
       cwd: options.cwd ?? fixtures,
-      env: { ...process.env, ...tables, NODE_NO_WARNINGS: '1', NO_COLOR: '1', ...options.env },
+      env: { ...(options.environment ?? process.env), ...tables, NODE_NO_WARNINGS: '1', NO_COLOR: '1', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.signal === undefined ? {} : { signal: options.signal, killSignal: 'SIGINT' as const }),
     },
   );
   let stdout = '';
@@ -71,7 +91,11 @@ function dynafold(
     stderr += chunk.toString();
     options.onStderr?.(stderr, () => child.kill('SIGINT'));
   });
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve, reject) => {
+    // Aborting emits an AbortError, then the exit it caused.
+    child.once('error', (error) => options.signal?.aborted !== true && reject(error));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 /** Human output with what changes from run to run (times, durations, rates, sequence numbers) taken out. */
@@ -248,7 +272,7 @@ describe('on one set of tables', () => {
     const stopped = await dynafold(['status']);
     expect(stopped.code).toBe(ExitCodes.unhealthy);
     const lines = stripped(stopped.stdout).split('\n');
-    expect(lines[0]).toBe('feed summaries (consumer cli-summaries): no lease behind, and no consumer holds the lease');
+    expect(lines[0]).toBe('feed summaries (consumer cli-summaries): no lease. Behind, and no consumer holds the lease.');
     expect(lines.find((line) => line.includes('<shard>'))).toMatch(/│ <shard> │ open\s+│ \d+\s+│ 4\s+│ (<age>|-)\s+│/);
     expect(lines.filter(Boolean).at(-1)).toBe('failing');
   }, 120_000);
@@ -342,3 +366,238 @@ function streams(): DynamoDBStreamsClient {
   return (streamsClient ??= new DynamoDBStreamsClient(localConfig()));
 }
 afterAll(() => streamsClient?.destroy());
+
+/** This process's environment without AWS settings or credentials, and a HOME with no ~/.aws (or `aws` files in it). */
+function withoutAws(aws: Record<string, string> = {}): { environment: NodeJS.ProcessEnv; env: Record<string, string> } {
+  const home = mkdtempSync(join(tmpdir(), 'dynafold-home-'));
+  for (const [file, text] of Object.entries(aws)) {
+    mkdirSync(join(home, '.aws'), { recursive: true });
+    writeFileSync(join(home, '.aws', file), text);
+  }
+  return {
+    environment: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_'))),
+    // No instance metadata service to wait for on a machine outside EC2.
+    env: { HOME: home, AWS_EC2_METADATA_DISABLED: 'true' },
+  };
+}
+
+/** Every command and subcommand, as the words that name it (`['tables', 'create']`). */
+function commandPaths(command: Command, above: ReadonlyArray<string> = []): string[][] {
+  return command.commands.flatMap((sub) => [[...above, sub.name()], ...commandPaths(sub, [...above, sub.name()])]);
+}
+
+/** Every option of the command and its subcommands. */
+function optionsOf(command: Command): Option[] {
+  return [...command.options, ...command.commands.flatMap(optionsOf)];
+}
+
+describe('help and hints', () => {
+  test('without --endpoint or credentials, one line says what to do (dynafold local, --endpoint, a profile)', async () => {
+    const run = await dynafold(['status'], { endpoint: false, ...withoutAws() });
+    expect(run.code).toBe(ExitCodes.usage);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      '✖ credentials: Could not load credentials from any providers. For DynamoDB Local, run `npx dynafold local` and pass --endpoint http://127.0.0.1:8000; ' +
+        'for AWS, set AWS_PROFILE (or pass --profile) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.',
+    ]);
+  });
+
+  test('every command and subcommand lists the global options in its --help', async () => {
+    const globals = program()
+      .options.map((option) => option.long as string)
+      .filter((flag) => flag !== '--version');
+    expect(globals).toEqual(['--config', '--endpoint', '--region', '--profile', '--json']);
+    const paths = commandPaths(program());
+    expect(paths.length).toBeGreaterThan(10);
+    for (const path of paths) {
+      const help = await dynafold([...path, '--help'], { endpoint: false });
+      expect({ path, code: help.code }).toEqual({ path, code: ExitCodes.ok });
+      const section = help.stdout.slice(help.stdout.indexOf('Global Options:'));
+      expect({ path, section: section.startsWith('Global Options:') }).toEqual({ path, section: true });
+      for (const flag of globals) expect({ path, flag, listed: section.includes(flag) }).toEqual({ path, flag, listed: true });
+    }
+  }, 300_000); // a process per command, a few seconds each on a busy machine
+
+  test('--version prints the package version', async () => {
+    const run = await dynafold(['--version'], { endpoint: false });
+    expect(run.code).toBe(ExitCodes.ok);
+    expect(run.stdout).toBe(`${(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version}\n`);
+  });
+
+  test('init --force overwrites the config it wrote', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'dynafold-init-'));
+    writeFileSync(join(folder, 'dynafold.config.ts'), '// mine\n');
+    const forced = await dynafold(['init', '--force'], { cwd: folder });
+    expect(forced.code).toBe(ExitCodes.ok);
+    expect(readFileSync(join(folder, 'dynafold.config.ts'), 'utf8')).toMatch(/defineConfig\(/);
+  });
+
+  test('every flag the help offers is exercised by a test in this file', () => {
+    const source = readFileSync(__filename, 'utf8');
+    const flags = [...new Set(['--help', ...optionsOf(program()).map((option) => option.long as string)])];
+    expect(flags.filter((flag) => !source.includes(`'${flag}'`))).toEqual([]);
+  });
+});
+
+/** Table names of the fixture config's own, for a describe block of its own. */
+function ownTables(prefix: string): typeof tables {
+  return {
+    CLI_EVENTS_TABLE: uniqueName(`${prefix}-events`),
+    CLI_VIEWS_TABLE: uniqueName(`${prefix}-views`),
+    CLI_CHECKPOINT_TABLE: uniqueName(`${prefix}-checkpoints`),
+  };
+}
+
+/** `dynafold` on these tables. */
+const on =
+  (own: typeof tables) =>
+  (args: ReadonlyArray<string>, options: Parameters<typeof dynafold>[1] = {}): Promise<Run> =>
+    dynafold(args, { ...options, env: { ...own, ...options.env } });
+
+/** The lines of stdout with table names taken out. */
+const named = (run: Run) =>
+  run.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.replace(/cli-[\w-]+/, '<table>'));
+
+describe('tables create on tables that exist already', () => {
+  const own = ownTables('cli-made');
+  const wrongKey = uniqueName('cli-wrong-key');
+
+  beforeAll(async () => {
+    // An events table made by hand, without the stream projections and the change feed read.
+    const { StreamSpecification: _stream, ...noStream } = eventsTableDefinition(own.CLI_EVENTS_TABLE);
+    await client.send(new CreateTableCommand(noStream));
+    await client.send(
+      new CreateTableCommand({
+        TableName: wrongKey,
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  });
+
+  test('tables create enables the stream (and TTL) an existing events table lacks, and says so; tail then reads it', async () => {
+    const created = await on(own)(['tables', 'create']);
+    expect(created.code).toBe(ExitCodes.ok);
+    expect(named(created)).toEqual([
+      'updated  <table> (events): stream enabled (NEW_AND_OLD_IMAGES), TTL enabled on ttl',
+      'created  <table> (read models)',
+      'created  <table> (checkpoints)',
+    ]);
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: own.CLI_EVENTS_TABLE }));
+    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: own.CLI_EVENTS_TABLE }));
+    expect(TimeToLiveDescription).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
+
+    const again = await on(own)(['tables', 'create']);
+    expect(named(again)).toEqual(['exists   <table> (events)', 'exists   <table> (read models)', 'exists   <table> (checkpoints)']);
+    await orderStream(own.CLI_EVENTS_TABLE).append({ orderId: 'o1' }, [{ type: 'OrderPlaced', data: { customer: 'c1' } }]);
+    const tail = await on(own)(['tail', 'orders', '--from-start', '--limit', '1']);
+    expect(stripped(tail.stdout)).toBe('<time> Order#o1 v1 OrderPlaced {"customer":"c1"}\n');
+  }, 120_000);
+
+  test('tables create fails, naming the table and its key, for an existing table keyed otherwise', async () => {
+    const run = await on(own)(['tables', 'create'], { env: { CLI_EVENTS_TABLE: wrongKey } });
+    expect(run.code).toBe(ExitCodes.failed);
+    expect(named(run)[0]).toBe(
+      '✖ <table> (events): its key is id (HASH) where dynafold needs pk (HASH), sk (RANGE): name another table in the config, or delete this one and run tables create again',
+    );
+  }, 60_000);
+});
+
+describe('the first minutes on tables made by tables create', () => {
+  const own = ownTables('cli-first');
+  const ownOrders = orderStream(own.CLI_EVENTS_TABLE);
+
+  beforeAll(async () => {
+    expect((await on(own)(['tables', 'create'])).code).toBe(ExitCodes.ok);
+  }, 120_000);
+
+  test('tail without --from-start says on stderr that it waits for new events, then prints them', async () => {
+    let stdout = '';
+    let stderr = '';
+    const stop = new AbortController();
+    const running = on(own)(['tail', 'orders', '--limit', '1'], {
+      signal: stop.signal,
+      onStdout: (text) => void (stdout = text),
+      onStderr: (text) => void (stderr = text),
+    });
+    try {
+      await waitFor(() => stderr !== '', 30_000, 'tail to say what it waits for');
+      expect(stderr).toBe('Waiting for events appended from now on (Ctrl-C stops); --from-start prints the ones the stream holds first.\n');
+      // Appended until one shows: the feed starts at the stream's tip a moment after the line.
+      let appended = 0;
+      await waitFor(
+        async () => {
+          await ownOrders.append({ orderId: `t${appended++}` }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
+          return stdout !== '';
+        },
+        30_000,
+        'tail to print an event appended after it started',
+      );
+    } finally {
+      // A tail that never printed would wait for ever.
+      if (stdout === '') stop.abort();
+    }
+    const tail = await running;
+    expect(tail.code).toBe(ExitCodes.ok);
+    expect(stripped(tail.stdout)).toMatch(/^<time> Order#t\d+ v1 OrderPlaced \{"customer":"c"\}\n$/);
+  }, 90_000);
+
+  test('status says a feed is behind with no lease holder in a sentence of its own', async () => {
+    await ownOrders.append({ orderId: 'behind' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
+    const run = await on(own)(['status']);
+    expect(run.code).toBe(ExitCodes.unhealthy);
+    expect(run.stdout.split('\n')[0]).toBe('feed summaries (consumer cli-summaries): no lease. Behind, and no consumer holds the lease.');
+  });
+
+  test('backfill --run names its saved progress and --restart forgets it', async () => {
+    await ownOrders.append({ orderId: 'backfilled' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
+    // The progress a backfill of run `first` interrupted after its first segment left, where the README says it is
+    // kept (`_dfBackfill#<projection>#<run>#<table>`, a projection named `<stream>-><read model>`): an interrupt lands
+    // between two pages only by luck.
+    const interrupted = () =>
+      client.send(
+        new PutItemCommand({
+          TableName: own.CLI_VIEWS_TABLE,
+          Item: {
+            pk: { S: `_dfBackfill#Order->CliSummary#first#${own.CLI_EVENTS_TABLE}` },
+            sk: { S: '0' },
+            progress: { S: JSON.stringify({ segments: 2, done: true, instances: 5, scanned: 5 }) },
+          },
+        }),
+      );
+    const backfill = async (...flags: string[]) => {
+      const run = await on(own)(['backfill', 'summaries', '--segments', '2', '--json', ...flags]);
+      expect(run.code).toBe(ExitCodes.ok);
+      return json<{ resumed: boolean; done: boolean }>(run);
+    };
+    await interrupted();
+    expect(await backfill('--run', 'second')).toMatchObject({ resumed: false, done: true });
+    expect(await backfill('--run', 'first', '--restart')).toMatchObject({ resumed: false, done: true });
+    await interrupted();
+    expect(await backfill('--run', 'first')).toMatchObject({ resumed: true, done: true });
+  }, 120_000);
+
+  test('--profile reads credentials from ~/.aws, and a profile that is not there gets the hint', async () => {
+    const { accessKeyId, secretAccessKey } = localConfig().credentials;
+    const aws = withoutAws({ credentials: `[dynafold-local]\naws_access_key_id = ${accessKeyId}\naws_secret_access_key = ${secretAccessKey}\n` });
+    // The worker's DynamoDB Local keeps a database per access key: the tables are seen with the profile's.
+    const seen = await on(own)(['tables', 'create', '--profile', 'dynafold-local', '--json'], aws);
+    expect(seen.code).toBe(ExitCodes.ok);
+    expect(json<Array<{ created: boolean }>>(seen).map((table) => table.created)).toEqual([false, false, false]);
+    const missing = await on(own)(['status', '--profile', 'nobody'], aws);
+    expect(missing.code).toBe(ExitCodes.usage);
+    expect(missing.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^✖ credentials: .* with profile nobody\. Check that ~\/\.aws\/credentials /),
+    ]);
+  }, 60_000);
+
+  test('--region picks the region (another database in DynamoDB Local)', async () => {
+    const elsewhere = await on(own)(['tables', 'create', '--region', 'eu-west-1', '--json']);
+    expect(elsewhere.code).toBe(ExitCodes.ok);
+    expect(json<Array<{ created: boolean }>>(elsewhere).map((table) => table.created)).toEqual([true, true, true]);
+  }, 120_000);
+});

@@ -3,7 +3,7 @@ export const ExitCodes = {
   ok: 0,
   /** A command failed: DynamoDB unreachable, a request refused, a backfill stopped. */
   failed: 1,
-  /** Bad input: a missing or broken config, an unknown projection or feed, bad arguments. */
+  /** Bad input: a missing or broken config, no AWS credentials, an unknown projection or feed, bad arguments. */
   usage: 2,
   /** `status` found something failing: parked rows, a feed behind with no live lease holder. */
   unhealthy: 3,

@@ -61,6 +61,8 @@ export function program(): Command {
     .option('--region <region>', 'AWS region')
     .option('--profile <name>', 'AWS profile')
     .option('--json', 'print data as JSON, for scripts')
+    // Subcommands inherit the setting (commander copies it to each `command()`): their help lists these options too.
+    .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError()
     .exitOverride();
 
@@ -103,7 +105,10 @@ export function program(): Command {
     cli.command('rebuild <projection>').description('re-derive every row of a single-source projection in place (a changed evolve)'),
   ).action(withContext((context, name: string, options: LifecycleOptions) => rebuildCommand(context, name, options)));
   const parked = cli.command('parked').description('rows set aside by a poison policy');
-  parked.command('list <projection>').action(withContext((context, name: string) => parkedListCommand(context, name)));
+  parked
+    .command('list <projection>')
+    .description("a projection's parked rows: key, event, error and attempts")
+    .action(withContext((context, name: string) => parkedListCommand(context, name)));
   parked
     .command('retry <projection> [key]')
     .description('replay a parked row (key as JSON), or every parked row')
@@ -125,28 +130,54 @@ export function program(): Command {
   return cli;
 }
 
+/** The SDK's missing-credentials error, thrown or kept as the `cause` of one of ours (a DynamoDB request that failed). */
+function credentialsError(error: unknown): Error | undefined {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (current.name === 'CredentialsProviderError') return current;
+  }
+  return undefined;
+}
+
+/** The SDK's words (which say nothing of what to do), then what to do: a first run has no credentials. */
+function credentialsHint(error: Error, profile: string | undefined): string {
+  const sdk = error.message.split('\n')[0]?.replace(/\.?\s*$/, '');
+  const local = 'run `npx dynafold local` and pass --endpoint http://127.0.0.1:8000';
+  return profile === undefined
+    ? `${sdk}. For DynamoDB Local, ${local}; for AWS, set AWS_PROFILE (or pass --profile) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.`
+    : `${sdk} with profile ${profile}. Check that ~/.aws/credentials or ~/.aws/config has it (\`aws configure --profile ${profile}\`); for DynamoDB Local, ${local}.`;
+}
+
 /**
  * One line for people, and the exit code that says what kind of failure it was. Errors are told apart by
  * their `code`, not their class: the config may load its own copy of the library.
  */
-function report(error: unknown): number {
+function report(error: unknown, profile: string | undefined): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCodes.ok : ExitCodes.usage;
+  const { line, exitCode } = explained(error, profile);
+  process.stderr.write(`${colours.red('✖')} ${line}\n`);
+  if (process.env['DEBUG']?.includes('dynafold') === true && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  return exitCode;
+}
+
+/** The error's line (without the mark) and exit code: missing credentials are set-up, like a missing config. */
+function explained(error: unknown, profile: string | undefined): { line: string; exitCode: number } {
+  const credentials = credentialsError(error);
+  if (credentials !== undefined) return { line: `credentials: ${credentialsHint(credentials, profile)}`, exitCode: ExitCodes.usage };
   const code = (error as { code?: unknown } | undefined)?.code;
   const dynafold = error instanceof DynafoldError || (typeof code === 'string' && ErrorCodes.includes(code as ErrorCode));
   const usage = dynafold && (code === 'configuration' || code === 'store.validation');
   const message = error instanceof Error ? error.message : String(error);
   const name = dynafold ? String(code) : error instanceof Error ? error.name : 'error';
-  process.stderr.write(`${colours.red('✖')} ${name}: ${message.split('\n')[0]}\n`);
-  if (process.env['DEBUG']?.includes('dynafold') === true && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-  return usage ? ExitCodes.usage : ExitCodes.failed;
+  return { line: `${name}: ${message.split('\n')[0]}`, exitCode: usage ? ExitCodes.usage : ExitCodes.failed };
 }
 
 export async function main(argv: ReadonlyArray<string>): Promise<number> {
+  const cli = program();
   try {
-    await program().parseAsync([...argv], { from: 'user' });
+    await cli.parseAsync([...argv], { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : ExitCodes.ok;
   } catch (error) {
-    return report(error);
+    return report(error, cli.opts<GlobalOptions>().profile ?? process.env['AWS_PROFILE']);
   }
 }
 

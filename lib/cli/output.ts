@@ -26,6 +26,11 @@ export class Output {
     this.line(table.toString());
   }
 
+  /** A line for people about what the command is doing, on stderr: stdout keeps only the data, in JSON mode too. */
+  note(text: string): void {
+    process.stderr.write(`${text}\n`);
+  }
+
   warn(text: string): void {
     process.stderr.write(`${pc.yellow('!')} ${text}\n`);
   }

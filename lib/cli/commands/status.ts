@@ -95,7 +95,7 @@ async function feedStatus(context: CommandContext, name: string): Promise<FeedSt
     streamArn,
     lease: lease === undefined ? null : { owner: lease.owner, expiresAt: new Date(lease.expiresAt).toISOString(), live },
     shards: statuses,
-    problem: behind && !live ? 'behind, and no consumer holds the lease' : undefined,
+    problem: behind && !live ? 'Behind, and no consumer holds the lease.' : undefined,
   };
 }
 
@@ -116,8 +116,9 @@ export async function statusCommand(context: CommandContext): Promise<number> {
         feed.lease === null
           ? 'no lease'
           : `lease ${feed.lease.owner} ${feed.lease.live ? `until ${feed.lease.expiresAt}` : `lapsed ${feed.lease.expiresAt}`}`;
+      // The lease and the problem are two sentences: "no lease. Behind, and no consumer holds the lease."
       context.out.line(
-        `${colours.bold(`feed ${feed.name}`)} (consumer ${feed.consumer}): ${lease}${feed.problem === undefined ? '' : ` ${colours.red(feed.problem)}`}`,
+        `${colours.bold(`feed ${feed.name}`)} (consumer ${feed.consumer}): ${lease}${feed.problem === undefined ? '' : `. ${colours.red(feed.problem)}`}`,
       );
       context.out.table(
         ['shard', 'state', 'checkpoint', 'lag (records)', 'lag (age)'],

@@ -33,6 +33,9 @@ export async function tailCommand(context: CommandContext, name: string, options
     pollIntervalMs: 250,
   });
   onInterrupt(() => void feed.stop());
+  // Without --from-start nothing shows until something is appended: say so, or it looks stuck.
+  if (options.fromStart !== true)
+    context.out.note('Waiting for events appended from now on (Ctrl-C stops); --from-start prints the ones the stream holds first.');
   let shown = 0;
   for await (const batch of feed) {
     for (const record of batch.records) {
