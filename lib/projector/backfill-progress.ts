@@ -36,11 +36,13 @@ export class BackfillProgressStore {
   async save(table: string, segment: number, progress: SegmentProgress): Promise<void> {
     // The scan's start key is kept as JSON text: it is the document client's view of the key, as given back.
     const item = { ...this.keyOf(table, segment), progress: JSON.stringify(progress), updatedAt: new Date().toISOString() };
-    await request('PutItem', () => this.store.documents.send(new PutCommand({ TableName: this.store.readModel.table, Item: item })));
+    await request('PutItem', this.store.readModel.table, () =>
+      this.store.documents.send(new PutCommand({ TableName: this.store.readModel.table, Item: item })),
+    );
   }
 
   async clear(table: string, segment: number): Promise<void> {
-    await request('DeleteItem', () =>
+    await request('DeleteItem', this.store.readModel.table, () =>
       this.store.documents.send(new DeleteCommand({ TableName: this.store.readModel.table, Key: this.keyOf(table, segment) })),
     );
   }
