@@ -71,6 +71,9 @@ describe('DynafoldError', () => {
           return 'feed';
         case 'configuration':
         case 'dynamo.request':
+        case 'dynamo.tableNotFound':
+        case 'dynamo.streamNotFound':
+        case 'dynamo.accessDenied':
         case 'local.start':
           return 'other';
         default: {

@@ -1,5 +1,6 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { MemoryCheckpointStore, type CheckpointStore, CheckpointStoreError, DynamoCheckpointStore } from 'dynafold/feed';
+import { TableNotFoundError } from 'dynafold';
+import { MemoryCheckpointStore, type CheckpointStore, DynamoCheckpointStore } from 'dynafold/feed';
 import { testClient } from '../support/dynamo';
 import { createCheckpointStore } from './support';
 
@@ -81,10 +82,10 @@ describe('DynamoCheckpointStore layout', () => {
     expect(await get('lease')).toMatchObject({ owner: { S: 'me' }, expiresAt: { N: String(before + 5_000) } });
   });
 
-  it('wraps failures in CheckpointStoreError with the SDK error as cause', async () => {
+  it('names a missing table in TableNotFoundError, with the SDK error as cause', async () => {
     const store = new DynamoCheckpointStore({ client, table: 'no-such-table' });
     const attempt = store.getCheckpoints(key);
-    await expect(attempt).rejects.toBeInstanceOf(CheckpointStoreError);
-    await expect(attempt).rejects.toMatchObject({ cause: expect.objectContaining({ name: 'ResourceNotFoundException' }) });
+    await expect(attempt).rejects.toBeInstanceOf(TableNotFoundError);
+    await expect(attempt).rejects.toMatchObject({ table: 'no-such-table', cause: expect.objectContaining({ name: 'ResourceNotFoundException' }) });
   });
 });

@@ -88,16 +88,28 @@ describe('Streams API failures', () => {
   it('ends the feed with a ChangeFeedError, the SDK error as cause, for an error it does not retry', async () => {
     const { table, streamArn } = await createStreamedTable(client);
     await writeItems(client, table, 'v', 0, 1);
-    const denied = serviceError('AccessDeniedException', 'not allowed');
-    const streams = faultyClient((operation) => (operation === 'GetRecordsCommand' ? denied : undefined));
+    const refused = serviceError('ValidationException', 'not valid');
+    const streams = faultyClient((operation) => (operation === 'GetRecordsCommand' ? refused : undefined));
     const feed = memoryFeed(streams, streamArn);
     const run = runBatches(feed, async () => ({ batchItemFailures: [] }));
     await expect(run).rejects.toBeInstanceOf(ChangeFeedError);
-    await expect(run).rejects.toMatchObject({ operation: 'GetRecords', cause: denied, code: 'feed.request' });
+    await expect(run).rejects.toMatchObject({ operation: 'GetRecords', cause: refused, code: 'feed.request' });
     expect(feed.status().state).toBe('failed');
   });
 
-  it('fails with ChangeFeedError for a stream that does not exist', async () => {
+  it('ends the feed with an AccessDeniedError naming the operation and the table for a refused read', async () => {
+    const { table, streamArn } = await createStreamedTable(client);
+    await writeItems(client, table, 'v', 0, 1);
+    const denied = serviceError('AccessDeniedException', 'not allowed');
+    const feed = memoryFeed(
+      faultyClient((operation) => (operation === 'GetRecordsCommand' ? denied : undefined)),
+      streamArn,
+    );
+    const run = runBatches(feed, async () => ({ batchItemFailures: [] }));
+    await expect(run).rejects.toMatchObject({ code: 'dynamo.accessDenied', operation: 'GetRecords', table, cause: denied });
+  });
+
+  it('fails with StreamNotFoundError for a stream that does not exist', async () => {
     const feed = new ChangeFeedConsumer({
       ...localFeed,
       streamsClient: faultyClient(() => undefined),
@@ -105,7 +117,7 @@ describe('Streams API failures', () => {
       checkpoints: new MemoryCheckpointStore(),
     });
     await expect(runBatches(feed, async () => ({ batchItemFailures: [] }))).rejects.toMatchObject({
-      name: 'ChangeFeedError',
+      name: 'StreamNotFoundError',
       operation: 'DescribeStream',
     });
   });

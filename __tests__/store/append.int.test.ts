@@ -271,6 +271,6 @@ test('request failures leave as DynafoldError with the SDK error as cause', asyn
   const missing = orderStream(client, 'no-such-table');
   const attempt = missing.append(freshId(), [{ type: 'OrderPlaced', data: { customer: 'x' } }], { expectedVersion: 0 });
   await expect(attempt).rejects.toBeInstanceOf(DynafoldError);
-  await expect(attempt).rejects.toMatchObject({ code: 'dynamo.request', cause: { name: 'ResourceNotFoundException' } });
-  await expect(missing.read(freshId())).rejects.toMatchObject({ code: 'dynamo.request' });
+  await expect(attempt).rejects.toMatchObject({ code: 'dynamo.tableNotFound', cause: { name: 'ResourceNotFoundException' } });
+  await expect(missing.read(freshId())).rejects.toMatchObject({ code: 'dynamo.tableNotFound' });
 });

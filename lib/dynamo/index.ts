@@ -4,9 +4,10 @@
  * compression. Internal: nothing here is part of the public API except what `lib/index.ts` re-exports.
  */
 export { request, asRequestError, errorName, isConditionFailure, cancellationCodes, getItem } from './request';
+export type { RequestTables } from './request';
 export { documentClient } from './document-client';
 export { withSignal, abortReason, isAbortReason, cancelled } from './abort';
-export { isTransientError } from './failures';
+export { isTransientError, tableFailure } from './failures';
 export { pages } from './pages';
 export type { Page } from './pages';
 export { itemSize } from './item-size';

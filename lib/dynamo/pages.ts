@@ -1,4 +1,4 @@
-import { request } from './request';
+import { request, type RequestTables } from './request';
 
 /** One page of a Query or Scan as the document client answers it. */
 export interface Page {
@@ -12,11 +12,12 @@ export interface Page {
  */
 export async function* pages(
   operation: string,
+  tables: RequestTables,
   send: (exclusiveStartKey: Record<string, unknown> | undefined) => Promise<Page>,
 ): AsyncGenerator<Array<Record<string, unknown>>> {
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await request(operation, () => send(start));
+    const page = await request(operation, tables, () => send(start));
     yield page.Items ?? [];
     start = page.LastEvaluatedKey;
   } while (start !== undefined);

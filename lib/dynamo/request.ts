@@ -1,19 +1,30 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynafoldError, DynamoRequestError } from '../errors';
 import { isAbortReason } from './abort';
+import { tableFailure } from './failures';
 
-/** Runs one DynamoDB request; anything the SDK throws leaves as a {@link DynamoRequestError} with the SDK error as cause. */
-export async function request<T>(operation: string, send: () => Promise<T>): Promise<T> {
+/** The table a request addresses, or every table a transaction or batch does (the main one first). */
+export type RequestTables = string | ReadonlyArray<string>;
+
+/**
+ * Runs one DynamoDB request on `tables`; anything the SDK throws leaves as a dynafold error with the SDK
+ * error as cause (see {@link asRequestError}).
+ */
+export async function request<T>(operation: string, tables: RequestTables, send: () => Promise<T>): Promise<T> {
   try {
     return await send();
   } catch (error) {
-    throw asRequestError(operation, error);
+    throw asRequestError(operation, tables, error);
   }
 }
 
-/** The error to throw for a failed request: a dynafold error or a caller's abort reason as it is, an SDK error wrapped. */
-export function asRequestError(operation: string, error: unknown): unknown {
-  return error instanceof DynafoldError || isAbortReason(error) ? error : new DynamoRequestError(operation, error);
+/**
+ * The error to throw for a failed request: a dynafold error or a caller's abort reason as it is; a missing
+ * or refused table as the error naming it; any other SDK error as a {@link DynamoRequestError}.
+ */
+export function asRequestError(operation: string, tables: RequestTables, error: unknown): unknown {
+  if (error instanceof DynafoldError || isAbortReason(error)) return error;
+  return tableFailure(operation, tables, error) ?? new DynamoRequestError(operation, error);
 }
 
 /** The SDK error's name, for the few failures we act on (conditional checks, cancellations). */
@@ -39,6 +50,6 @@ export async function getItem(
   key: Record<string, string>,
   consistent = true,
 ): Promise<Record<string, unknown> | undefined> {
-  const result = await request('GetItem', () => documents.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent })));
+  const result = await request('GetItem', table, () => documents.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent })));
   return result.Item;
 }

@@ -10,6 +10,9 @@ export const ErrorCodes = [
   'store.decode',
   'configuration',
   'dynamo.request',
+  'dynamo.tableNotFound',
+  'dynamo.streamNotFound',
+  'dynamo.accessDenied',
   'projector.concurrentModification',
   'projector.identifierMissing',
   'projector.multipleSources',
@@ -43,6 +46,9 @@ export interface ErrorsByCode {
   'store.decode': Errors.DecodeError;
   configuration: Errors.ConfigurationError;
   'dynamo.request': Errors.DynamoRequestError;
+  'dynamo.tableNotFound': Errors.TableNotFoundError;
+  'dynamo.streamNotFound': Errors.StreamNotFoundError;
+  'dynamo.accessDenied': Errors.AccessDeniedError;
   'projector.concurrentModification': Errors.ConcurrentModificationError;
   'projector.identifierMissing': Errors.StreamRecordIdentifierMissingError;
   'projector.multipleSources': Errors.MultipleSourcesError;
@@ -77,6 +83,11 @@ export const HttpStatuses: { readonly [C in ErrorCode]: number } = {
   configuration: 500,
   // DynamoDB failed or refused the request: an upstream failure.
   'dynamo.request': 502,
+  // A table or stream missing, or refused to our credentials: the deployment is misconfigured. Not 404 or
+  // 403, which would tell the API's client that its resource is missing or its access refused.
+  'dynamo.tableNotFound': 500,
+  'dynamo.streamNotFound': 500,
+  'dynamo.accessDenied': 500,
   'projector.concurrentModification': 503,
   'projector.identifierMissing': 500,
   'projector.multipleSources': 500,

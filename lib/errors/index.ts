@@ -22,4 +22,5 @@ export {
   BackfillFailedError,
   ReadYourWritesTimeoutError,
 } from './projector-errors';
+export { TableNotFoundError, StreamNotFoundError, AccessDeniedError } from './dynamo-errors';
 export { ChangeFeedTrimmedError, LeaseHeldError, LeaseLostError, CheckpointStoreError, ChangeFeedError, StreamRecordError } from './feed-errors';

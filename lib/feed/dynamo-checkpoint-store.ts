@@ -10,7 +10,7 @@ import {
   type DynamoDBClient,
   type UpdateTimeToLiveCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { CheckpointTable, isConditionFailure } from '../dynamo';
+import { CheckpointTable, isConditionFailure, tableFailure } from '../dynamo';
 import { CheckpointStoreError } from '../errors';
 import { requireNumber, requireTableName } from '../util';
 import type { CheckpointStore, FeedKey, LeaseRecord, LeaseRequest, LeaseResult, ShardCheckpoint } from './checkpoint-store';
@@ -59,7 +59,8 @@ const LEASE_SK = 'lease';
  * Keeps checkpoints and the lease in a DynamoDB table: pk `<consumer>#<streamArn>`; sk `shard#<shardId>`
  * with `sequenceNumber` (S) or `finished` (BOOL), `updatedAt` (N) and, for finished shards, `ttl` (N,
  * epoch seconds); sk `lease` with `owner` (S) and `expiresAt` (N, epoch ms). Lease writes are
- * conditional. Failures reject with `CheckpointStoreError`, the SDK error kept as `cause`.
+ * conditional. Failures reject with `CheckpointStoreError`, the SDK error kept as `cause` (a missing or refused table with
+ * `TableNotFoundError` or `AccessDeniedError`).
  *
  * @example
  * ```ts
@@ -125,7 +126,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
 
   async putCheckpoint(key: FeedKey, shardId: string, sequenceNumber: string): Promise<void> {
     const item: Item = { ...this.shardKey(key, shardId), sequenceNumber: { S: sequenceNumber }, updatedAt: { N: String(Date.now()) } };
-    await this.send(`checkpoint shard ${shardId}`, () => this.client.send(new PutItemCommand({ TableName: this.table, Item: item })));
+    await this.send('PutItem', `checkpoint shard ${shardId}`, () => this.client.send(new PutItemCommand({ TableName: this.table, Item: item })));
   }
 
   async putFinished(key: FeedKey, shardId: string): Promise<void> {
@@ -136,7 +137,9 @@ export class DynamoCheckpointStore implements CheckpointStore {
       updatedAt: { N: String(now) },
       [CheckpointTable.ttlAttribute]: { N: String(Math.ceil((now + this.finishedTtlMs) / 1000)) },
     };
-    await this.send(`checkpoint shard ${shardId} as finished`, () => this.client.send(new PutItemCommand({ TableName: this.table, Item: item })));
+    await this.send('PutItem', `checkpoint shard ${shardId} as finished`, () =>
+      this.client.send(new PutItemCommand({ TableName: this.table, Item: item })),
+    );
   }
 
   async clearCheckpoints(key: FeedKey): Promise<void> {
@@ -146,7 +149,9 @@ export class DynamoCheckpointStore implements CheckpointStore {
         [this.table]: keys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } })),
       };
       while (Object.keys(requests).length > 0) {
-        const answer = await this.send('clear the checkpoints', () => this.client.send(new BatchWriteItemCommand({ RequestItems: requests })));
+        const answer = await this.send('BatchWriteItem', 'clear the checkpoints', () =>
+          this.client.send(new BatchWriteItemCommand({ RequestItems: requests })),
+        );
         requests = answer.UnprocessedItems ?? {};
       }
     }
@@ -162,7 +167,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
       ExpressionAttributeValues: { ':now': { N: String(request.now) }, ':owner': { S: request.owner } },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
-    return this.conditionalLeaseWrite(key, 'take the lease', expiresAt, () => this.client.send(put));
+    return this.conditionalLeaseWrite(key, 'PutItem', 'take the lease', expiresAt, () => this.client.send(put));
   }
 
   async renewLease(key: FeedKey, request: LeaseRequest): Promise<LeaseResult> {
@@ -176,7 +181,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
       ExpressionAttributeValues: { ':expiresAt': { N: String(expiresAt) }, ':now': { N: String(request.now) }, ':owner': { S: request.owner } },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
-    return this.conditionalLeaseWrite(key, 'renew the lease', expiresAt, () => this.client.send(update));
+    return this.conditionalLeaseWrite(key, 'UpdateItem', 'renew the lease', expiresAt, () => this.client.send(update));
   }
 
   async releaseLease(key: FeedKey, owner: string): Promise<void> {
@@ -193,23 +198,29 @@ export class DynamoCheckpointStore implements CheckpointStore {
     } catch (error) {
       // Someone else's lease (or none) is left alone: that is what releasing only our own means.
       if (isConditionFailure(error)) return;
-      throw new CheckpointStoreError(`Could not release the lease in table ${this.table}`, { cause: error });
+      throw this.failure('DeleteItem', 'release the lease', error);
     }
   }
 
   async getLease(key: FeedKey): Promise<LeaseRecord | undefined> {
-    const answer = await this.send('read the lease', () =>
+    const answer = await this.send('GetItem', 'read the lease', () =>
       this.client.send(new GetItemCommand({ TableName: this.table, Key: this.leaseKey(key), ConsistentRead: true })),
     );
     return toLease(answer.Item);
   }
 
-  private async conditionalLeaseWrite(key: FeedKey, action: string, expiresAt: number, write: () => Promise<unknown>): Promise<LeaseResult> {
+  private async conditionalLeaseWrite(
+    key: FeedKey,
+    operation: string,
+    action: string,
+    expiresAt: number,
+    write: () => Promise<unknown>,
+  ): Promise<LeaseResult> {
     try {
       await write();
       return { acquired: true, expiresAt };
     } catch (error) {
-      if (!isConditionFailure(error)) throw new CheckpointStoreError(`Could not ${action} in table ${this.table}`, { cause: error });
+      if (!isConditionFailure(error)) throw this.failure(operation, action, error);
       const old = (error as { Item?: Item }).Item;
       return { acquired: false, holder: old === undefined ? await this.getLease(key) : toLease(old) };
     }
@@ -219,7 +230,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
     const items: Item[] = [];
     let exclusiveStartKey: Item | undefined;
     do {
-      const page = await this.send(action, () =>
+      const page = await this.send('Query', action, () =>
         this.client.send(
           new QueryCommand({
             TableName: this.table,
@@ -236,12 +247,17 @@ export class DynamoCheckpointStore implements CheckpointStore {
     return items;
   }
 
-  private async send<T>(action: string, call: () => Promise<T>): Promise<T> {
+  private async send<T>(operation: string, action: string, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (error) {
-      throw new CheckpointStoreError(`Could not ${action} in table ${this.table}`, { cause: error });
+      throw this.failure(operation, action, error);
     }
+  }
+
+  /** A missing or refused table as the error naming it; any other failure as a `CheckpointStoreError`. */
+  private failure(operation: string, action: string, error: unknown): Error {
+    return tableFailure(operation, this.table, error) ?? new CheckpointStoreError(`Could not ${action} in table ${this.table}`, { cause: error });
   }
 
   private shardKey(key: FeedKey, shardId: string): Item {

@@ -5,7 +5,7 @@ import type { ShardPosition } from './lineage';
 import type { ShardMeter } from './metrics';
 import { ChangeFeedDefaults } from './options';
 import { abortable, classifyFailure } from './retry';
-import type { RecordsPage, StreamsApi } from './streams-api';
+import { streamAccessDenied, type RecordsPage, type StreamsApi } from './streams-api';
 import { TRIMMED_RETAKES, judgeTrimmedRead, type TrimmedVerdict } from './trimmed';
 
 /** What a shard reader needs from its feed. */
@@ -180,7 +180,10 @@ function describePosition(position: ShardPosition): string {
   return 'sequenceNumber' in position ? `${position.type} ${position.sequenceNumber}` : position.type;
 }
 
-/** Turns a read's SDK error into the feed's: records gone are `ChangeFeedTrimmedError`, anything else `ChangeFeedError`. */
+/**
+ * Turns a read's SDK error into the feed's: records gone are `ChangeFeedTrimmedError`, a refused read
+ * `AccessDeniedError`, anything else `ChangeFeedError`.
+ */
 function readFailure(context: ShardReaderContext, operation: string, shardId: string, position: ShardPosition, error: unknown): unknown {
   if (context.signal.aborted || error instanceof DynafoldError) return error;
   const kind = classifyFailure(error);
@@ -189,5 +192,5 @@ function readFailure(context: ShardReaderContext, operation: string, shardId: st
     const gone = new ChangeFeedTrimmedError(context.streamArn, shardId, sequenceNumber, 'the shard left the stream before it was read to its end');
     return Object.assign(gone, { cause: error });
   }
-  return new ChangeFeedError(operation, error);
+  return streamAccessDenied(operation, context.streamArn, error) ?? new ChangeFeedError(operation, error);
 }

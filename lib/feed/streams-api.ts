@@ -5,7 +5,7 @@ import {
   type DynamoDBStreamsClient,
   type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
-import { ChangeFeedError } from '../errors';
+import { AccessDeniedError, ChangeFeedError, StreamNotFoundError } from '../errors';
 import type { Backoff, Logger } from '../util';
 import { toShardInfo, type ShardInfo, type ShardPosition } from './lineage';
 import { classifyFailure, retrying } from './retry';
@@ -137,6 +137,20 @@ export class StreamsApi {
 
   private fail(operation: string, error: unknown): never {
     if (this.options.signal.aborted) throw error;
-    throw new ChangeFeedError(operation, error);
+    const { streamArn } = this.options;
+    if (error instanceof Error && error.name === 'ResourceNotFoundException')
+      throw new StreamNotFoundError(operation, streamArn, tableOfStream(streamArn), { cause: error });
+    throw streamAccessDenied(operation, streamArn, error) ?? new ChangeFeedError(operation, error);
   }
+}
+
+/** An `AccessDeniedException` of a Streams call as the error naming the operation and the stream's table; `undefined` for any other error. */
+export function streamAccessDenied(operation: string, streamArn: string, error: unknown): AccessDeniedError | undefined {
+  if (!(error instanceof Error) || error.name !== 'AccessDeniedException') return undefined;
+  return new AccessDeniedError(operation, [tableOfStream(streamArn) ?? streamArn], { cause: error });
+}
+
+/** The table a stream ARN names (`arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>`). */
+function tableOfStream(streamArn: string): string | undefined {
+  return /:table\/([^/]+)\/stream\//.exec(streamArn)?.[1];
 }

@@ -40,7 +40,9 @@ export class BackfillProgressStore {
     await this.turn();
     // The scan's start key is kept as JSON text: it is the document client's view of the key, as given back.
     const item = { ...this.keyOf(table, segment), progress: JSON.stringify(progress), updatedAt: new Date().toISOString() };
-    await request('PutItem', () => this.store.documents.send(new PutCommand({ TableName: this.store.readModel.table, Item: item })));
+    await request('PutItem', this.store.readModel.table, () =>
+      this.store.documents.send(new PutCommand({ TableName: this.store.readModel.table, Item: item })),
+    );
   }
 
   /**
@@ -57,7 +59,7 @@ export class BackfillProgressStore {
 
   private async delete(table: string, segment: number): Promise<void> {
     await this.turn();
-    await request('DeleteItem', () =>
+    await request('DeleteItem', this.store.readModel.table, () =>
       this.store.documents.send(new DeleteCommand({ TableName: this.store.readModel.table, Key: this.keyOf(table, segment) })),
     );
   }

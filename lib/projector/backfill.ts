@@ -93,7 +93,7 @@ function tablesOf(runtime: RowBasics): TableScan[] {
 /** DynamoDB's item count of the table (AWS refreshes it about every six hours): for the estimate only. */
 async function itemCount(scan: TableScan): Promise<number | undefined> {
   try {
-    const described = await request('DescribeTable', () => documentsOf(scan).send(new DescribeTableCommand({ TableName: scan.table })));
+    const described = await request('DescribeTable', scan.table, () => documentsOf(scan).send(new DescribeTableCommand({ TableName: scan.table })));
     return described.Table?.ItemCount;
   } catch {
     // Without the permission there is just no estimate.

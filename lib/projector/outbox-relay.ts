@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
-import { log, requireFunction, requireInteger, requireTableName, type Logger } from '../util';
+import { log, requireFunction, requireInteger, requireTableName, resolveLogger, type Logger } from '../util';
 import { abortReason, cancelled, documentClient, pages, request, withSignal } from '../dynamo';
 import { BatchResponse, type PartialBatchResponse } from './batch-response';
 import { OutboxLayout, storedMessage, type OutboxMessage } from './outbox';
@@ -16,8 +16,8 @@ export interface OutboxRelayOptions {
   readonly publish: (message: OutboxMessage) => Promise<void>;
   /** Rows drained at once. @defaultValue 10 */
   readonly concurrency?: number;
-  /** Receives rows whose publishing failed (warn). */
-  readonly logger?: Logger;
+  /** Receives rows whose publishing failed (warn); `false` logs nothing. @defaultValue one JSON line per entry on the console */
+  readonly logger?: Logger | false | undefined;
 }
 
 /** Defaults of {@link OutboxRelay}, in one place. */
@@ -49,12 +49,14 @@ export interface RelayResult {
 export class OutboxRelay {
   private readonly documents: DynamoDBDocumentClient;
   private readonly concurrency: number;
+  private readonly logger: Logger | undefined;
 
   constructor(private readonly options: OutboxRelayOptions) {
     requireTableName('table', options.table, 'OutboxRelay');
     requireFunction('publish', options.publish, 'OutboxRelay');
     this.concurrency = requireInteger('concurrency', options.concurrency ?? OutboxRelayDefaults.concurrency, 1, undefined, 'OutboxRelay');
     this.documents = documentClient(options.client);
+    this.logger = resolveLogger(options.logger);
   }
 
   /**
@@ -85,7 +87,7 @@ export class OutboxRelay {
     const { signal } = options;
     const documents = withSignal(this.documents, signal);
     const partitions = new Set<string>();
-    const scan = pages('Scan', (start) =>
+    const scan = pages('Scan', this.options.table, (start) =>
       documents.send(
         new ScanCommand({
           TableName: this.options.table,
@@ -112,7 +114,12 @@ export class OutboxRelay {
             if (cancelled(signal)) throw abortReason(signal);
             return { published: await this.drainRowWith(partition, documents) };
           } catch (error) {
-            log(this.options.logger, 'warn', { partition, err: error }, 'outbox row not drained; its messages wait for the next pass');
+            log(
+              this.logger,
+              'warn',
+              { projection: projectionOf(partition), partition, err: error },
+              'outbox row not drained; its messages wait for the next pass',
+            );
             return { published: 0, failure: { partition, error } };
           }
         }),
@@ -131,7 +138,7 @@ export class OutboxRelay {
 
   private async drainRowWith(partition: string, documents: DynamoDBDocumentClient): Promise<number> {
     let published = 0;
-    const messages = pages('Query', (start) =>
+    const messages = pages('Query', this.options.table, (start) =>
       documents.send(
         new QueryCommand({
           TableName: this.options.table,
@@ -152,7 +159,7 @@ export class OutboxRelay {
           message: storedMessage(item),
           createdAt: String(item['createdAt']),
         });
-        await request('DeleteItem', () =>
+        await request('DeleteItem', this.options.table, () =>
           documents.send(
             new DeleteCommand({
               TableName: this.options.table,
@@ -174,4 +181,14 @@ function outboxPartition(record: StreamRecordLike): string | undefined {
   const marker = image?.[OutboxLayout.marker]?.S;
   const partition = image?.[OutboxLayout.partitionKey]?.S;
   return typeof marker === 'string' && typeof partition === 'string' ? partition : undefined;
+}
+
+/** The projection an outbox partition belongs to (its first member, see `OutboxWriter.partition`), for the logs. */
+function projectionOf(partition: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(partition);
+    return Array.isArray(parsed) && typeof parsed[0] === 'string' ? parsed[0] : undefined;
+  } catch {
+    return undefined;
+  }
 }

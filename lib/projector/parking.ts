@@ -1,6 +1,6 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { asRequestError, isConditionFailure, isTransientError, pages, withSignal } from '../dynamo';
-import { ConcurrentModificationError, DynamoRequestError } from '../errors';
+import { AccessDeniedError, ConcurrentModificationError, DynamoRequestError, TableNotFoundError } from '../errors';
 import { RowAttributes, instanceKey, type StreamEvent } from '../store';
 import type { EventRef, ParkedRow } from './outcome';
 import type { RowGroup } from './row-plan';
@@ -17,10 +17,11 @@ export type PoisonPolicy = 'retry' | { readonly park: { readonly afterAttempts: 
 
 /**
  * Whether a row's failure counts towards parking it. Transient failures (throttling, server errors,
- * timeouts, lost races) never do: they pass by themselves.
+ * timeouts, lost races) never do: they pass by themselves. Nor does a missing or refused table: that is
+ * the deployment's fault, not the row's, and parking would set aside every row until it is fixed.
  */
 export function countsTowardsParking(error: unknown): boolean {
-  if (error instanceof ConcurrentModificationError) return false;
+  if (error instanceof ConcurrentModificationError || error instanceof TableNotFoundError || error instanceof AccessDeniedError) return false;
   if (error instanceof DynamoRequestError) return !isTransientError(error.cause);
   return !isTransientError(error);
 }
@@ -128,7 +129,7 @@ function withoutSeen(parked: ParkedRecord): ParkedRow {
 /** Every parked row of the model (a Scan of its table). */
 export async function* parkedRows(store: RowStore, signal?: AbortSignal): AsyncGenerator<ParkedRow> {
   const { readModel } = store;
-  const scan = pages('Scan', (start) =>
+  const scan = pages('Scan', readModel.table, (start) =>
     withSignal(store.documents, signal).send(
       new ScanCommand({
         TableName: readModel.table,
@@ -166,6 +167,6 @@ async function update(
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
-    throw asRequestError('UpdateItem', error);
+    throw asRequestError('UpdateItem', store.readModel.table, error);
   }
 }

@@ -1,7 +1,8 @@
 import { ValidationError } from '../errors';
 import { decoder, type AnyEventStream, type StreamEvent } from '../store';
 import { batchResponse, type PartialBatchResponse } from './batch-response';
-import { log, type Logger } from '../util';
+import { log, resolveLogger, type Logger } from '../util';
+import { eventRef } from './parking';
 import type { ApplyResult, MultiSourceRowOutcome, RowOutcome } from './outcome';
 import type { AnyProjection, EventsOfStream } from './types';
 import { imageReader, recordTime, type DecodeFailure, type RecordReading, type StreamRecordLike } from './records';
@@ -19,8 +20,13 @@ export interface ProcessBatchOptions<
   readonly streams?: St;
   /** `'report'` fails undecodable records (holding their shard); `'skip'` acknowledges them. Both list them in `decodeFailures`. @defaultValue 'report' */
   readonly onDecodeFailure?: 'report' | 'skip';
-  /** Receives what went wrong in the batch: records that failed to decode, rows that failed (warn), and the projections' parking: attempts counted (warn), rows parked (error). */
-  readonly logger?: Logger;
+  /**
+   * Receives what went wrong in the batch, a line per row or record: rows that failed (warn), records that
+   * failed to decode (warn), and the projections' parking: attempts counted (warn), rows parked (error).
+   * `false` logs nothing. @defaultValue one JSON line per
+   * entry on the console (`console.warn` / `console.error`), what Lambda and CloudWatch expect
+   */
+  readonly logger?: Logger | false | undefined;
   /** Called with the batch's figures once it is applied (see {@link BatchMetrics}); a throw is logged, never fails the batch. */
   readonly onMetrics?: (metrics: BatchMetrics) => void;
   /**
@@ -140,20 +146,19 @@ export async function processBatch<
       );
     }),
   );
+  const logger = resolveLogger(options.logger);
   const failed = new Set<number>();
+  const eventAt = new Map(entries.map((entry) => [entry.position, entry.event]));
   results.forEach((result, index) => {
+    const projection = projections[index]?.[0];
     for (const outcome of result.outcomes) {
-      if (outcome.status !== 'failed') continue;
-      if (outcome.positions.length > 0) failed.add(Math.min(...outcome.positions));
-      log(
-        options.logger,
-        'warn',
-        { projection: projections[index]?.[0], key: outcome.key, streamId: outcome.streamId, err: outcome.error },
-        'row failed; its records are reported for a redelivery',
-      );
+      if (outcome.status === 'failed' && outcome.positions.length > 0) failed.add(Math.min(...outcome.positions));
+      reportRow(logger, projection, outcome, eventAt);
     }
   });
-  for (const failure of decodeFailures) log(options.logger, 'warn', { position: failure.position, err: failure.error }, 'record failed to decode');
+  for (const failure of decodeFailures) {
+    log(logger, 'warn', { position: failure.position, err: failure.error }, 'record failed to decode');
+  }
   if (options.onDecodeFailure !== 'skip') for (const failure of decodeFailures) failed.add(failure.position);
   if (options.onMetrics !== undefined) {
     const metrics = batchMetrics(
@@ -165,7 +170,7 @@ export async function processBatch<
     try {
       options.onMetrics(metrics);
     } catch (error) {
-      log(options.logger, 'warn', { err: error }, 'onMetrics failed');
+      log(logger, 'warn', { err: error }, 'onMetrics failed');
     }
   }
   const failedRecords = [...failed].sort((a, b) => a - b);
@@ -181,6 +186,28 @@ export async function processBatch<
     failedRecords,
     response: batchResponse(records, failedRecords, options),
   };
+}
+
+/** Logs a row that failed (with the earliest of its events in the batch) or is parked (with the event that parked it). */
+function reportRow(
+  logger: Logger | undefined,
+  projection: string | undefined,
+  outcome: RowOutcome | MultiSourceRowOutcome,
+  eventAt: ReadonlyMap<number, StreamEvent>,
+): void {
+  if (outcome.status === 'failed') {
+    const event = eventAt.get(Math.min(...outcome.positions));
+    const details = { projection, key: outcome.key, event: event === undefined ? undefined : eventRef(event), err: outcome.error };
+    log(logger, 'warn', details, 'row failed; its records are reported for a redelivery');
+  } else if (outcome.status === 'parked') {
+    const { event, error, attempts } = outcome.parked;
+    log(
+      logger,
+      'error',
+      { projection, key: outcome.key, event, attempts, err: error },
+      'row parked: its events are set aside until retryParked or skipParked',
+    );
+  }
 }
 
 /**

@@ -130,7 +130,7 @@ export function rowFromItem<State>(store: RowStore, item: Readonly<Record<string
 /** Reads one row strongly consistent, hidden fields included: the projection owns the whole row. */
 export async function readRow<State>(store: RowStore, key: Readonly<Record<string, unknown>>): Promise<ReadRow<State>> {
   const { readModel } = store;
-  const result = await request('GetItem', () =>
+  const result = await request('GetItem', readModel.table, () =>
     store.documents.send(new GetCommand({ TableName: readModel.table, Key: readModel.keyOf(key), ConsistentRead: true })),
   );
   return rowFromItem(store, result.Item);
@@ -151,7 +151,7 @@ export async function readRows<State>(store: RowStore, keys: ReadonlyArray<Reado
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await sleep(backoffDelay(attempt - 1, { initialMs: 10, maxMs: 500 }));
       const keysToRead = pending;
-      const result = await request('BatchGetItem', () =>
+      const result = await request('BatchGetItem', readModel.table, () =>
         store.documents.send(new BatchGetCommand({ RequestItems: { [readModel.table]: { Keys: keysToRead, ConsistentRead: true } } })),
       );
       for (const item of result.Responses?.[readModel.table] ?? []) found.set(idOf(item), item);
@@ -319,6 +319,8 @@ export async function writeRow(
     if (isConditionFailure(error)) return false;
     const codes = cancellationCodes(error);
     if (codes !== undefined && (codes[0] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict'))) return false;
-    throw asRequestError(extras.length === 0 ? 'PutItem' : 'TransactWriteItems', error);
+    throw extras.length === 0
+      ? asRequestError('PutItem', store.readModel.table, error)
+      : asRequestError('TransactWriteItems', [store.readModel.table, ...extras.map((extra) => extra.table)], error);
   }
 }

@@ -110,15 +110,16 @@ export async function sendAppend(
     await documents.send(new TransactWriteCommand({ TransactItems: transactItems }));
     return { kind: 'appended', items };
   } catch (error) {
+    const tables = [plan.table, ...extras.flatMap((put) => put.TableName ?? [])];
     const codes = cancellationCodes(error);
-    if (codes === undefined) throw asRequestError('TransactWriteItems', error);
+    if (codes === undefined) throw asRequestError('TransactWriteItems', tables, error);
     if (plan.idempotencyKey !== undefined && codes[sentinelIndex] === 'ConditionalCheckFailed') return { kind: 'duplicate' };
     if (codes.slice(0, extrasIndex).includes('ConditionalCheckFailed')) return { kind: 'conflict' };
     // The events would have gone in: what failed is a row written alongside them, for the caller to drop.
     const lost = extraFailures(codes, extrasIndex);
     if (lost.length > 0) return { kind: 'extrasLost', lost };
     if (codes.includes('TransactionConflict')) return { kind: 'contended' };
-    throw asRequestError('TransactWriteItems', error);
+    throw asRequestError('TransactWriteItems', tables, error);
   }
 }
 

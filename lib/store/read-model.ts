@@ -201,7 +201,7 @@ export class ReadModel<
         names[`#r${index}`] = attribute;
         return `#r${index}`;
       });
-    await request('UpdateItem', () =>
+    await request('UpdateItem', this.table, () =>
       withSignal(this.documents, options.signal).send(
         new UpdateCommand({
           TableName: this.table,
@@ -253,7 +253,7 @@ export class ReadModel<
     const hideRemoved = options.includeRemoved !== true;
     names['#stub'] = RowAttributes.stub;
     if (hideRemoved) names['#deleted'] = RowAttributes.deleted;
-    const page = await request('Query', () =>
+    const page = await request('Query', this.table, () =>
       withSignal(this.documents, options.signal).send(
         new QueryCommand({
           TableName: this.table,

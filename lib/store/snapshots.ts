@@ -58,7 +58,7 @@ export async function saveSnapshot<State>(
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;
-    throw asRequestError('PutItem', error);
+    throw asRequestError('PutItem', table, error);
   }
 }
 

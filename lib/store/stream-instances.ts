@@ -44,7 +44,7 @@ export async function* instancePages(scan: InstanceScan): AsyncGenerator<Instanc
   const streams = scan.streamNames.map((_name, index) => `:s${index}`).join(', ');
   let start = scan.startKey;
   do {
-    const page = await request('Scan', () =>
+    const page = await request('Scan', scan.table, () =>
       withSignal(scan.documents, scan.signal).send(
         new ScanCommand({
           TableName: scan.table,

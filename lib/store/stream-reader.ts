@@ -23,7 +23,7 @@ export async function* readEvents(
   pageSize: number,
 ): AsyncGenerator<StreamEvent> {
   if (range.toVersion < range.fromVersion) return;
-  const query = pages('Query', (exclusiveStartKey) =>
+  const query = pages('Query', table, (exclusiveStartKey) =>
     documents.send(
       new QueryCommand({
         TableName: table,
@@ -45,7 +45,7 @@ export async function* readEvents(
 
 /** The stream instance's latest version (0 for a stream with no events), read strongly consistent. */
 export async function readHead(documents: DynamoDBDocumentClient, table: string, codec: EventCodec, streamId: string): Promise<number> {
-  const page = await request('Query', () =>
+  const page = await request('Query', table, () =>
     documents.send(
       new QueryCommand({
         TableName: table,

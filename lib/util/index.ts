@@ -7,3 +7,4 @@ export { RequestRate } from './request-rate';
 export { requireBackoff, requireFunction, requireInteger, requireNumber, requireTableName, requireText } from './validate';
 export { log } from './logger';
 export type { Logger, LogLevel } from './logger';
+export { consoleLogger, resolveLogger } from './console-logger';
