@@ -137,16 +137,16 @@ export async function processBatch<
     }
   });
 
+  const logger = resolveLogger(options.logger);
   const results = await Promise.all(
     projections.map(([, projection]) => {
       const names = new Set(projection.streams.map((stream) => stream.name));
       return projection.applyEntries(
         entries.filter((entry) => names.has(entry.event.streamName)),
-        { signal: options.signal, logger: options.logger },
+        { signal: options.signal, logger },
       );
     }),
   );
-  const logger = resolveLogger(options.logger);
   const failed = new Set<number>();
   const eventAt = new Map(entries.map((entry) => [entry.position, entry.event]));
   results.forEach((result, index) => {
@@ -188,26 +188,20 @@ export async function processBatch<
   };
 }
 
-/** Logs a row that failed (with the earliest of its events in the batch) or is parked (with the event that parked it). */
+/**
+ * Logs a row that failed, with the earliest of its events in the batch. A parked row is not logged here:
+ * the row engine logged it to this same logger, with the attempts that parked it.
+ */
 function reportRow(
   logger: Logger | undefined,
   projection: string | undefined,
   outcome: RowOutcome | MultiSourceRowOutcome,
   eventAt: ReadonlyMap<number, StreamEvent>,
 ): void {
-  if (outcome.status === 'failed') {
-    const event = eventAt.get(Math.min(...outcome.positions));
-    const details = { projection, key: outcome.key, event: event === undefined ? undefined : eventRef(event), err: outcome.error };
-    log(logger, 'warn', details, 'row failed; its records are reported for a redelivery');
-  } else if (outcome.status === 'parked') {
-    const { event, error, attempts } = outcome.parked;
-    log(
-      logger,
-      'error',
-      { projection, key: outcome.key, event, attempts, err: error },
-      'row parked: its events are set aside until retryParked or skipParked',
-    );
-  }
+  if (outcome.status !== 'failed') return;
+  const event = eventAt.get(Math.min(...outcome.positions));
+  const details = { projection, key: outcome.key, event: event === undefined ? undefined : eventRef(event), err: outcome.error };
+  log(logger, 'warn', details, 'row failed; its records are reported for a redelivery');
 }
 
 /**
