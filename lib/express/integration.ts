@@ -20,7 +20,7 @@ export type DynafoldExpressOptions<
   Projections extends Record<string, AnyProjection> = Record<string, AnyProjection>,
 > = Omit<ServiceOptions<Streams, Models, Projections>, 'problems'> & {
   /** Receives the feed's diagnostics and the errors of failed requests. @defaultValue none */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
 };
 
 /** What {@link dynafold} returns: the services (also at `app.locals.dynafold`) and how to stop the feed. */
@@ -59,7 +59,7 @@ export function dynafold<
   Projections extends Record<string, AnyProjection>,
 >(
   app: Express,
-  options: DynafoldExpressOptions<Streams, Models, Projections> & { readonly start?: boolean },
+  options: DynafoldExpressOptions<Streams, Models, Projections> & { readonly start?: boolean | undefined },
 ): DynafoldExpress<Streams, Models, Projections> {
   const { services, feed } = resolveServices(options, options.logger);
   app.locals['dynafold'] = services;
@@ -96,7 +96,7 @@ export function dynafold<
  * app.use(problemHandler({ typeBase: 'https://example.com/problems/' }))
  * ```
  */
-export function problemHandler(options: ProblemOptions & { readonly logger?: Logger } = {}): ErrorRequestHandler {
+export function problemHandler(options: ProblemOptions & { readonly logger?: Logger | undefined } = {}): ErrorRequestHandler {
   return (error: unknown, request, response, next) => {
     // Headers already sent: only Express itself can end the response now.
     if (response.headersSent) return next(error);

@@ -63,7 +63,7 @@ function walk(value: unknown, path: Path, issues: ValidationIssue[], attributes:
   }
   const prototype = Object.getPrototypeOf(value) as unknown;
   if (prototype !== Object.prototype && prototype !== null) {
-    const kind = (value as { constructor?: { name?: string } }).constructor?.name ?? 'object';
+    const kind = (value as { constructor?: { name?: string | undefined } | undefined }).constructor?.name ?? 'object';
     const hint =
       value instanceof Date
         ? ', which JSON turns into a string: store an ISO string (z.iso.datetime()) or a number'
