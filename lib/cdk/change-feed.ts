@@ -12,10 +12,10 @@ export interface ChangeFeedResourcesProps {
   /** The events table, with its stream. */
   readonly eventsTable: dynamodb.ITable;
   /** The tables its projections write rows to. */
-  readonly readModelTables?: ReadonlyArray<dynamodb.ITable>;
-  readonly outboxTables?: ReadonlyArray<dynamodb.ITable>;
+  readonly readModelTables?: ReadonlyArray<dynamodb.ITable> | undefined;
+  readonly outboxTables?: ReadonlyArray<dynamodb.ITable> | undefined;
   /** Settings of the checkpoint table created for it. */
-  readonly checkpointTable?: DynafoldTableProps;
+  readonly checkpointTable?: DynafoldTableProps | undefined;
 }
 
 /**

@@ -18,7 +18,7 @@ export interface ProjectorProps extends StreamMappingProps {
   /** The tables its projections write rows to. */
   readonly readModelTables: ReadonlyArray<dynamodb.ITable>;
   /** The tables its projections write outbox messages to. */
-  readonly outboxTables?: ReadonlyArray<dynamodb.ITable>;
+  readonly outboxTables?: ReadonlyArray<dynamodb.ITable> | undefined;
 }
 
 /**

@@ -10,21 +10,21 @@ import { ConfigurationError } from '../errors';
 /** How a function is subscribed to a table's stream (see the README's "Event source mapping settings"). */
 export interface StreamMappingProps {
   /** @defaultValue 100 */
-  readonly batchSize?: number;
+  readonly batchSize?: number | undefined;
   /** Lanes per shard; rows are safe on any number, lanes only race on shared rows. @defaultValue 1 */
-  readonly parallelizationFactor?: number;
+  readonly parallelizationFactor?: number | undefined;
   /** Retries of a failing batch before it goes to the OnFailure queue; `-1` until the records expire. @defaultValue 100 */
-  readonly retryAttempts?: number;
+  readonly retryAttempts?: number | undefined;
   /** Age after which a failing batch goes to the OnFailure queue; absent: until the records expire (24 hours). */
-  readonly maxRecordAge?: Duration;
+  readonly maxRecordAge?: Duration | undefined;
   /** Splits a batch whose invocation throws (a partial response never bisects). @defaultValue true */
-  readonly bisectBatchOnError?: boolean;
+  readonly bisectBatchOnError?: boolean | undefined;
   /** @defaultValue TRIM_HORIZON: a new projection starts at the oldest record the stream holds. */
-  readonly startingPosition?: lambda.StartingPosition;
+  readonly startingPosition?: lambda.StartingPosition | undefined;
   /** Where dropped batches' coordinates go (`replayFailure` reads them); a queue is created when absent. */
-  readonly onFailureQueue?: sqs.IQueue;
+  readonly onFailureQueue?: sqs.IQueue | undefined;
   /** An alarm on the function's IteratorAge (Maximum per minute); `false` for none. @defaultValue 60 s for 5 minutes */
-  readonly iteratorAgeAlarm?: false | { readonly threshold: Duration; readonly evaluationPeriods?: number };
+  readonly iteratorAgeAlarm?: false | { readonly threshold: Duration; readonly evaluationPeriods?: number | undefined } | undefined;
 }
 
 /** The defaults of {@link StreamMappingProps}, in one place. */

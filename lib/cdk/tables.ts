@@ -9,11 +9,11 @@ import { eventsTableDefinition, readModelTableDefinition, type ReadModel } from 
 /** Settings every dynafold table takes. */
 export interface DynafoldTableProps {
   /** A physical name; CloudFormation generates one when absent. */
-  readonly tableName?: string;
+  readonly tableName?: string | undefined;
   /** @defaultValue RemovalPolicy.RETAIN: the events are the system's record. */
-  readonly removalPolicy?: RemovalPolicy;
+  readonly removalPolicy?: RemovalPolicy | undefined;
   /** @defaultValue true */
-  readonly pointInTimeRecovery?: boolean;
+  readonly pointInTimeRecovery?: boolean | undefined;
 }
 
 /**
@@ -66,7 +66,7 @@ export abstract class DynafoldTable extends Construct {
 /** Settings of an {@link EventsTable}. */
 export interface EventsTableProps extends DynafoldTableProps {
   /** The attribute DynamoDB TTL expires idempotency sentinels on: the streams' `idempotencyTtl.attribute` (`ttl`), if they set one. */
-  readonly timeToLiveAttribute?: string;
+  readonly timeToLiveAttribute?: string | undefined;
 }
 
 /** The events table: `pk` + `sk`, on demand, with the NEW_AND_OLD_IMAGES stream projections and the feed read. */
@@ -80,7 +80,7 @@ export class EventsTable extends DynafoldTable {
 export interface ReadModelTableProps extends DynafoldTableProps {
   readonly readModels: ReadonlyArray<ReadModel>;
   /** The attribute DynamoDB TTL expires rows on: the projections' `tombstoneTtl.attribute` (`ttl`), if they set one. */
-  readonly timeToLiveAttribute?: string;
+  readonly timeToLiveAttribute?: string | undefined;
 }
 
 /** A table holding these read models: their primary key and every index they declare. */

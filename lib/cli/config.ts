@@ -21,17 +21,18 @@ export type OperableProjection = AnyProjection &
 
 /** What the commands work on, built by the config's `setup` with the clients the command line made. */
 export interface ConfigModel {
-  readonly streams?: Readonly<Record<string, AnyEventStream>>;
-  readonly projections?: Readonly<Record<string, Projection<never, never, never> | MultiSourceProjection<never, never, never> | OperableProjection>>;
-  readonly feeds?: Readonly<Record<string, FeedConfig>>;
+  readonly streams?: Readonly<Record<string, AnyEventStream>> | undefined;
+  readonly projections?:
+    Readonly<Record<string, Projection<never, never, never> | MultiSourceProjection<never, never, never> | OperableProjection>> | undefined;
+  readonly feeds?: Readonly<Record<string, FeedConfig>> | undefined;
   /** Outbox tables `tables create` makes (the projections' `outbox.table`). */
-  readonly outboxTables?: ReadonlyArray<string>;
+  readonly outboxTables?: ReadonlyArray<string> | undefined;
 }
 
 /** A `dynafold.config.ts`. */
 export interface DynafoldConfig {
   /** DynamoDB client settings; `--endpoint`, `--region` and `--profile` override them. */
-  readonly dynamodb?: DynamoDBClientConfig;
+  readonly dynamodb?: DynamoDBClientConfig | undefined;
   /** Builds the streams, projections and feeds with the client the command line made. */
   readonly setup: (clients: {
     readonly client: DynamoDBClient;

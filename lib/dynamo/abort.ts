@@ -12,7 +12,7 @@ const abortReasons = new WeakSet<object>();
 export function withSignal(documents: DynamoDBDocumentClient, signal: AbortSignal | undefined): DynamoDBDocumentClient {
   if (signal === undefined) return documents;
   const view = Object.create(documents) as DynamoDBDocumentClient;
-  const send = (command: Parameters<DynamoDBDocumentClient['send']>[0], options?: { abortSignal?: AbortSignal }) => {
+  const send = (command: Parameters<DynamoDBDocumentClient['send']>[0], options?: { abortSignal?: AbortSignal | undefined }) => {
     if (signal.aborted) return Promise.reject(abortReason(signal));
     const abortSignal = options?.abortSignal === undefined ? signal : AbortSignal.any([signal, options.abortSignal]);
     return documents.send(command, { ...options, abortSignal }).catch((error: unknown) => {

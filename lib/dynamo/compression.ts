@@ -8,9 +8,9 @@ export type CompressionOptions =
   | false
   | {
       /** @defaultValue 'gzip' */
-      readonly algorithm?: CompressionAlgorithm;
+      readonly algorithm?: CompressionAlgorithm | undefined;
       /** Data whose JSON is larger than this many bytes is compressed. @defaultValue 4096 */
-      readonly thresholdBytes?: number;
+      readonly thresholdBytes?: number | undefined;
     };
 
 export function compress(json: string, algorithm: CompressionAlgorithm): Uint8Array {

@@ -26,7 +26,7 @@ export function isTransientError(error: unknown): boolean {
   if (RETRYABLE_NAMES.has(error.name)) return true;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
-  const status = (error as { $metadata?: { httpStatusCode?: unknown } }).$metadata?.httpStatusCode;
+  const status = (error as { $metadata?: { httpStatusCode?: unknown } | undefined }).$metadata?.httpStatusCode;
   return typeof status === 'number' && status >= 500;
 }
 

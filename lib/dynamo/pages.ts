@@ -2,8 +2,8 @@ import { request, type RequestTables } from './request';
 
 /** One page of a Query or Scan as the document client answers it. */
 export interface Page {
-  readonly Items?: Array<Record<string, unknown>>;
-  readonly LastEvaluatedKey?: Record<string, unknown>;
+  readonly Items?: Array<Record<string, unknown>> | undefined;
+  readonly LastEvaluatedKey?: Record<string, unknown> | undefined;
 }
 
 /**

@@ -40,7 +40,9 @@ export function isConditionFailure(error: unknown): boolean {
 /** The reason code of each item of a cancelled transaction, in request order (`'None'` where it had none); `undefined` for any other error. */
 export function cancellationCodes(error: unknown): string[] | undefined {
   if (errorName(error) !== 'TransactionCanceledException') return undefined;
-  return ((error as { CancellationReasons?: ReadonlyArray<{ Code?: string }> }).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+  return ((error as { CancellationReasons?: ReadonlyArray<{ Code?: string | undefined }> | undefined }).CancellationReasons ?? []).map(
+    (reason) => reason.Code ?? 'None',
+  );
 }
 
 /** One item by its key, strongly consistent unless `consistent` is false. */

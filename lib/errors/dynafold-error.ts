@@ -112,7 +112,7 @@ export interface ProblemDetails {
   readonly title: string;
   readonly status: number;
   readonly detail: string;
-  readonly instance?: string;
+  readonly instance?: string | undefined;
   readonly code: ErrorCode;
   readonly [extension: string]: unknown;
 }
@@ -155,7 +155,7 @@ export class DynafoldError extends Error {
    * The HTTP status, knowing whether the request carried a precondition: a concurrency conflict on a
    * request with If-Match is 412 Precondition Failed rather than 409 Conflict.
    */
-  httpStatus(request: { readonly precondition?: boolean } = {}): number {
+  httpStatus(request: { readonly precondition?: boolean | undefined } = {}): number {
     return this.code === 'store.concurrency' && request.precondition === true ? 412 : this.status;
   }
 
@@ -186,7 +186,9 @@ export class DynafoldError extends Error {
    * tables, operations and what DynamoDB answered (account ids, role ARNs), which are for the logs. The
    * cause is never included.
    */
-  toProblem(options: { readonly instance?: string; readonly precondition?: boolean; readonly typeBase?: string } = {}): ProblemDetails {
+  toProblem(
+    options: { readonly instance?: string | undefined; readonly precondition?: boolean | undefined; readonly typeBase?: string | undefined } = {},
+  ): ProblemDetails {
     const status = this.httpStatus(options);
     const serverError = status >= 500;
     return {

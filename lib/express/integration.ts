@@ -21,7 +21,7 @@ export type DynafoldExpressOptions<
   Projections extends Record<string, AnyProjection> = Record<string, AnyProjection>,
 > = Omit<ServiceOptions<Streams, Models, Projections>, 'problems'> & {
   /** Receives the feed's diagnostics and the errors of failed requests. @defaultValue none */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
 };
 
 /** What {@link dynafold} returns: the services (also at `app.locals.dynafold`) and how to stop the feed. */
@@ -63,7 +63,7 @@ export function dynafold<
   Projections extends Record<string, AnyProjection>,
 >(
   app: Express,
-  options: DynafoldExpressOptions<Streams, Models, Projections> & { readonly start?: boolean },
+  options: DynafoldExpressOptions<Streams, Models, Projections> & { readonly start?: boolean | undefined },
 ): DynafoldExpress<Streams, Models, Projections> {
   const { services, feed } = resolveServices(options, options.logger);
   if (options.logger !== undefined) appLoggers.set(app, options.logger);
@@ -106,7 +106,7 @@ export function dynafold<
 export function problemHandler(
   options: ProblemOptions & {
     /** Receives the errors answered with a 5xx. @defaultValue the logger given to `dynafold(app)`, else `console.error` */
-    readonly logger?: Logger;
+    readonly logger?: Logger | undefined;
   } = {},
 ): ErrorRequestHandler {
   return (error: unknown, request, response, next) => {

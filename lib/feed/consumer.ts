@@ -84,7 +84,7 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
    * must be iterated meanwhile (`runChangeFeed` or a `for await` loop). On AWS a shard can answer empty
    * pages for a moment before new records show: caught up means as far as the Streams API showed.
    */
-  async whenCaughtUp(options: { signal?: AbortSignal } = {}): Promise<void> {
+  async whenCaughtUp(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     const checkEveryMs = Math.min(this.options.pollIntervalMs, 50);
     let marks: Map<string, number> | undefined;
     for (;;) {

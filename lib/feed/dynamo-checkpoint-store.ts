@@ -28,7 +28,7 @@ export interface DynamoCheckpointStoreOptions {
   /** The checkpoint table (see {@link DynamoCheckpointStore.tableDefinition}). */
   readonly table: string;
   /** How long a finished shard's checkpoint is kept (its `ttl`); at least 28 hours. @defaultValue 48 hours */
-  readonly finishedTtlMs?: number;
+  readonly finishedTtlMs?: number | undefined;
 }
 
 /**
@@ -221,7 +221,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
       return { acquired: true, expiresAt };
     } catch (error) {
       if (!isConditionFailure(error)) throw this.failure(operation, action, error);
-      const old = (error as { Item?: Item }).Item;
+      const old = (error as { Item?: Item | undefined }).Item;
       return { acquired: false, holder: old === undefined ? await this.getLease(key) : toLease(old) };
     }
   }

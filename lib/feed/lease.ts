@@ -11,7 +11,7 @@ export interface FeedLeaseOptions {
   readonly lease: ResolvedLease;
   readonly backoff: Backoff;
   readonly logger: Logger | undefined;
-  readonly now?: () => number;
+  readonly now?: (() => number) | undefined;
 }
 
 /**

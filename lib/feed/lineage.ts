@@ -43,7 +43,7 @@ export interface StartInput {
   readonly checkpoints: ReadonlyMap<string, ShardCheckpoint>;
   readonly startingPosition: StartingPosition;
   /** Verdicts on shards the plan asked to confirm; empty the first time. */
-  readonly missing?: ReadonlyMap<string, MissingVerdict>;
+  readonly missing?: ReadonlyMap<string, MissingVerdict> | undefined;
 }
 
 /**

@@ -26,13 +26,13 @@ export type StartingPosition = 'TRIM_HORIZON' | 'LATEST';
  */
 export interface LeaseOptions {
   /** How long a taken or renewed lease lasts. @defaultValue 30000 */
-  readonly durationMs?: number;
+  readonly durationMs?: number | undefined;
   /** How often the lease is renewed; must be less than half of `durationMs`. @defaultValue durationMs / 3 */
-  readonly renewEveryMs?: number;
+  readonly renewEveryMs?: number | undefined;
   /** What to do when another owner holds the lease: fail with `LeaseHeldError`, or wait for it. @defaultValue 'fail' */
-  readonly onHeld?: 'fail' | 'wait';
+  readonly onHeld?: 'fail' | 'wait' | undefined;
   /** This process's name in the lease. @defaultValue `<hostname>-<pid>-<random>` */
-  readonly owner?: string;
+  readonly owner?: string | undefined;
 }
 
 /**
@@ -49,36 +49,36 @@ export interface ChangeFeedOptions {
   /** The stream to read (the table's `LatestStreamArn`). */
   readonly streamArn: string;
   /** The application; checkpoints and the lease are kept per consumer. @defaultValue 'default' */
-  readonly consumer?: string;
+  readonly consumer?: string | undefined;
   /** Keeps shard checkpoints and the lease. */
   readonly checkpoints: CheckpointStore;
   /** Where shards start when the consumer has no checkpoints for the stream. @defaultValue 'TRIM_HORIZON' */
-  readonly startingPosition?: StartingPosition;
+  readonly startingPosition?: StartingPosition | undefined;
   /** How long an idle open shard waits between empty reads. @defaultValue 1000 */
-  readonly pollIntervalMs?: number;
+  readonly pollIntervalMs?: number | undefined;
   /** Records per batch (GetRecords `Limit`), 1 to 1000. @defaultValue 100 */
-  readonly batchSize?: number;
+  readonly batchSize?: number | undefined;
   /** How often the whole stream is described again for new shards. @defaultValue 30000 */
-  readonly describeIntervalMs?: number;
+  readonly describeIntervalMs?: number | undefined;
   /**
    * How long a disabled stream is watched before the feed ends: once every listed shard is drained, the
    * stream is described again this long after, and the feed ends only if no new shard appeared.
    * DescribeStream is eventually consistent, and a child opened just before the stream was disabled may be
    * listed late. 0 ends at once (DynamoDB Local lists its one shard at once). @defaultValue 10000
    */
-  readonly disabledSettleMs?: number;
+  readonly disabledSettleMs?: number | undefined;
   /** GetShardIterator / GetRecords calls in flight at once, across all shards. @defaultValue 16 */
-  readonly maxConcurrentReads?: number;
+  readonly maxConcurrentReads?: number | undefined;
   /** Backoff for throttling, transient errors and re-reading a failed batch. @defaultValue `{ initialMs: 100, maxMs: 10000 }` */
-  readonly backoff?: Backoff;
+  readonly backoff?: Backoff | undefined;
   /** The lease, or `false` to read without one. @defaultValue enabled with {@link ChangeFeedDefaults}.lease */
-  readonly lease?: LeaseOptions | false;
+  readonly lease?: LeaseOptions | false | undefined;
   /** Stops the feed when aborted, like `stop()`. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Receives the feed's diagnostics (pino, Powertools Logger or console shape). */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
   /** Called with a shard's figures whenever they change (a read, an acknowledgement, a failure). */
-  readonly onMetrics?: (metrics: ShardMetrics) => void;
+  readonly onMetrics?: ((metrics: ShardMetrics) => void) | undefined;
 }
 
 /**

@@ -16,9 +16,9 @@ export interface StreamBatchInfo {
   readonly shardId: string;
   readonly startSequenceNumber: string;
   readonly endSequenceNumber: string;
-  readonly approximateArrivalOfFirstRecord?: string;
-  readonly approximateArrivalOfLastRecord?: string;
-  readonly batchSize?: number;
+  readonly approximateArrivalOfFirstRecord?: string | undefined;
+  readonly approximateArrivalOfLastRecord?: string | undefined;
+  readonly batchSize?: number | undefined;
 }
 
 /** Options of {@link replayFailure}: `processBatch`'s, records being identified by their SequenceNumber. */
@@ -27,7 +27,7 @@ export interface ReplayFailureOptions<P extends Record<string, AnyProjection>, S
   'source' | 'identifier'
 > {
   readonly streamsClient: DynamoDBStreamsClient;
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Empty pages in a row after which a shard counts as read to its present end. */
@@ -64,7 +64,7 @@ export async function replayFailure<P extends Record<string, AnyProjection>, St 
 
 /** The batch coordinates in an OnFailure destination's message, as it reaches a handler. */
 export function streamBatchInfo(message: unknown): StreamBatchInfo {
-  const record = unwrap(message) as { DDBStreamBatchInfo?: Partial<StreamBatchInfo> } | undefined;
+  const record = unwrap(message) as { DDBStreamBatchInfo?: Partial<StreamBatchInfo> | undefined } | undefined;
   const info = record?.DDBStreamBatchInfo;
   for (const field of ['streamArn', 'shardId', 'startSequenceNumber', 'endSequenceNumber'] as const) {
     if (typeof info?.[field] !== 'string') {
@@ -80,7 +80,7 @@ export function streamBatchInfo(message: unknown): StreamBatchInfo {
 function unwrap(message: unknown): unknown {
   let value = typeof message === 'string' ? parse(message) : message;
   for (let depth = 0; depth < 3 && typeof value === 'object' && value !== null && !('DDBStreamBatchInfo' in value); depth++) {
-    const candidate = value as { body?: unknown; Message?: unknown; Sns?: { Message?: unknown } };
+    const candidate = value as { body?: unknown; Message?: unknown; Sns?: { Message?: unknown } | undefined };
     const inner = candidate.body ?? candidate.Sns?.Message ?? candidate.Message;
     value = typeof inner === 'string' ? parse(inner) : inner;
   }

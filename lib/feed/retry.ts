@@ -38,7 +38,7 @@ export interface RetryOptions {
   /** Named in log lines. */
   readonly operation: string;
   /** Which errors are retried. @defaultValue {@link isRetryable} */
-  readonly retryable?: (error: unknown) => boolean;
+  readonly retryable?: ((error: unknown) => boolean) | undefined;
 }
 
 /**

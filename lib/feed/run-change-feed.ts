@@ -35,12 +35,12 @@ export interface RunChangeFeedOptions<P extends FeedProjections, St extends Reco
    * batch. Positions pushed to `result.failedRecords` are reported with the batch's failures. If it throws,
    * the run ends without acknowledging the batch, so the batch is read again on restart.
    */
-  readonly onBatch?: OnBatch<P, St, ChangeFeedRecord, ChangeFeedBatch>;
+  readonly onBatch?: OnBatch<P, St, ChangeFeedRecord, ChangeFeedBatch> | undefined;
   /**
    * Stop the feed once it has caught up (see `ChangeFeedConsumer.whenCaughtUp`) and resolve: a script that
    * brings its read models up to date and exits. @defaultValue false
    */
-  readonly stopWhenCaughtUp?: boolean;
+  readonly stopWhenCaughtUp?: boolean | undefined;
 }
 
 /**

@@ -38,9 +38,9 @@ export interface FeedHealth {
   readonly healthy: boolean;
   readonly state: ChangeFeedStatus['state'] | 'not started';
   /** The error that ended the feed or its run, by name and message. */
-  readonly error?: { readonly name: string; readonly message: string };
+  readonly error?: { readonly name: string; readonly message: string } | undefined;
   /** The feed's status (lease, shards); `undefined` before it started. */
-  readonly status?: Omit<ChangeFeedStatus, 'error'>;
+  readonly status?: Omit<ChangeFeedStatus, 'error'> | undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ export interface ProblemOptions {
    * Where a dynafold error's `type` points: `<typeBase><code>` (e.g. a page of your API's docs).
    * @defaultValue `urn:dynafold:error:` ({@link ServiceDefaults.problems})
    */
-  readonly typeBase?: string;
+  readonly typeBase?: string | undefined;
 }
 
 /** A response for an error: its status and an RFC 9457 Problem Details body. */
@@ -22,8 +22,8 @@ export interface GenericProblem {
   readonly type: 'about:blank';
   readonly title: string;
   readonly status: number;
-  readonly detail?: string;
-  readonly instance?: string;
+  readonly detail?: string | undefined;
+  readonly instance?: string | undefined;
 }
 
 /** The media type of a Problem Details body. */
@@ -41,7 +41,7 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
  */
 export function problemOf(
   error: unknown,
-  request: { readonly instance?: string; readonly precondition?: boolean },
+  request: { readonly instance?: string | undefined; readonly precondition?: boolean | undefined },
   options: ProblemOptions = {},
 ): ProblemResponse {
   const known = asDynafoldError(error);
@@ -75,16 +75,22 @@ function validationIssuesOf(error: unknown): ValidationIssue[] | undefined {
   if (!(error instanceof Error)) return undefined;
   const { issues, validation } = error as { issues?: unknown; validation?: unknown };
   if (error.name === 'ZodError' && Array.isArray(issues)) {
-    return issues.map((issue: { path?: Array<string | number | symbol>; message?: string }) => ({
+    return issues.map((issue: { path?: Array<string | number | symbol> | undefined; message?: string | undefined }) => ({
       path: (issue.path ?? []).map((part) => (typeof part === 'symbol' ? String(part) : part)),
       message: String(issue.message),
     }));
   }
   if (Array.isArray(validation)) {
-    return validation.map((issue: { instancePath?: string; message?: string; params?: { missingProperty?: string } }) => ({
-      path: pointerPath(issue.instancePath ?? '', issue.params?.missingProperty),
-      message: String(issue.message),
-    }));
+    return validation.map(
+      (issue: {
+        instancePath?: string | undefined;
+        message?: string | undefined;
+        params?: { missingProperty?: string | undefined } | undefined;
+      }) => ({
+        path: pointerPath(issue.instancePath ?? '', issue.params?.missingProperty),
+        message: String(issue.message),
+      }),
+    );
   }
   return undefined;
 }

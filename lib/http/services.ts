@@ -11,23 +11,23 @@ export interface ServiceOptions<
   Models extends Record<string, ReadModel> = Record<string, ReadModel>,
   Projections extends Record<string, AnyProjection> = Record<string, AnyProjection>,
 > {
-  readonly streams?: Streams;
-  readonly readModels?: Models;
+  readonly streams?: Streams | undefined;
+  readonly readModels?: Models | undefined;
   /** Projections the handlers wait for (read-your-writes) or rebuild. */
-  readonly projections?: Projections;
+  readonly projections?: Projections | undefined;
   /** A change feed to run in the background while the service runs, stopped when it closes. */
-  readonly feed?: ServiceFeedOptions<Record<string, AnyProjection>, Record<string, AnyEventStream>>;
+  readonly feed?: ServiceFeedOptions<Record<string, AnyProjection>, Record<string, AnyEventStream>> | undefined;
   /** A GET route answering the service's health: 200 while the feed runs (or without a feed), else 503. @defaultValue none */
-  readonly healthPath?: string;
+  readonly healthPath?: string | undefined;
   /** How errors become Problem Details; `false` leaves error handling to you. @defaultValue `ServiceDefaults.problems` */
-  readonly problems?: ProblemOptions | false;
+  readonly problems?: ProblemOptions | false | undefined;
 }
 
 /** What a service's health check answers. */
 export interface ServiceHealth {
   readonly healthy: boolean;
   /** The background feed's health; absent without a feed. */
-  readonly feed?: FeedHealth;
+  readonly feed?: FeedHealth | undefined;
 }
 
 /** What the app is decorated with (`app.dynafold` in Fastify, `app.locals.dynafold` in Express). */

@@ -8,17 +8,17 @@ import { DynafoldError } from '../errors';
 /** Options of {@link startDynamoLocal}. */
 export interface DynamoLocalOptions {
   /** Port to listen on. @defaultValue a free port chosen by the OS */
-  readonly port?: number;
+  readonly port?: number | undefined;
   /** Maximum Java heap in MiB; bounds the JVM's memory under long runs. @defaultValue 512 */
-  readonly heapMb?: number;
+  readonly heapMb?: number | undefined;
   /** Extra JVM arguments, e.g. `['-XX:TieredStopAtLevel=1']` for a faster start. @defaultValue [] */
-  readonly jvmArgs?: ReadonlyArray<string>;
+  readonly jvmArgs?: ReadonlyArray<string> | undefined;
   /** How long to wait for the first answer. @defaultValue 30000 */
-  readonly startTimeoutMs?: number;
+  readonly startTimeoutMs?: number | undefined;
   /** The `java` executable. @defaultValue `JAVA` from the environment, else `java` */
-  readonly java?: string;
+  readonly java?: string | undefined;
   /** One database for every access key and region (`-sharedDb`), so other tools see the same tables. @defaultValue false */
-  readonly sharedDb?: boolean;
+  readonly sharedDb?: boolean | undefined;
 }
 
 /** A running in-memory DynamoDB Local. */
@@ -182,7 +182,7 @@ async function launch({ jar, libraryPath }: { jar: string; libraryPath: string }
   }
   // A running DynamoDB Local must not keep a script alive: the watchdog stops it when we exit.
   child.unref();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
+  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as { unref?: (() => void) | undefined } | null)?.unref?.();
   return { port, endpoint, clientConfig, stop };
 }
 

@@ -22,7 +22,10 @@ export async function readStreamRecords(streams: DynamoDBStreamsClient, streamAr
  * A GetRecords record as a Lambda event source mapping hands it over: JSON, with binary attributes as
  * base64 strings and `ApproximateCreationDateTime` as epoch seconds, plus the fields Lambda adds.
  */
-export function toLambdaRecord(record: _Record, source: { readonly streamArn?: string; readonly region?: string } = {}): LambdaStreamRecord {
+export function toLambdaRecord(
+  record: _Record,
+  source: { readonly streamArn?: string | undefined; readonly region?: string | undefined } = {},
+): LambdaStreamRecord {
   const json = JSON.stringify(record, function (this: Record<string, unknown>, key: string, value: unknown) {
     // `this[key]` is the value before its own toJSON ran, so a Date is still a Date here.
     const original = this[key];
@@ -45,7 +48,7 @@ export function toLambdaRecord(record: _Record, source: { readonly streamArn?: s
  */
 export function toKinesisRecord(
   record: _Record,
-  source: { readonly streamArn?: string; readonly region?: string; readonly tableName?: string } = {},
+  source: { readonly streamArn?: string | undefined; readonly region?: string | undefined; readonly tableName?: string | undefined } = {},
 ): LambdaKinesisRecord {
   const lambda = toLambdaRecord(record, source);
   const { SequenceNumber: sequence = '0', StreamViewType: _viewType, ApproximateCreationDateTime: seconds = 0, ...change } = lambda.dynamodb ?? {};

@@ -4,27 +4,27 @@ import { ProjectionDefaults } from './defaults';
 /** Settings of `backfill` (see {@link ProjectionDefaults.backfill} for the defaults). */
 export interface BackfillOptions {
   /** Segments of the parallel Scan of each events table, scanned at once. */
-  readonly segments?: number;
+  readonly segments?: number | undefined;
   /** Stream instances applied at once, across segments. */
-  readonly concurrency?: number;
+  readonly concurrency?: number | undefined;
   /** Stops the backfill: in-flight instances finish, progress stays saved, the call rejects with the reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Called as pages complete, at most once per `progressIntervalMs`, and once at the end. */
-  readonly onProgress?: (progress: BackfillProgress) => void;
-  readonly progressIntervalMs?: number;
+  readonly onProgress?: ((progress: BackfillProgress) => void) | undefined;
+  readonly progressIntervalMs?: number | undefined;
   /** Names the run whose progress is saved: two backfills of one projection at once need two names. */
-  readonly run?: string;
+  readonly run?: string | undefined;
   /** Forget the saved progress of an unfinished run and start over. */
-  readonly restart?: boolean;
+  readonly restart?: boolean | undefined;
   /**
    * Requests per second the backfill may send (scan pages, event reads, row reads and writes; counted as
    * it goes), so it leaves capacity to production traffic. Unlimited when absent.
    */
-  readonly throttle?: { readonly requestsPerSecond: number };
+  readonly throttle?: { readonly requestsPerSecond: number } | undefined;
   /** Items a scan page reads (progress is saved per page); DynamoDB's 1 MB page when absent. */
-  readonly pageSize?: number;
+  readonly pageSize?: number | undefined;
   /** How a stream instance whose rows failed transiently (throttled, say) is tried again. */
-  readonly retry?: { readonly attempts?: number; readonly backoff?: Backoff };
+  readonly retry?: { readonly attempts?: number | undefined; readonly backoff?: Backoff | undefined } | undefined;
 }
 
 /** How far a backfill is. */

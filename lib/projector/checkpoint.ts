@@ -11,7 +11,7 @@ export interface CheckpointField {
 
 /** Resolves the `checkpoint` option and checks the field is a number in the row schema. */
 export function resolveCheckpoint(
-  option: string | { readonly field: string; readonly offset?: number },
+  option: string | { readonly field: string; readonly offset?: number | undefined },
   schema: z.ZodObject,
   where: string,
 ): CheckpointField {

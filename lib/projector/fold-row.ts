@@ -9,21 +9,21 @@ export interface FoldInput<State, Event extends { readonly version: number }> {
   /** The stored row's state, or `undefined` when the row does not exist or was removed. */
   readonly state: State | undefined;
   /** The row is a tombstone. */
-  readonly removed?: boolean;
+  readonly removed?: boolean | undefined;
   /** The row's checkpoint: versions at or below it were considered already. */
   readonly checkpoint: number;
   /** The row's events above the checkpoint, in order, without gaps among the row's own. */
   readonly events: ReadonlyArray<Event>;
   readonly initial: (event: Event) => State;
   readonly evolve: (state: State, event: Event) => Evolved<State> | Promise<Evolved<State>>;
-  readonly terminal?: (error: unknown) => boolean;
+  readonly terminal?: ((error: unknown) => boolean) | undefined;
   /** Whether an event may recreate a removed row (from `initial`). @defaultValue never */
-  readonly recreate?: (event: Event) => boolean;
+  readonly recreate?: ((event: Event) => boolean) | undefined;
   /**
    * Asked before each event is applied, with the state right after it (`undefined` once removed): `false`
    * stops the fold before that event, leaving it and the rest for another write.
    */
-  readonly accept?: (event: Event, state: State | undefined) => boolean;
+  readonly accept?: ((event: Event, state: State | undefined) => boolean) | undefined;
 }
 
 /** A fold's result: the new state and checkpoint, and what became of each event. */

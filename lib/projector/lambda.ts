@@ -16,7 +16,7 @@ export interface LambdaHandlerOptions<
   E = LambdaStreamEvent,
 > extends Omit<ProcessBatchOptions<P, St, R>, 'source' | 'image' | 'identifier' | 'signal'> {
   /** Runs after the batch is applied and before the response is returned (see {@link OnBatch}); `input` is the Lambda event. */
-  readonly onBatch?: OnBatch<P, St, R, E>;
+  readonly onBatch?: OnBatch<P, St, R, E> | undefined;
   /**
    * Time kept in reserve before the invocation's timeout (read from the context's
    * `getRemainingTimeInMillis`): once only this much is left, no new row starts, requests in flight are
@@ -24,7 +24,7 @@ export interface LambdaHandlerOptions<
    * applied. Keep `onBatch` within it.
    * @defaultValue 1000 ({@link LambdaHandlerDefaults.timeReserveMs})
    */
-  readonly timeReserveMs?: number;
+  readonly timeReserveMs?: number | undefined;
 }
 
 /** What the handler reads of Lambda's context object (assignable from `aws-lambda`'s `Context`). */

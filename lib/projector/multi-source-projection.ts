@@ -46,14 +46,14 @@ export interface MultiSourceProjectionOptions<Streams extends Record<string, Any
   SourceEvents<Streams>
 > {
   /** @defaultValue `<stream names joined with +>-><read model name>` */
-  readonly name?: string;
+  readonly name?: string | undefined;
   /** The streams feeding the rows, by name. */
   readonly sources: Sources<Streams, KeyOfModel<M>>;
   /** The state a row starts from, before `event`. */
   readonly initial: (key: KeyOfModel<M>, event: SourceEvents<Streams>) => State;
   /** The next state, `skipEvent` or `removeRow`. Events of one source instance come in version order; across instances the order is not defined. */
   readonly evolve: (state: State, event: SourceEvents<Streams>) => Evolved<State> | Promise<Evolved<State>>;
-  readonly toItem?: (state: State, context: { readonly key: KeyOfModel<M> }) => RowOfModel<M>;
+  readonly toItem?: ((state: State, context: { readonly key: KeyOfModel<M> }) => RowOfModel<M>) | undefined;
 }
 
 /**
@@ -163,7 +163,7 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
   }
 
   /** The rows parked by the `poison` policy, with why (a Scan of the model's table). */
-  parkedRows(options: { signal?: AbortSignal } = {}): AsyncIterable<ParkedRow<Key>> {
+  parkedRows(options: { signal?: AbortSignal | undefined } = {}): AsyncIterable<ParkedRow<Key>> {
     return listParked(this.runtime as RowRuntime<unknown>, options.signal);
   }
 
@@ -197,7 +197,10 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
   }
 
   /** Skips a parked row's failing event on purpose (or `options.event`), then replays the rest. */
-  async skipParked(key: KeyOfModel<M>, options: { event?: EventRef } = {}): Promise<MultiSourceRowOutcome<SourceEvents<Streams>, Key> | undefined> {
+  async skipParked(
+    key: KeyOfModel<M>,
+    options: { event?: EventRef | undefined } = {},
+  ): Promise<MultiSourceRowOutcome<SourceEvents<Streams>, Key> | undefined> {
     return (await replayParked(this.runtime, key, options.event ?? 'failing')) as MultiSourceRowOutcome<SourceEvents<Streams>, Key> | undefined;
   }
 }

@@ -15,7 +15,7 @@ export interface OutboxRelayOptions {
   /** Publishes one message; a throw stops that row's messages (they are retried in order later). */
   readonly publish: (message: OutboxMessage) => Promise<void>;
   /** Rows drained at once. @defaultValue 10 */
-  readonly concurrency?: number;
+  readonly concurrency?: number | undefined;
   /** Receives rows whose publishing failed (warn); `false` logs nothing. @defaultValue one JSON line per entry on the console */
   readonly logger?: Logger | false | undefined;
 }

@@ -13,7 +13,8 @@ export interface OutboxOptions<State, Event> {
    * The message for an applied event, or `undefined` for none; `state` is the row right after that
    * event (`undefined` once the event removed it). @defaultValue the event itself
    */
-  readonly message?: (event: Event, context: { readonly key: Readonly<Record<string, unknown>>; readonly state: State | undefined }) => unknown;
+  readonly message?:
+    ((event: Event, context: { readonly key: Readonly<Record<string, unknown>>; readonly state: State | undefined }) => unknown) | undefined;
 }
 
 /** An outbox message as the relay hands it to `publish`. */

@@ -17,9 +17,9 @@ export interface ProcessBatchOptions<
   /** Projections by name; each record is routed to every projection of its stream. */
   readonly projections: P;
   /** Streams whose events come back in `unrouted`, to act on without decoding twice. */
-  readonly streams?: St;
+  readonly streams?: St | undefined;
   /** `'report'` fails undecodable records (holding their shard); `'skip'` acknowledges them. Both list them in `decodeFailures`. @defaultValue 'report' */
-  readonly onDecodeFailure?: 'report' | 'skip';
+  readonly onDecodeFailure?: 'report' | 'skip' | undefined;
   /**
    * Receives what went wrong in the batch, a line per row or record: rows that failed (warn), records that
    * failed to decode (warn), and the projections' parking: attempts counted (warn), rows parked (error).
@@ -28,7 +28,7 @@ export interface ProcessBatchOptions<
    */
   readonly logger?: Logger | false | undefined;
   /** Called with the batch's figures once it is applied (see {@link BatchMetrics}); a throw is logged, never fails the batch. */
-  readonly onMetrics?: (metrics: BatchMetrics) => void;
+  readonly onMetrics?: ((metrics: BatchMetrics) => void) | undefined;
   /**
    * Cuts the batch short: no further row starts and the requests in flight are aborted; the rows not done
    * fail (with the signal's reason), so their records are reported for a redelivery.

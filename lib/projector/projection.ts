@@ -192,7 +192,7 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
   }
 
   /** The rows parked by the `poison` policy, with why (a Scan of the model's table). */
-  parkedRows(options: { signal?: AbortSignal } = {}): AsyncIterable<ParkedRow<Key>> {
+  parkedRows(options: { signal?: AbortSignal | undefined } = {}): AsyncIterable<ParkedRow<Key>> {
     return listParked(this.runtime as RowRuntime<unknown>, options.signal);
   }
 
@@ -211,7 +211,7 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
    */
   waitFor(
     key: Key,
-    at: WaitForOptions & { readonly version: number; readonly streamId?: StreamIdOfStream<S> | string },
+    at: WaitForOptions & { readonly version: number; readonly streamId?: StreamIdOfStream<S> | string | undefined },
   ): Promise<ProjectedRow<Stored<RowOfModel<M>>>> {
     const instance =
       at.streamId === undefined ? undefined : instanceKey({ streamName: this.stream.name, streamId: this.stream.formatStreamId(at.streamId) });
@@ -241,7 +241,7 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
    * event fails. Resolves `undefined` for a row that is not parked; rejects with a `ValidationError` for a
    * key that is none or an event the row does not hold.
    */
-  async skipParked(key: KeyOfModel<M>, options: { event?: EventRef } = {}): Promise<RowOutcome<EventsOfStream<S>, Key> | undefined> {
+  async skipParked(key: KeyOfModel<M>, options: { event?: EventRef | undefined } = {}): Promise<RowOutcome<EventsOfStream<S>, Key> | undefined> {
     return (await replayParked(this.runtime, key, options.event ?? 'failing')) as RowOutcome<EventsOfStream<S>, Key> | undefined;
   }
 }

@@ -11,7 +11,7 @@ type Key = Readonly<Record<string, unknown>>;
 /** Options of `waitFor`: how long to wait, what to do then, and how often to read. */
 export interface WaitForOptions extends WaitTiming {
   /** The wait between reads of the row. @defaultValue 10 ms growing ×2 to 100 ms, jittered (`ProjectionDefaults.readYourWrites.backoff`) */
-  readonly backoff?: Backoff;
+  readonly backoff?: Backoff | undefined;
 }
 
 /** The row a wait reads and the version it must reflect. */

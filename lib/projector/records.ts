@@ -3,9 +3,10 @@ import type { StreamImage } from '../store';
 
 /** The parts of a DynamoDB Streams record we read: Lambda's, Pipes' and GetRecords' records all have them. */
 export interface StreamRecordLike {
-  readonly eventID?: string;
-  readonly eventName?: string;
-  readonly dynamodb?: { readonly SequenceNumber?: string; readonly NewImage?: StreamImage | Readonly<Record<string, unknown>> };
+  readonly eventID?: string | undefined;
+  readonly eventName?: string | undefined;
+  readonly dynamodb?:
+    { readonly SequenceNumber?: string | undefined; readonly NewImage?: StreamImage | Readonly<Record<string, unknown>> | undefined } | undefined;
 }
 
 /**
@@ -22,11 +23,11 @@ export type RecordSource = 'lambda' | 'pipe' | 'kinesis';
  */
 export interface RecordReading<R = StreamRecordLike> {
   /** @defaultValue 'lambda' */
-  readonly source?: RecordSource;
+  readonly source?: RecordSource | undefined;
   /** The new image of an event INSERT, or `undefined` for a record that is none. */
-  readonly image?: (record: R) => StreamImage | undefined;
+  readonly image?: ((record: R) => StreamImage | undefined) | undefined;
   /** The identifier the source expects in `batchItemFailures`. */
-  readonly identifier?: (record: R) => string | undefined;
+  readonly identifier?: ((record: R) => string | undefined) | undefined;
 }
 
 /** A record whose image could not be decoded. */
@@ -53,7 +54,7 @@ export function insertImage(record: unknown): StreamImage | undefined {
 
 /** The `kinesis` part of a Kinesis Data Streams record, as Lambda hands it over. */
 interface KinesisPart {
-  readonly kinesis?: { readonly data?: unknown; readonly sequenceNumber?: unknown; readonly approximateArrivalTimestamp?: unknown };
+  readonly kinesis?: { readonly data?: unknown; readonly sequenceNumber?: unknown; readonly approximateArrivalTimestamp?: unknown } | undefined;
 }
 
 /** The DynamoDB change record a Kinesis Data Streams record carries (base64 JSON in `kinesis.data`). */
@@ -93,7 +94,7 @@ export function identifierReader<R>(reading: RecordReading<R>): (record: R) => s
 export function recordTime(record: unknown): number | undefined {
   const arrived = (record as KinesisPart | undefined)?.kinesis?.approximateArrivalTimestamp;
   if (typeof arrived === 'number') return arrived * 1000;
-  const created = (record as { dynamodb?: { ApproximateCreationDateTime?: unknown } } | undefined)?.dynamodb?.ApproximateCreationDateTime;
+  const created = (record as { dynamodb?: { ApproximateCreationDateTime?: unknown } | undefined } | undefined)?.dynamodb?.ApproximateCreationDateTime;
   // A Date from GetRecords, epoch seconds from Lambda.
   return created instanceof Date ? created.getTime() : typeof created === 'number' ? created * 1000 : undefined;
 }

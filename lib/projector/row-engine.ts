@@ -18,12 +18,12 @@ type Outcome = AppliedOutcome | MultiSourceAppliedOutcome | FailedOutcome | Park
 /** How `applyEntries` goes about a call (a backfill's choices; deliveries use the defaults). */
 export interface ApplyOptions {
   /** `false`: write no outbox message for the events applied. */
-  readonly messages?: boolean;
+  readonly messages?: boolean | undefined;
   /**
    * Skip reading the rows: write each as new (conditioned on its absence), and read it only when it exists
    * after all. Right when the events start at the beginning of history and the rows are likely new.
    */
-  readonly guessAbsent?: boolean;
+  readonly guessAbsent?: boolean | undefined;
   /**
    * Once aborted, no further row starts and the requests in flight are cut short: those rows fail with the
    * signal's reason (their records are delivered again; the checkpoints keep what was written).

@@ -18,7 +18,7 @@ export interface RowStore {
   /** Keep a revision, incremented on every write and part of every write's condition. */
   readonly revision: boolean;
   /** Let DynamoDB TTL expire tombstones after this long. */
-  readonly tombstoneTtl?: { readonly attribute: string; readonly durationMs: number };
+  readonly tombstoneTtl?: { readonly attribute: string; readonly durationMs: number } | undefined;
 }
 
 /** A row as read for a fold: its state, checkpoints and what the conditional write must find unchanged. */
@@ -166,11 +166,11 @@ export interface RowMarks {
   readonly checkpoints: ReadonlyMap<string, number>;
   readonly removed: boolean;
   /** Events skipped past a parked row by this write, recorded with those the row had. */
-  readonly skipped?: ReadonlyArray<SkippedRecord>;
+  readonly skipped?: ReadonlyArray<SkippedRecord> | undefined;
   /** The failed attempts the row keeps counting (their event is still ahead of its checkpoint). */
-  readonly failures?: FailureRecord;
+  readonly failures?: FailureRecord | undefined;
   /** The row stays parked with this record. */
-  readonly parked?: ParkedRecord;
+  readonly parked?: ParkedRecord | undefined;
 }
 
 /** The item a fold writes: the row validated, with checkpoints, revision and tombstone marks, `createdAt` kept. */
@@ -274,7 +274,7 @@ export function rowPut(
   Item: Record<string, unknown>;
   ConditionExpression: string;
   ExpressionAttributeNames: Record<string, string>;
-  ExpressionAttributeValues?: Record<string, unknown>;
+  ExpressionAttributeValues?: Record<string, unknown> | undefined;
 } {
   const { condition, names, values } = rowCondition(store, read);
   return {

@@ -19,11 +19,11 @@ type Rows = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' | 'keyOf'>;
 export interface FoldPlan {
   readonly mode: 'apply' | 'rebuild';
   /** Apply although the row is parked, and write even if nothing changed, which unparks it (`retryParked`, `skipParked`). */
-  readonly unpark?: boolean;
+  readonly unpark?: boolean | undefined;
   /** An event to skip on purpose (`skipParked`): its instance's checkpoint moves past it and the row records it. */
-  readonly skip?: { readonly event: EventRef; readonly error: { readonly name: string; readonly message: string } };
+  readonly skip?: { readonly event: EventRef; readonly error: { readonly name: string; readonly message: string } } | undefined;
   /** `false`: write no outbox message for what this fold applies (a backfill folds history, which is no news). */
-  readonly messages?: boolean;
+  readonly messages?: boolean | undefined;
 }
 
 /** What one write of a row did. */
@@ -38,7 +38,7 @@ export interface Step {
   /** The fold stopped to keep the write within a transaction's limits: another write goes on. */
   readonly more: boolean;
   /** An event failed: what came before it was written, and this is the failure to handle. */
-  readonly failure?: EventFailure<StreamEvent>;
+  readonly failure?: EventFailure<StreamEvent> | undefined;
 }
 
 /**
@@ -83,7 +83,7 @@ async function foldAndWrite<State>(
 export interface FoldedWrite {
   /** What the write does once it went through. */
   readonly step: Step;
-  readonly write?: { readonly item: Record<string, unknown>; readonly extras: ReadonlyArray<ExtraPut> };
+  readonly write?: { readonly item: Record<string, unknown>; readonly extras: ReadonlyArray<ExtraPut> } | undefined;
 }
 
 /**

@@ -26,10 +26,10 @@ export interface RowRuntime<State> {
   readonly keyOf: (event: StreamEvent) => Key | undefined;
   readonly initial: (group: Group, event: StreamEvent) => State;
   readonly evolve: (state: State, event: StreamEvent) => Evolved<State> | Promise<Evolved<State>>;
-  readonly terminal?: (error: unknown) => boolean;
-  readonly recreate?: (event: StreamEvent) => boolean;
+  readonly terminal?: ((error: unknown) => boolean) | undefined;
+  readonly recreate?: ((event: StreamEvent) => boolean) | undefined;
   readonly toItem: (state: State, group: Group) => Record<string, unknown>;
-  readonly outbox?: OutboxWriter;
+  readonly outbox?: OutboxWriter | undefined;
   /** Park a row after this many failed attempts that are not transient; `undefined` retries for ever. */
   readonly poison: { readonly afterAttempts: number } | undefined;
   readonly logger: Logger | undefined;
@@ -51,16 +51,16 @@ export interface CommonProjectionOptions<M, State, Event> {
    * Names the projection in errors and logs. It is also stored: in outbox message keys (and ids are
    * unique per projection), so renaming a projection with an outbox starts its rows' messages afresh.
    */
-  readonly name?: string;
+  readonly name?: string | undefined;
   readonly readModel: M;
   /** Errors of `evolve` that reject their event instead of failing the row. Must be deterministic. */
-  readonly terminal?: (error: unknown) => boolean;
+  readonly terminal?: ((error: unknown) => boolean) | undefined;
   /** Whether an event recreates a row `evolve` removed (from `initial`). @defaultValue never */
-  readonly recreate?: (event: Event) => boolean;
+  readonly recreate?: ((event: Event) => boolean) | undefined;
   /** Let DynamoDB TTL delete tombstones this long after the removal (enable TTL on `attribute`); see the README for when that is safe. */
-  readonly tombstoneTtl?: { readonly durationMs: number; readonly attribute?: string };
+  readonly tombstoneTtl?: { readonly durationMs: number; readonly attribute?: string | undefined } | undefined;
   /** Write what the row applied to an outbox in the same transaction, for a relay to publish in order. */
-  readonly outbox?: OutboxOptions<State, Event>;
+  readonly outbox?: OutboxOptions<State, Event> | undefined;
   /**
    * What to do with a row whose events keep failing (an `evolve` that throws, a row its model refuses or
    * DynamoDB can't hold): `'retry'` fails its records on every delivery, which holds the shard;
@@ -68,13 +68,13 @@ export interface CommonProjectionOptions<M, State, Event> {
    * count): its events are set aside and reported done, so the shard moves on, until `retryParked` or
    * `skipParked`. @defaultValue 'retry'
    */
-  readonly poison?: PoisonPolicy;
+  readonly poison?: PoisonPolicy | undefined;
   /** Receives what happens to failing rows: a failed attempt counted (warn), a row parked (error), a parked row replayed (info). */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
   /** Rows processed at once. @defaultValue 10 */
-  readonly concurrency?: number;
+  readonly concurrency?: number | undefined;
   /** Tries of a row's conditional write against concurrent writers. @defaultValue 12 tries, ~1.2 s in all */
-  readonly retry?: { readonly attempts?: number; readonly backoff?: Backoff };
+  readonly retry?: { readonly attempts?: number | undefined; readonly backoff?: Backoff | undefined } | undefined;
 }
 
 /** What a kind of projection decides itself; the rest comes from the common options. */

@@ -19,7 +19,7 @@ export interface ProjectionOptions<S, M, State> extends CommonProjectionOptions<
    * Names the projection in errors and logs; it is stored in outbox message keys, so keep it stable.
    * @defaultValue `<stream name>-><read model name>`
    */
-  readonly name?: string;
+  readonly name?: string | undefined;
   readonly stream: S;
   /** The row an event folds into (its key fields), or `undefined` to ignore the event: no read, no write. A row is fed by one stream instance. */
   readonly key: (streamId: StreamIdOfStream<S>, event: EventsOfStream<S>) => KeyOfModel<M> | undefined;
@@ -28,11 +28,11 @@ export interface ProjectionOptions<S, M, State> extends CommonProjectionOptions<
   /** The next state, `skipEvent` or `removeRow`. May be async; runs again on every lost-race retry, so keep it free of side effects. A throw fails the row unless `terminal` accepts it. */
   readonly evolve: (state: State, event: EventsOfStream<S>) => State | SkipEvent | RemoveRow | Promise<State | SkipEvent | RemoveRow>;
   /** The numeric field holding the last applied version, or `{ field, offset }` to store `version + offset`. */
-  readonly checkpoint: string | { readonly field: string; readonly offset?: number };
+  readonly checkpoint: string | { readonly field: string; readonly offset?: number | undefined };
   /** Maps the folded state to the row as written (e.g. to recompute attributes other readers use). */
-  readonly toItem?: (state: State, context: { readonly streamId: StreamIdOfStream<S>; readonly key: KeyOfModel<M> }) => RowOfModel<M>;
+  readonly toItem?: ((state: State, context: { readonly streamId: StreamIdOfStream<S>; readonly key: KeyOfModel<M> }) => RowOfModel<M>) | undefined;
   /** Keep a revision on each row, incremented on every write and part of every write's condition (closes the rebuild race). @defaultValue false (true with an outbox) */
-  readonly revision?: boolean;
+  readonly revision?: boolean | undefined;
 }
 
 /** Options of a projection's calls (`applyBatch`, `apply`, `catchUp`, `rebuild`). */

@@ -14,11 +14,11 @@ export interface AppendPlan {
   readonly streamId: string;
   readonly expectedVersion: number;
   readonly events: ReadonlyArray<ValidEvent>;
-  readonly idempotencyKey?: string;
+  readonly idempotencyKey?: string | undefined;
   /** What the idempotency key stands for (see `requestHash`), stored on the sentinel. */
-  readonly requestHash?: string;
+  readonly requestHash?: string | undefined;
   /** Sentinels expire this long after the append (DynamoDB TTL on `attribute`); an expired one is replaced. */
-  readonly sentinelTtl?: SentinelTtl;
+  readonly sentinelTtl?: SentinelTtl | undefined;
   readonly timestamp: string;
 }
 

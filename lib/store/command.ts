@@ -12,15 +12,15 @@ export interface Decider<State, Event, NewEvent> {
   readonly initial: State | (() => State);
   readonly evolve: (state: State, event: Event) => State;
   /** The events a command produces from the current state; `[]` appends nothing. May throw a domain error. */
-  readonly decide?: (state: State, version: number) => ReadonlyArray<NewEvent> | Promise<ReadonlyArray<NewEvent>>;
+  readonly decide?: ((state: State, version: number) => ReadonlyArray<NewEvent> | Promise<ReadonlyArray<NewEvent>>) | undefined;
 }
 
 /** Options of `load`. */
 export interface LoadOptions {
   /** Start from the latest snapshot of this name and save a new one every `every` events folded past it. */
-  readonly snapshot?: { readonly name?: string; readonly every?: number };
+  readonly snapshot?: { readonly name?: string | undefined; readonly every?: number | undefined } | undefined;
   /** Cancels the call: every request is aborted and it rejects with the signal's reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A folded state and the version it reflects. */
@@ -36,44 +36,44 @@ export interface CommandOptions extends LoadOptions {
    * `attempts` in all, waiting `backoff` between them.
    * @defaultValue 10 attempts, 5 ms growing ×2 to 200 ms ({@link EventStreamDefaults})
    */
-  readonly retry?: { readonly attempts?: number; readonly backoff?: Backoff };
+  readonly retry?: { readonly attempts?: number | undefined; readonly backoff?: Backoff | undefined } | undefined;
   /**
    * Makes a repeated command append nothing and report the state. The events a repeated command decides
    * may differ (the state has moved on), so the key is bound to `request`, not to them: the same key with
    * another `request` fails with `IdempotencyMismatchError`.
    */
-  readonly idempotencyKey?: string;
+  readonly idempotencyKey?: string | undefined;
   /** The command's input, compared (hashed) when `idempotencyKey` comes again. @defaultValue none: any repeat matches */
   readonly request?: unknown;
-  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   /** Projections whose rows to write in the append's transaction when they can (see `AppendOptions.inline`). */
-  readonly inline?: ReadonlyArray<InlineProjection>;
+  readonly inline?: ReadonlyArray<InlineProjection> | undefined;
   /** Read-your-writes: resolve once these projections' rows reflect the appended events (see `AppendOptions.waitFor`). */
-  readonly waitFor?: WaitForProjections;
+  readonly waitFor?: WaitForProjections | undefined;
 }
 
 /** What a command did: the appended events (maybe none), the resulting version and state. */
 export interface CommandResult<State, Event> extends Loaded<State> {
   readonly events: ReadonlyArray<Event>;
   /** With the `inline` option and events appended: which projections the append applied (see `AppendResult.inline`). */
-  readonly inline?: InlineResult<Event>;
+  readonly inline?: InlineResult<Event> | undefined;
   /** With `waitFor`: the rows each projection answered, by projection name. */
-  readonly projected?: ProjectedRows;
+  readonly projected?: ProjectedRows | undefined;
 }
 
 /** What the command helper needs of a stream (kept narrow so it is easy to test and reason about). */
 interface CommandTarget<Event, NewEvent> {
-  iterate(id: string, range: { fromVersion?: number; signal?: AbortSignal | undefined }): AsyncIterable<Event>;
+  iterate(id: string, range: { fromVersion?: number | undefined; signal?: AbortSignal | undefined }): AsyncIterable<Event>;
   append(
     id: string,
     events: ReadonlyArray<NewEvent>,
     options: {
       expectedVersion: number;
-      idempotencyKey?: string;
+      idempotencyKey?: string | undefined;
       request?: unknown;
-      metadata?: Readonly<Record<string, unknown>>;
-      signal?: AbortSignal;
-      inline?: ReadonlyArray<InlineProjection>;
+      metadata?: Readonly<Record<string, unknown>> | undefined;
+      signal?: AbortSignal | undefined;
+      inline?: ReadonlyArray<InlineProjection> | undefined;
     },
   ): Promise<AppendResult<Event>>;
   loadSnapshot<State>(id: string, name?: string, options?: { signal?: AbortSignal | undefined }): Promise<Snapshot<State> | undefined>;

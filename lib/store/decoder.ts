@@ -21,7 +21,7 @@ export interface AnyEventStream {
   read(id: string, range?: ReadRange): Promise<StreamEvent[]>;
   iterate(id: string, range?: ReadRange): AsyncIterable<StreamEvent>;
   readFrom(id: string, afterVersion: number, options?: Omit<ReadRange, 'fromVersion'>): Promise<StreamEvent[]>;
-  instances(options?: { segments?: number; signal?: AbortSignal }): AsyncIterable<string>;
+  instances(options?: { segments?: number | undefined; signal?: AbortSignal | undefined }): AsyncIterable<string>;
 }
 
 type EventsOf<S> = S extends { readonly $types: { readonly event: infer E } } ? E : StreamEvent;
@@ -34,10 +34,18 @@ export type Decoded<Streams extends Record<string, AnyEventStream>> = {
 /**
  * Turns a stream image into plain values. Lambda and Pipes deliver binary attributes as base64 strings,
  * the SDK's GetRecords as bytes; both become bytes here, so one codec decodes either. DynamoDB Local's
- * stream images render an empty map as `{}` instead of `{ M: {} }`; that is read as the empty map.
+ * stream images render an empty map as `{}` instead of `{ M: {} }`; that is read as the empty map. No
+ * image (a record's optional `NewImage`, `OldImage` or `Keys` left out) gives `undefined`.
+ *
+ * @example
+ * ```ts
+ * const keys = unmarshallImage(record.dynamodb?.Keys)   // Record<string, unknown> | undefined
+ * ```
  */
-export function unmarshallImage(image: StreamImage): Record<string, unknown> {
-  return unmarshall(normalizeMap(image) as Record<string, AttributeValue>);
+export function unmarshallImage(image: StreamImage): Record<string, unknown>;
+export function unmarshallImage(image: StreamImage | undefined): Record<string, unknown> | undefined;
+export function unmarshallImage(image: StreamImage | undefined): Record<string, unknown> | undefined {
+  return image === undefined ? undefined : unmarshall(normalizeMap(image) as Record<string, AttributeValue>);
 }
 
 function normalizeMap(map: Readonly<Record<string, unknown>>): Record<string, unknown> {
@@ -83,19 +91,23 @@ export function streamsByMarker<Streams extends Record<string, AnyEventStream>>(
 
 /**
  * One decoder for several streams. It dispatches on the image's event marker and returns `undefined` for
- * snapshots, idempotency sentinels, other streams' events and other items; a broken event item of one of
- * these streams throws {@link DecodeError}.
+ * snapshots, idempotency sentinels, other streams' events and other items, and for no image at all (a
+ * REMOVE record has no `NewImage`: like an item that is no event, there is nothing to decode); a broken
+ * event item of one of these streams throws {@link DecodeError}.
  *
  * @example
  * ```ts
  * const decode = decoder({ Order: OrderEvents })
- * const decoded = decode(record.dynamodb.NewImage)
+ * const decoded = decode(record.dynamodb?.NewImage)
  * if (decoded?.stream === 'Order') console.log(decoded.event.type)
  * ```
  */
-export function decoder<Streams extends Record<string, AnyEventStream>>(streams: Streams): (image: StreamImage) => Decoded<Streams> | undefined {
+export function decoder<Streams extends Record<string, AnyEventStream>>(
+  streams: Streams,
+): (image: StreamImage | undefined) => Decoded<Streams> | undefined {
   const byMarker = streamsByMarker(streams);
   return (image) => {
+    if (image === undefined) return undefined;
     if (typeof image !== 'object' || image === null) throw new DecodeError('A stream image must be an object of attribute values.', undefined);
     const marker = eventMarkerOf(image);
     const target = marker === undefined ? undefined : byMarker.get(marker);

@@ -16,7 +16,7 @@ export interface EventCodec {
 export interface ValidEvent {
   readonly type: string;
   readonly data: unknown;
-  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   /** The data's JSON, and whether it is stored compressed (large, or not storable as a DynamoDB map). */
   readonly stored: { readonly json: string; readonly compressed: boolean };
 }

@@ -26,39 +26,39 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
   /** A zod schema per event type, for `data`. */
   readonly events: Events;
   /** @defaultValue gzip above 4096 bytes of JSON ({@link EventStreamDefaults.compression}) */
-  readonly compression?: CompressionOptions;
+  readonly compression?: CompressionOptions | undefined;
   /**
    * Let DynamoDB TTL delete idempotency sentinels this long after their append (enable TTL on the events
    * table's `attribute`); an expired sentinel no longer holds its key, even before DynamoDB deletes it.
    * @defaultValue sentinels are kept for ever; `attribute` defaults to `ttl`
    */
-  readonly idempotencyTtl?: { readonly durationMs: number; readonly attribute?: string };
+  readonly idempotencyTtl?: { readonly durationMs: number; readonly attribute?: string | undefined } | undefined;
 }
 
 /** Options of {@link EventStream.append}. */
 export interface AppendOptions {
   /** The version the stream must be at; omitted → append at the head, retrying on conflict. */
-  readonly expectedVersion?: number;
+  readonly expectedVersion?: number | undefined;
   /**
    * Makes a retried append return the first append's result instead of appending again. The key is bound
    * to its request (see `request`): used again for another request, the append fails with
    * `IdempotencyMismatchError` and writes nothing.
    */
-  readonly idempotencyKey?: string;
+  readonly idempotencyKey?: string | undefined;
   /**
    * What `idempotencyKey` stands for, compared (as a SHA-256 of its canonical JSON) when the key comes again.
    * @defaultValue the events' types and data, and `expectedVersion` (metadata is left out)
    */
   readonly request?: unknown;
   /** Stored on every event of the append (an event's own metadata wins per key). */
-  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   /**
    * How an append that loses to concurrent writers tries again: at the head (no `expectedVersion`) when
    * another append took the next version, and whenever DynamoDB cancels the transaction for a concurrent
    * one. Out of tries or time, it fails with `AppendContentionError`.
    * @defaultValue 100 tries within 20 s ({@link EventStreamDefaults.appendRetry})
    */
-  readonly retry?: AppendRetry;
+  readonly retry?: AppendRetry | undefined;
   /** Cancels the append: every request is aborted and the call rejects with the signal's reason (nothing is written unless the transaction already went through). */
   readonly signal?: AbortSignal | undefined;
   /**
@@ -66,22 +66,22 @@ export interface AppendOptions {
    * consistent is at the version before the append and everything fits DynamoDB's limits; otherwise the
    * projector applies them as usual. Never fails the append: the result says which were applied inline.
    */
-  readonly inline?: ReadonlyArray<InlineProjection>;
+  readonly inline?: ReadonlyArray<InlineProjection> | undefined;
   /**
    * Read-your-writes: resolve only once these projections' rows reflect the appended events, with the rows
    * in `projected` (by projection name). See `Projection.waitFor`.
    */
-  readonly waitFor?: WaitForProjections;
+  readonly waitFor?: WaitForProjections | undefined;
 }
 
 /** The retry budget of an append: whichever of the two runs out first ends it. */
 export interface AppendRetry {
   /** Tries in all, the first included. @defaultValue 100 */
-  readonly attempts?: number;
+  readonly attempts?: number | undefined;
   /** No new try starts this long after the first one. @defaultValue 20000 */
-  readonly maxElapsedMs?: number;
+  readonly maxElapsedMs?: number | undefined;
   /** The wait between tries. @defaultValue fully jittered, 5 ms growing ×2 to 1 s */
-  readonly backoff?: Backoff;
+  readonly backoff?: Backoff | undefined;
 }
 
 /** Checks an append's options (not its events); throws `ValidationError` naming the first one that can't be honoured. */

@@ -255,7 +255,7 @@ export class EventStream<
    * events table (`segments` at once). Only what identifies an instance comes back, yet the Scan reads the
    * whole table: see the README for its cost. Memory stays bounded: ids stream through a page at a time.
    */
-  instances(options: { segments?: number; signal?: AbortSignal } = {}): AsyncIterable<string> {
+  instances(options: { segments?: number | undefined; signal?: AbortSignal | undefined } = {}): AsyncIterable<string> {
     const segments = requireInteger('segments', options.segments ?? EventStreamDefaults.instanceSegments, 1, 1_000_000, `${this.name}.instances`);
     const scan = { documents: this.documents, table: this.table, streamNames: [this.name], segments, signal: options.signal };
     const pagesOf = (segment: number) => instancePages({ ...scan, segment });

@@ -25,7 +25,7 @@ export interface SentinelTtl {
  */
 export function requestHash(input: {
   readonly events: ReadonlyArray<ValidEvent>;
-  readonly expectedVersion?: number;
+  readonly expectedVersion?: number | undefined;
   readonly request?: unknown;
 }): string {
   const identity =

@@ -37,7 +37,7 @@ type LeadingPart<Row, Composite extends ReadonlyArray<string>> = Composite exten
   : unknown;
 
 /** The sort key definition of a key or index, if it has one. */
-type SortKeyOf<K> = K extends { readonly sk?: infer S } ? S : undefined;
+type SortKeyOf<K> = K extends { readonly sk?: infer S | undefined } ? S : undefined;
 
 /** The fields naming one row: every composite of the primary key's partition and sort keys. */
 export type KeyValues<Row, Key extends PrimaryKeyDefinition> =

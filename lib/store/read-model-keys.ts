@@ -13,13 +13,13 @@ export interface KeyDefinition {
 export interface IndexDefinition {
   readonly name: string;
   readonly pk: KeyDefinition;
-  readonly sk?: KeyDefinition;
+  readonly sk?: KeyDefinition | undefined;
 }
 
 /** The primary key of a read model's rows. */
 export interface PrimaryKeyDefinition {
   readonly pk: KeyDefinition;
-  readonly sk?: KeyDefinition;
+  readonly sk?: KeyDefinition | undefined;
 }
 
 /** Attributes dynafold keeps on every row besides the schema's fields. */

@@ -24,13 +24,13 @@ export interface ReadModelOptions<
   /** The row's key: the fields whose values make the partition and sort key attributes. `get` takes exactly these fields. */
   readonly key: Key;
   /** Global secondary indexes by the name `query` uses. Their key attributes are computed on every write. */
-  readonly indexes?: Indexes;
+  readonly indexes?: Indexes | undefined;
   /** Fields kept for other readers that `get` and `query` leave out unless asked for. */
-  readonly hidden?: ReadonlyArray<keyof z.output<Schema> & string>;
+  readonly hidden?: ReadonlyArray<keyof z.output<Schema> & string> | undefined;
 }
 
 /** A row as read: its fields plus the timestamps dynafold keeps (and `removed` on a tombstone read with `includeRemoved`). */
-export type Stored<Row> = Row & { readonly createdAt: string; readonly updatedAt: string; readonly removed?: true };
+export type Stored<Row> = Row & { readonly createdAt: string; readonly updatedAt: string; readonly removed?: true | undefined };
 
 /** The key fields of a read model's rows: what `get`, `getItem` and `keyOf` take, and a projection's `key` returns. */
 export type KeyOfModel<M> = M extends { readonly $types: { readonly key: infer K } } ? K : AnyKeyValues;
@@ -38,19 +38,19 @@ export type KeyOfModel<M> = M extends { readonly $types: { readonly key: infer K
 /** Options of {@link ReadModel.get} and {@link ReadModel.query}. */
 export interface ReadOptions {
   /** Strongly consistent read (not for GSI queries, which DynamoDB refuses). @defaultValue false */
-  readonly consistent?: boolean;
+  readonly consistent?: boolean | undefined;
   /** Include hidden fields. @defaultValue false */
-  readonly includeHidden?: boolean;
+  readonly includeHidden?: boolean | undefined;
   /** Include tombstones of rows a projection removed (marked `removed: true`). @defaultValue false */
-  readonly includeRemoved?: boolean;
+  readonly includeRemoved?: boolean | undefined;
   /** Cancels the read: its request is aborted and the call rejects with the signal's reason. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A page of a query. Pass `cursor` back to get the next page; `undefined` means the last page. */
 export interface Page<Row> {
   readonly items: ReadonlyArray<Stored<Row>>;
-  readonly cursor?: string;
+  readonly cursor?: string | undefined;
 }
 
 /**
@@ -152,7 +152,7 @@ export class ReadModel<
   }
 
   /** The row of a stored item, timestamps included and hidden fields only when asked for. */
-  fromItem(item: Readonly<Record<string, unknown>>, options: { includeHidden?: boolean } = {}): Stored<z.output<Schema>> {
+  fromItem(item: Readonly<Record<string, unknown>>, options: { includeHidden?: boolean | undefined } = {}): Stored<z.output<Schema>> {
     const parsed = this.schema.safeParse(item);
     if (!parsed.success) {
       throw new DecodeError(`A stored ${this.name} row no longer matches its schema: ${parsed.error.message}`, undefined, zodIssues(parsed.error));
@@ -182,7 +182,7 @@ export class ReadModel<
    * Writes a whole row outside a projection: every field set, absent optional fields removed, `createdAt`
    * kept from the first write and `updatedAt` set now.
    */
-  async put(row: z.input<Schema>, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async put(row: z.input<Schema>, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     const now = new Date().toISOString();
     const item = this.toItem(row, { createdAt: now, updatedAt: now });
     const key = this.keyAttributes(item);
@@ -233,7 +233,7 @@ export class ReadModel<
   async query<const Name extends IndexName<Indexes>>(
     indexName: Name,
     queryValues: QueryValues<z.output<Schema>, IndexByName<Indexes, Key, Name>>,
-    options: ReadOptions & { limit?: number; cursor?: string; descending?: boolean } = {},
+    options: ReadOptions & { limit?: number | undefined; cursor?: string | undefined; descending?: boolean | undefined } = {},
   ): Promise<Page<z.output<Schema>>> {
     const values = queryValues as AnyKeyValues;
     const index = indexName === 'primary' ? { name: undefined, ...this.key } : (this.indexes as Record<string, IndexDefinition>)[indexName];

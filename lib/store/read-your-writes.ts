@@ -16,11 +16,11 @@ export interface ProjectedRow<Row = Record<string, unknown>> {
 /** How long a read-your-writes wait lasts and what it does when the time is up. */
 export interface WaitTiming {
   /** @defaultValue 5000 (`ProjectionDefaults.readYourWrites.timeoutMs`) */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** `'throw'` fails with `ReadYourWritesTimeoutError`; `'stale'` answers the row as it is, `fresh: false`. @defaultValue 'throw' */
-  readonly onTimeout?: 'throw' | 'stale';
+  readonly onTimeout?: 'throw' | 'stale' | undefined;
   /** Stops waiting (rejects with the abort reason). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**

@@ -18,7 +18,7 @@ export interface StreamEvent<Type extends string = string, Data = unknown> {
   readonly version: number;
   readonly type: Type;
   readonly data: Data;
-  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   /** When the event was appended (ISO-8601). */
   readonly timestamp: string;
 }
@@ -33,7 +33,7 @@ export type NewEventOf<E extends EventSchemas> = {
   [K in keyof E & string]: {
     readonly type: K;
     readonly data: z.input<E[K]>;
-    readonly metadata?: Readonly<Record<string, unknown>>;
+    readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   };
 }[keyof E & string];
 
@@ -49,16 +49,16 @@ export interface AppendResult<Event> {
   readonly version: number;
   readonly events: ReadonlyArray<Event>;
   /** With the `inline` option: which projections the append's transaction applied, and which it left to the projector. */
-  readonly inline?: InlineResult<Event>;
+  readonly inline?: InlineResult<Event> | undefined;
   /** With `waitFor`: the rows each projection answered, by projection name. */
-  readonly projected?: ProjectedRows;
+  readonly projected?: ProjectedRows | undefined;
 }
 
 /** A range of versions to read, inclusive, and a signal that cancels the read. */
 export interface ReadRange {
   /** @defaultValue 1 */
-  readonly fromVersion?: number;
+  readonly fromVersion?: number | undefined;
   /** @defaultValue the head */
-  readonly toVersion?: number;
+  readonly toVersion?: number | undefined;
   readonly signal?: AbortSignal | undefined;
 }

@@ -11,7 +11,7 @@ export class SpecAssertionError extends AssertionError {
   /** The seed of the delivery that failed, for a projection spec. */
   readonly seed: number | undefined;
 
-  constructor(message: string, details: { actual?: unknown; expected?: unknown; seed?: number } = {}) {
+  constructor(message: string, details: { actual?: unknown; expected?: unknown; seed?: number | undefined } = {}) {
     const compared = 'actual' in details && 'expected' in details;
     // With `deepStrictEqual`, node appends a diff of the two values to the message.
     super({ message, actual: details.actual, expected: details.expected, operator: compared ? 'deepStrictEqual' : 'fail' });
@@ -21,7 +21,7 @@ export class SpecAssertionError extends AssertionError {
 }
 
 /** Throws a {@link SpecAssertionError} headed by `header` and `what` when `actual` and `expected` differ. */
-export function assertEqual(what: string, actual: unknown, expected: unknown, context: { header: string; seed?: number }): void {
+export function assertEqual(what: string, actual: unknown, expected: unknown, context: { header: string; seed?: number | undefined }): void {
   if (isDeepStrictEqual(actual, expected)) return;
   throw new SpecAssertionError(`${context.header}\n${what}:`, { actual, expected, ...(context.seed === undefined ? {} : { seed: context.seed }) });
 }

@@ -10,7 +10,7 @@ export interface DeciderSpecOptions<Fields extends ReadonlyArray<string>> {
    * `execute`. `true` uses a fresh stream id; or name an instance with no events yet. @defaultValue false
    * (pure: no DynamoDB, events are built as the store would store them)
    */
-  readonly store?: boolean | { readonly streamId: StreamIdOf<Fields> | string };
+  readonly store?: boolean | { readonly streamId: StreamIdOf<Fields> | string } | undefined;
 }
 
 /** What the command did: the events it appended (maybe none), the state after them and the version. */

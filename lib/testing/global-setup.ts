@@ -4,7 +4,7 @@ import { DYNAMODB_ENDPOINT, DYNAMODB_ENDPOINTS } from './environment';
 
 /** The instances this process started, kept on `globalThis` because jest loads setup and teardown as separate modules. */
 const RUNNING = Symbol.for('dynafold.testing.dynamoLocal');
-type Holder = { [RUNNING]?: DynamoLocal[] };
+type Holder = { [RUNNING]?: DynamoLocal[] | undefined };
 
 /** Options of {@link startTestDynamo}: DynamoDB Local's own, and how many to start. */
 export interface TestDynamoOptions extends DynamoLocalOptions {
@@ -13,7 +13,7 @@ export interface TestDynamoOptions extends DynamoLocalOptions {
    * workers apart, since DynamoDB Local runs a database's transactions behind one lock and slows down as
    * tables pile up. Each takes a JVM (up to `heapMb` of heap). @defaultValue 1
    */
-  readonly instances?: number;
+  readonly instances?: number | undefined;
 }
 
 /**

@@ -35,19 +35,19 @@ export interface ProjectionSpecTables {
 /** Options of {@link projectionSpec}. */
 export interface ProjectionSpecOptions {
   /** The deliveries to run, each on fresh read-model rows. @defaultValue every {@link DeliveryModes} */
-  readonly deliveries?: ReadonlyArray<DeliveryMode>;
+  readonly deliveries?: ReadonlyArray<DeliveryMode> | undefined;
   /** Seeds every random choice; printed when the spec fails. @defaultValue `DYNAFOLD_SPEC_SEED`, else random */
-  readonly seed?: number;
+  readonly seed?: number | undefined;
   /** @defaultValue 10 ({@link ProjectionSpecDefaults}) */
-  readonly lanes?: number;
+  readonly lanes?: number | undefined;
   /** @defaultValue 10 ({@link ProjectionSpecDefaults}) */
-  readonly maxBatchSize?: number;
+  readonly maxBatchSize?: number | undefined;
   /** @defaultValue 40 ({@link ProjectionSpecDefaults}) */
-  readonly maxTriesPerBatch?: number;
+  readonly maxTriesPerBatch?: number | undefined;
   /** Also make an outbox table for each delivery. @defaultValue false */
-  readonly outbox?: boolean;
+  readonly outbox?: boolean | undefined;
   /** Where DynamoDB Local is. @defaultValue {@link localClientConfig}() */
-  readonly clientConfig?: DynamoDBClientConfig;
+  readonly clientConfig?: DynamoDBClientConfig | undefined;
 }
 
 type StreamOf<P> = P extends { readonly stream: infer S } ? S : AnyEventStream;
@@ -58,7 +58,7 @@ type IdOfStream<S> = S extends EventStream<string, infer F, never> ? StreamIdOf<
 /** Events to append before the delivery: one append per entry, in order. */
 export interface Given<P> {
   /** The stream's name; needed only when the projection folds several streams. */
-  readonly stream?: string;
+  readonly stream?: string | undefined;
   readonly streamId: IdOfStream<StreamOf<P>> | string;
   readonly events: ReadonlyArray<NewEventOfStream<StreamOf<P>>>;
 }

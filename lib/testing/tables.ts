@@ -30,18 +30,18 @@ export function uniqueTableName(prefix = 'test'): string {
 /** Which tables {@link createTestTables} creates. */
 export interface TestTablesOptions {
   /** Starts every table's name. @defaultValue 'test' */
-  readonly prefix?: string;
+  readonly prefix?: string | undefined;
   /** An events table (with its NEW_AND_OLD_IMAGES stream). @defaultValue true */
-  readonly events?: boolean;
+  readonly events?: boolean | undefined;
   /**
    * A read-model table shaped for these models' keys and indexes (the table name they carry is not used,
    * so models made for another table will do). @defaultValue none
    */
-  readonly readModels?: ReadonlyArray<ReadModel>;
+  readonly readModels?: ReadonlyArray<ReadModel> | undefined;
   /** An outbox table. @defaultValue false */
-  readonly outbox?: boolean;
+  readonly outbox?: boolean | undefined;
   /** A checkpoint table for `DynamoCheckpointStore`. @defaultValue false */
-  readonly checkpoints?: boolean;
+  readonly checkpoints?: boolean | undefined;
 }
 
 /** Tables made for one test (file), deleted by {@link TestTables.delete}. */

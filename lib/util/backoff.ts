@@ -5,13 +5,13 @@ export interface Backoff {
   /** Largest delay, in ms. */
   readonly maxMs: number;
   /** Growth per attempt. @defaultValue 2 */
-  readonly factor?: number;
+  readonly factor?: number | undefined;
   /**
    * `'equal'` waits in [cap/2, cap]: retries spread out but never collapse to zero. `'full'` waits in
    * [0, cap]: many writers racing for one item spread furthest and finish soonest.
    * @defaultValue 'equal'
    */
-  readonly jitter?: 'equal' | 'full';
+  readonly jitter?: 'equal' | 'full' | undefined;
 }
 
 /** The delay before retry number `attempt` (0-based). */

@@ -39,7 +39,12 @@ export function requireInteger(option: string, value: unknown, min: number, max?
 }
 
 /** A finite number of at least `min` (milliseconds unless `unit` says otherwise). */
-export function requireNumber(option: string, value: unknown, min: number, bound: { minLabel?: string; unit?: string; where?: string } = {}): number {
+export function requireNumber(
+  option: string,
+  value: unknown,
+  min: number,
+  bound: { minLabel?: string | undefined; unit?: string | undefined; where?: string | undefined } = {},
+): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
     fail(option, `${bound.unit ?? 'a number of milliseconds'} of at least ${bound.minLabel ?? min}`, value, bound.where);
   }
