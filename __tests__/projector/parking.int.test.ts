@@ -531,3 +531,17 @@ test("parking logs to the logger given to processBatch or lambdaHandler as well 
   expect(await accounts.retryParked()).toMatchObject([{ status: 'applied' }]);
   expect(own.lines).toEqual([counted, parked, 'info parked row replayed']);
 });
+
+test('a rebuild of a parked row keeps it parked, with its failed attempts and what reached it', async () => {
+  const stream = ledgerStream(client, events.name, 'A');
+  const model = accountModel(client, viewsTable, `Rebuilt${++models}`);
+  const poison = poisonAmounts(13);
+  const accounts = accountsProjection(stream, model, { revision: true, poison: { park: { afterAttempts: 1 } }, isPoison: poison.isPoison });
+  const written = await deposit(stream, 'rebuilt', [1, 13, 2]);
+  expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'parked' });
+  await accounts.rebuild({ id: 'rebuilt' });
+  expect(await collect(accounts.parkedRows())).toEqual([expect.objectContaining({ attempts: 1, through: { 'A#rebuilt': 3 } })]);
+  poison.bad.clear();
+  expect(await accounts.retryParked()).toMatchObject([{ status: 'applied', version: 3 }]);
+  expect(await model.get({ id: 'rebuilt' }, { consistent: true })).toMatchObject({ balance: 16, version: 3 });
+});

@@ -4,10 +4,13 @@ import { testClient } from '../support/dynamo';
 import { accountModel, accountsProjection, workload, zoneModel, zonesProjection, type LedgerMessage } from '../support/ledger';
 import { createViewsTable, outboxMessages, repeated, runLedgerCase } from '../support/ledger-case';
 import { expectAccountRows, expectZoneRows } from '../support/ledger-truth';
+import { expectParkedInTime, fixInRounds, maybePoison, poisonOf, poisonOptions, type Poison } from '../support/poison-case';
 
 // Single-source rows (accounts with tombstones, recreation, skips, rejections, revision, outbox) and
 // event-keyed rows (zones), on ids that collide across streams, delivered out of order, duplicated, on
-// parallel lanes with retries and lost races. The oracle is a fold of the store written for the test.
+// parallel lanes with retries and lost races; in half the cases some events are poison (several in
+// a row, or one apart), their rows park, and the fix comes in two rounds of retryParked (some of the
+// events fixed, then the rest). The oracle is a fold of the store written for the test.
 const client = testClient();
 let viewsTable: string;
 
@@ -22,19 +25,28 @@ test(
   'every account and zone row equals the fold of its stream, and every event is applied exactly once',
   async () => {
     await fc.assert(
-      fc.asyncProperty(workload, deliveries, options, async (work, delivery, { revision, outbox, lostRaces }) => {
+      fc.asyncProperty(workload, deliveries, options, maybePoison, async (work, delivery, { revision, outbox, lostRaces }, plan) => {
+        let poison: Poison | undefined;
         await runLedgerCase(
           client,
           viewsTable,
           { workload: work, delivery, lostRaces, outbox },
-          (context) => ({
-            accounts: accountsProjection(context.a, accountModel(context.rows, viewsTable, `${context.name}Account`), {
-              revision,
-              ...(context.outboxTable === undefined ? {} : { outbox: context.outboxTable }),
-            }),
-            zones: zonesProjection(context.b, zoneModel(context.rows, viewsTable, `${context.name}Zone`)),
-          }),
-          async (context, applied) => {
+          (context) => {
+            poison = plan === undefined ? undefined : poisonOf(plan, context.history);
+            return {
+              accounts: accountsProjection(context.a, accountModel(context.rows, viewsTable, `${context.name}Account`), {
+                revision,
+                ...(context.outboxTable === undefined ? {} : { outbox: context.outboxTable }),
+                ...poisonOptions(poison),
+              }),
+              zones: zonesProjection(context.b, zoneModel(context.rows, viewsTable, `${context.name}Zone`), poisonOptions(poison)),
+            };
+          },
+          async (context, applied, delivered) => {
+            if (poison !== undefined) {
+              for (const failed of delivered.failed.values()) expectParkedInTime(poison, failed);
+              await fixInRounds(poison, delivered.projections, applied);
+            }
             const accounts = accountModel(client, viewsTable, `${context.name}Account`);
             const zones = zoneModel(client, viewsTable, `${context.name}Zone`);
             const { applied: expectedApplied, messages: expectedMessages } = await expectAccountRows(accounts, context.history);

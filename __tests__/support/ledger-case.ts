@@ -1,7 +1,15 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { eventsTableDefinition, outboxTableDefinition, processBatch, readModelTableDefinition, type AnyProjection, type RowOutcome } from 'dynafold';
+import {
+  eventsTableDefinition,
+  outboxTableDefinition,
+  processBatch,
+  readModelTableDefinition,
+  type AnyProjection,
+  type FailedOutcome,
+  type RowOutcome,
+} from 'dynafold';
 import { injectFaults } from '../../chaos/faults';
 import { storedMessage } from '../../lib/projector/outbox';
 import { deliver, type Delivery } from './delivery';
@@ -23,6 +31,12 @@ export interface LedgerCase {
   readonly history: ReadonlyMap<string, ReadonlyArray<LedgerEvent>>;
 }
 
+/** What a delivery went through: the projections, and each one's failed row outcomes. */
+export interface Delivered {
+  readonly projections: Record<string, AnyProjection>;
+  readonly failed: ReadonlyMap<string, ReadonlyArray<FailedOutcome>>;
+}
+
 let cases = 0;
 
 /** One events table per case keeps cases apart; rows share one views table under per-case model names. */
@@ -40,7 +54,7 @@ export async function runLedgerCase(
   viewsTable: string,
   input: { readonly workload: ReadonlyArray<LedgerAppend>; readonly delivery: Delivery; readonly lostRaces: number; readonly outbox: boolean },
   projections: (context: LedgerCase) => Record<string, AnyProjection>,
-  check: (context: LedgerCase, applied: ReadonlyMap<string, string[]>) => Promise<void>,
+  check: (context: LedgerCase, applied: ReadonlyMap<string, string[]>, delivered: Delivered) => Promise<void>,
 ): Promise<void> {
   const events = await createTestTable(client, eventsTableDefinition, 'prop-events');
   const outbox = input.outbox ? await createTestTable(client, outboxTableDefinition, 'prop-outbox') : undefined;
@@ -66,15 +80,17 @@ export async function runLedgerCase(
     const byName = projections(context);
     const records = insertsOnly(await readStreamRecords(events.streamArn as string));
     const applied = new Map<string, string[]>(Object.keys(byName).map((name) => [name, []]));
+    const failed = new Map<string, FailedOutcome[]>(Object.keys(byName).map((name) => [name, []]));
     await deliver(records, input.delivery, async (batch) => {
       const result = await processBatch(batch, { projections: byName, source: 'lambda' });
       for (const [name, outcomes] of Object.entries(result.outcomes) as Array<[string, ReadonlyArray<RowOutcome>]>) {
         // A failed or parked row may have applied what came before its failing event: `applied` counts there too.
         for (const outcome of outcomes) applied.get(name)?.push(...outcome.applied.map(eventKey));
+        for (const outcome of outcomes) if (outcome.status === 'failed') failed.get(name)?.push(outcome);
       }
       return result.response;
     });
-    await check(context, applied);
+    await check(context, applied, { projections: byName, failed });
   } finally {
     rows.destroy();
     await client.send(new DeleteTableCommand({ TableName: events.name }));
