@@ -2,7 +2,7 @@ import { resolveCompletion } from '../../lib/feed/completion';
 import { canTakeLease, leaseWaitDelay, renewalDeadline } from '../../lib/feed/lease-policy';
 import { Channel } from '../../lib/feed/channel';
 import { classifyFailure, isRetryable } from '../../lib/feed/retry';
-import { Semaphore } from '../../lib/feed/semaphore';
+import { Semaphore } from '../../lib/util/semaphore';
 import { SharedRefresh } from '../../lib/feed/shared-refresh';
 import { CheckpointStoreError } from '../../lib/errors';
 import { compareSequenceNumbers, judgeTrimmed } from '../../lib/feed/trimmed';

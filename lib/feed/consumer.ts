@@ -9,7 +9,7 @@ import { log, sleep } from '../util';
 import type { ChangeFeedStatus } from './metrics';
 import { resolveChangeFeedOptions, type ChangeFeedOptions, type ResolvedChangeFeedOptions } from './options';
 import { retrying } from './retry';
-import { Semaphore } from './semaphore';
+import { Semaphore } from '../util/semaphore';
 import type { ShardReaderContext } from './shard-reader';
 import { prepareStart } from './start';
 import { StreamsApi } from './streams-api';

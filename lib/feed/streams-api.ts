@@ -9,7 +9,7 @@ import { AccessDeniedError, ChangeFeedError, StreamNotFoundError } from '../erro
 import type { Backoff, Logger } from '../util';
 import { toShardInfo, type ShardInfo, type ShardPosition } from './lineage';
 import { classifyFailure, retrying } from './retry';
-import type { Semaphore } from './semaphore';
+import type { Semaphore } from '../util/semaphore';
 
 /** The stream as one describe saw it. */
 export interface StreamSnapshot {

@@ -1,7 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import pLimit from 'p-limit';
-import { log, requireFunction, requireInteger, requireTableName, resolveLogger, type Logger } from '../util';
+import { log, Semaphore, requireFunction, requireInteger, requireTableName, resolveLogger, type Logger } from '../util';
 import { abortReason, cancelled, documentClient, pages, request, withSignal } from '../dynamo';
 import { BatchResponse, type PartialBatchResponse } from './batch-response';
 import { OutboxLayout, storedMessage, type OutboxMessage } from './outbox';
@@ -106,10 +105,10 @@ export class OutboxRelay {
   }
 
   private async drainPartitions(partitions: ReadonlyArray<string>, documents = this.documents, signal?: AbortSignal): Promise<RelayResult> {
-    const limit = pLimit(this.concurrency);
+    const limit = new Semaphore(this.concurrency);
     const results = await Promise.all(
       partitions.map((partition) =>
-        limit(async () => {
+        limit.use(async () => {
           try {
             if (cancelled(signal)) throw abortReason(signal);
             return { published: await this.drainRowWith(partition, documents) };

@@ -1,8 +1,7 @@
-import pLimit from 'p-limit';
 import { abortReason, cancelled, withSignal } from '../dynamo';
 import { ConcurrentModificationError } from '../errors';
 import { instanceKey, type StreamEvent } from '../store';
-import { backoffDelay, log, sleep, type LogLevel, type Logger } from '../util';
+import { backoffDelay, log, Semaphore, sleep, type LogLevel, type Logger } from '../util';
 import { EventFailure } from './fold-row';
 import type { AppliedOutcome, ApplyResult, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from './outcome';
 import { countsTowardsParking, eventRef, noteParkedEvents, recordFailure } from './parking';
@@ -56,11 +55,11 @@ export async function applyEntries<State>(
           runtime.store,
           groups.map((group) => group.key),
         ).catch(() => undefined);
-  const limit = pLimit(runtime.concurrency);
+  const limit = new Semaphore(runtime.concurrency);
   const call = callContext(plan.inHand, options.signal, options.logger);
   const fold: FoldPlan = { mode: 'apply', ...(options.messages === false ? { messages: false } : {}) };
   const rows = await Promise.all(
-    groups.map((group, index) => limit(() => applyRow(runtime, group, call, fold, read?.[index], options.guessAbsent === true))),
+    groups.map((group, index) => limit.use(() => applyRow(runtime, group, call, fold, read?.[index], options.guessAbsent === true))),
   );
   const keyFailures = plan.keyFailures.map<FailedOutcome>(({ entry, error }) => ({
     status: 'failed',

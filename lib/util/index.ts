@@ -8,3 +8,4 @@ export { requireBackoff, requireFunction, requireInteger, requireNumber, require
 export { log } from './logger';
 export type { Logger, LogLevel } from './logger';
 export { consoleLogger, resolveLogger } from './console-logger';
+export { Semaphore } from './semaphore';
