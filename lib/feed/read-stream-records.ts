@@ -1,7 +1,7 @@
 import type { DynamoDBStreamsClient, _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { ShardPosition } from './lineage';
 import { classifyFailure } from './retry';
-import { Semaphore } from '../util/semaphore';
+import { Semaphore } from '../util';
 import { StreamsApi } from './streams-api';
 import { TRIMMED_RETAKES, judgeTrimmedRead } from './trimmed';
 

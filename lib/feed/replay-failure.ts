@@ -3,7 +3,7 @@ import { ChangeFeedTrimmedError, ValidationError } from '../errors';
 import { processBatch, type AnyProjection, type ProcessBatchOptions, type ProcessResult } from '../projector';
 import type { AnyEventStream } from '../store';
 import { classifyFailure } from './retry';
-import { Semaphore } from '../util/semaphore';
+import { Semaphore } from '../util';
 import { StreamsApi } from './streams-api';
 import { compareSequenceNumbers } from './trimmed';
 

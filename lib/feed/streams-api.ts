@@ -6,10 +6,9 @@ import {
   type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
 import { AccessDeniedError, ChangeFeedError, StreamNotFoundError } from '../errors';
-import type { Backoff, Logger } from '../util';
+import type { Backoff, Logger, Semaphore } from '../util';
 import { toShardInfo, type ShardInfo, type ShardPosition } from './lineage';
 import { classifyFailure, retrying } from './retry';
-import type { Semaphore } from '../util/semaphore';
 
 /** The stream as one describe saw it. */
 export interface StreamSnapshot {
