@@ -24,6 +24,9 @@ async function bundle(handler: Handler, format: BundleFormat, out: string): Prom
     platform: 'node',
     target: 'node22',
     format,
+    // The AWS SDK's "main" is its CommonJS build, whose requires of builtins fail in an ES module: an ESM
+    // deployment takes its "module" build first (as the CDK's NodejsFunction does for ESM).
+    ...(format === 'esm' ? { mainFields: ['module', 'main'] } : {}),
     outfile,
     logLevel: 'silent',
   });

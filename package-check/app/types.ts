@@ -1,6 +1,6 @@
 /**
  * Type-checked in a fresh app against the packed package, with the app's own zod, AWS SDK, Fastify and
- * `@types/aws-lambda`, under nodenext (as ESM and as CommonJS), bundler and node10 resolution, with the
+ * `@types/aws-lambda`, under nodenext (ESM in the ESM app, CommonJS in the others), bundler and node10 resolution, with the
  * settings of a strict app (`strict`, `exactOptionalPropertyTypes`, `noUncheckedIndexedAccess`,
  * `verbatimModuleSyntax` under bundler and in the ESM app) and `skipLibCheck: false`, by TypeScript 5.9
  * and 7 (node10 by 5.9 alone, and without `exactOptionalPropertyTypes`, for `cdk.ts`'s sake). It
