@@ -53,10 +53,18 @@ export default tseslint.config(
   },
   prettier,
   {
-    // The fresh app of the package check: plain Node scripts, CommonJS and ESM, as a user writes them.
-    files: ['package-check/app/*.cjs', 'package-check/app/*.mjs'],
+    // The fresh apps of the package check: plain Node scripts and jest tests, CommonJS and ESM, as a user writes them.
+    files: ['package-check/*/*.cjs', 'package-check/*/*.mjs', 'package-check/*/*.js'],
     languageOptions: {
-      globals: { module: 'writable', require: 'readonly', console: 'readonly', process: 'readonly' },
+      globals: {
+        module: 'writable',
+        require: 'readonly',
+        console: 'readonly',
+        process: 'readonly',
+        test: 'readonly',
+        expect: 'readonly',
+        afterAll: 'readonly',
+      },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

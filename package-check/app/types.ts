@@ -1,23 +1,26 @@
 /**
- * Type-checked in a fresh app against the packed package, with the app's own zod, AWS SDK and
- * `@types/aws-lambda`, under nodenext (as ESM and as CommonJS), bundler and node10 resolution, with
- * `skipLibCheck: false`. It compiles only if the published declarations resolve and agree with them.
+ * Type-checked in a fresh app against the packed package, with the app's own zod, AWS SDK, Fastify and
+ * `@types/aws-lambda`, under nodenext (ESM in the ESM app, CommonJS in the others), bundler and node10 resolution, with the
+ * settings of a strict app (`strict`, `exactOptionalPropertyTypes`, `noUncheckedIndexedAccess`,
+ * `verbatimModuleSyntax` under bundler and in the ESM app) and `skipLibCheck: false`, by TypeScript 5.9
+ * and 7 (node10 by 5.9 alone, and without `exactOptionalPropertyTypes`, for `cdk.ts`'s sake). It
+ * compiles only if the published declarations resolve and agree with them, and with the README's patterns.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { App, Stack } from 'aws-cdk-lib';
-import * as lambdaCdk from 'aws-cdk-lib/aws-lambda';
 import type { DynamoDBStreamEvent, DynamoDBStreamHandler, KinesisStreamHandler } from 'aws-lambda';
+import Fastify from 'fastify';
 import {
   EventStream,
   Projection,
   ReadModel,
+  decoder,
   kinesisHandler,
   lambdaHandler,
   type EventOf,
   type LambdaStreamEvent,
   type PartialBatchResponse,
 } from 'dynafold';
-import { EventsTable, Projector, ReadModelTable } from 'dynafold/cdk';
+import { etagOf, expectedVersionOf } from 'dynafold/fastify';
 import { ChangeFeedConsumer, MemoryCheckpointStore, type ChangeFeedBatch } from 'dynafold/feed';
 import { startDynamoLocal, type DynamoLocal } from 'dynafold/local';
 import {
@@ -39,7 +42,7 @@ const events = {
 type OrderEvent = EventOf<typeof events>;
 
 const orders = new EventStream({ client, table: 'events', name: 'Order', streamId: ['orderId'], events });
-const summaries = new ReadModel({
+export const summaries = new ReadModel({
   client,
   table: 'views',
   name: 'OrderSummary',
@@ -68,6 +71,23 @@ export async function append(orderId: string): Promise<number> {
   return appended.version;
 }
 
+// The README's service pattern: the If-Match header (or none) as the append's expected version.
+export const service = Fastify();
+service.post<{ Params: { orderId: string } }>('/orders/:orderId/items', async (request, reply) => {
+  const result = await orders.append({ orderId: request.params.orderId }, [{ type: 'ItemAdded', data: { sku: 's', price: 1 } }], {
+    expectedVersion: expectedVersionOf(request.headers['if-match']),
+  });
+  return reply.header('etag', etagOf(result.version)).send({ version: result.version });
+});
+
+// The README's decoding of stream records, on @types/aws-lambda's records (whose `dynamodb` and images are optional).
+const decode = decoder({ Order: orders });
+export const orderEventTypes = (event: DynamoDBStreamEvent): string[] =>
+  event.Records.flatMap((record) => {
+    const decoded = decode(record.dynamodb?.NewImage);
+    return decoded?.stream === 'Order' ? [decoded.event.type] : [];
+  });
+
 export const feed = (streamArn: string, streamsClient: ConstructorParameters<typeof ChangeFeedConsumer>[0]['streamsClient']) =>
   new ChangeFeedConsumer({ streamsClient, streamArn, consumer: 'app', checkpoints: new MemoryCheckpointStore() });
 export const firstRecords = (batch: ChangeFeedBatch): number => batch.records.length;
@@ -88,16 +108,3 @@ export const commandTest = (): Promise<DeciderOutcome<number, OrderEvent>> =>
     .given([{ type: 'OrderPlaced', data: { customer: 'ada' } }])
     .when({ initial: 0, evolve: (count: number) => count + 1, decide: () => [{ type: 'ItemAdded', data: { sku: 's', price: 1 } }] })
     .thenEvents([{ type: 'ItemAdded', data: { sku: 's', price: 1 } }]);
-
-export function infrastructure(): Stack {
-  const stack = new Stack(new App(), 'App');
-  const fn = new lambdaCdk.Function(stack, 'Fn', {
-    runtime: lambdaCdk.Runtime.NODEJS_22_X,
-    handler: 'index.handler',
-    code: lambdaCdk.Code.fromInline('exports.handler = async () => ({ batchItemFailures: [] })'),
-  });
-  const events = new EventsTable(stack, 'Events');
-  const views = new ReadModelTable(stack, 'Views', { readModels: [summaries] });
-  new Projector(stack, 'Summaries', { function: fn, eventsTable: events.table, streams: ['Order'], readModelTables: [views.table] });
-  return stack;
-}
