@@ -74,7 +74,11 @@ export const handler = lambdaHandler({
 });
 
 export async function batch(event: DynamoDBStreamEvent) {
-  return processBatch(event.Records, { projections: { summaries: OrderSummaryProjection }, source: maybe('lambda'), signal: maybe(new AbortController().signal) });
+  return processBatch(event.Records, {
+    projections: { summaries: OrderSummaryProjection },
+    source: maybe('lambda'),
+    signal: maybe(new AbortController().signal),
+  });
 }
 
 export const relay = new OutboxRelay({ client, table: 'outbox', publish: async () => undefined, concurrency: maybe(2), logger: maybe(console) });
