@@ -304,6 +304,15 @@ describe('on one set of tables', () => {
     expect(lines.filter(Boolean).at(-1)).toBe('failing');
   }, 120_000);
 
+  test('status says which access key a local endpoint is asked with: DynamoDB Local keeps a database per key', async () => {
+    const fixed = await dynafold(['status', '--json']);
+    expect(fixed.stderr).toMatch(
+      /^http:\/\/\S+ with access key dynafold \(DynamoDB Local's fixed test credentials\): DynamoDB Local keeps a database per access key/,
+    );
+    const other = await dynafold(['status', '--json'], { env: { AWS_ACCESS_KEY_ID: 'someapp', AWS_SECRET_ACCESS_KEY: 'local' } });
+    expect(other.stderr.split('\n')[0]).toMatch(/^http:\/\/\S+ with access key someapp \(AWS_ACCESS_KEY_ID\): /);
+  }, 60_000);
+
   test('tail prints events one line each (or JSON) without a checkpoint of its own', async () => {
     const human = await dynafold(['tail', 'orders', '--from-start', '--limit', '3']);
     expect(human.code).toBe(ExitCodes.ok);
