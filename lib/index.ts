@@ -37,6 +37,7 @@ export type {
   CompressionOptions,
   CompressionAlgorithm,
   Decoded,
+  EventFilterOptions,
   StreamImage,
   AnyEventStream,
   ReadModelOptions,

@@ -142,11 +142,12 @@ describe('Projector', () => {
   it('takes the mapping settings, and can go without an alarm', () => {
     const { stack, fn } = stackWithFunction();
     const events = new EventsTable(stack, 'Events');
+    const views = new ReadModelTable(stack, 'Views', { readModels: [orderSummaries(client, 'views')] });
     new Projector(stack, 'P', {
       function: fn,
       eventsTable: events.table,
       streams: ['Order'],
-      readModelTables: [],
+      readModelTables: [views.table],
       retryAttempts: -1,
       maxRecordAge: Duration.hours(6),
       parallelizationFactor: 4,
@@ -164,9 +165,23 @@ describe('Projector', () => {
   it('refuses a table without a stream with a ConfigurationError', () => {
     const { stack, fn } = stackWithFunction();
     const table = dynamodb.Table.fromTableName(stack, 'NoStream', 'events');
-    expect(() => new Projector(stack, 'P', { function: fn, eventsTable: table, streams: ['Order'], readModelTables: [] })).toThrow(
-      ConfigurationError,
+    const views = new ReadModelTable(stack, 'Views', { readModels: [orderSummaries(client, 'views')] });
+    expect(() => new Projector(stack, 'P', { function: fn, eventsTable: table, streams: ['Order'], readModelTables: [views.table] })).toThrow(
+      /has no stream/,
     );
+  });
+
+  it('refuses at synth what could never work: no streams, a stream name that is empty or holds #, no read-model tables', () => {
+    const { stack, fn } = stackWithFunction();
+    const events = new EventsTable(stack, 'Events');
+    const views = new ReadModelTable(stack, 'Views', { readModels: [orderSummaries(client, 'views')] });
+    const projector = (id: string, streams: string[], readModelTables: dynamodb.ITable[]) => () =>
+      new Projector(stack, id, { function: fn, eventsTable: events.table, streams, readModelTables });
+    expect(projector('NoStreams', [], [views.table])).toThrow(ConfigurationError);
+    expect(projector('NoStreamsAgain', [], [views.table])).toThrow(/`streams` is empty/);
+    expect(projector('Empty', [''], [views.table])).toThrow(/stream name "" can't name an event stream/);
+    expect(projector('Hash', ['Order#1'], [views.table])).toThrow(/stream name "Order#1"/);
+    expect(projector('NoRows', ['Order'], [])).toThrow(/`readModelTables` is empty/);
   });
 });
 

@@ -150,6 +150,34 @@ test('bad input is one line on stderr and a documented exit code, never a stack 
   }
 });
 
+test('a rebuild whose fold throws while the scan still lists is one line on stderr and exit 1', async () => {
+  const env = {
+    CLI_EVENTS_TABLE: uniqueName('cli-broken-events'),
+    CLI_VIEWS_TABLE: uniqueName('cli-broken-views'),
+    CLI_CHECKPOINT_TABLE: uniqueName('cli-broken-checkpoints'),
+  };
+  expect((await dynafold(['tables', 'create'], { env })).code).toBe(ExitCodes.ok);
+  const broken = new EventStream({
+    client,
+    table: env.CLI_EVENTS_TABLE,
+    name: 'Order',
+    streamId: ['orderId'],
+    events: { OrderPlaced: z.object({ customer: z.string() }) },
+  });
+  for (let n = 0; n < 20; n++) await broken.append({ orderId: `o${n}` }, [{ type: 'OrderPlaced', data: { customer: `c${n}` } }]);
+  // Items of another kind, large: the scan reads several 1 MB pages, so it still lists when the first fold fails.
+  for (let n = 0; n < 12; n++) {
+    await client.send(
+      new PutItemCommand({ TableName: env.CLI_EVENTS_TABLE, Item: { pk: { S: `Other#${n}` }, sk: { S: 'x' }, blob: { S: 'x'.repeat(380_000) } } }),
+    );
+  }
+  // Rows to rebuild (a rebuild re-derives rows that exist), then a fold that throws on each of them.
+  expect((await dynafold(['backfill', 'summaries', '--json'], { env })).code).toBe(ExitCodes.ok);
+  const failed = await dynafold(['rebuild', 'summaries', '--segments', '1'], { env: { ...env, CLI_EVOLVE_BROKEN: '1' } });
+  expect(failed.code).toBe(ExitCodes.failed);
+  expect(failed.stderr).toBe('✖ Error: evolve is broken\n');
+}, 120_000);
+
 test('local runs DynamoDB Local with one shared database until Ctrl-C', async () => {
   let endpoint: string | undefined;
   const port = await freePort();
@@ -236,6 +264,35 @@ describe('on one set of tables', () => {
     await expectRows(range(120));
   }, 60_000);
 
+  test('off a terminal, backfill and rebuild print a progress line at most every 10 s and one summary line', async () => {
+    // A line at the first report, then one per 10 s at most: how many the time it took allows.
+    const progressLines = async (args: string[]) => {
+      const started = Date.now();
+      const run = await dynafold(args, { env: { CLI_POISON_FIXED: '1' } });
+      const lines = run.stderr.split('\n').filter(Boolean);
+      expect({ code: run.code, fewLines: lines.length <= 1 + (Date.now() - started) / 10_000 }).toEqual({ code: ExitCodes.ok, fewLines: true });
+      return { lines, stdout: run.stdout };
+    };
+    const backfilled = await progressLines(['backfill', 'summaries', '--restart']);
+    expect(backfilled.stdout).toMatch(/^✔ backfill summaries: 120 instances, \d+ events applied, \d+ rows written, 0 parked\n$/);
+    for (const line of backfilled.lines) expect(line).toMatch(/^\d+(\/\d+)? instances, \d+ events, [\d.]+\/s(, ETA \d\S*)?$/);
+    const rebuilt = await progressLines(['rebuild', 'summaries']);
+    expect(rebuilt.stdout).toBe('✔ rebuild summaries: 120 instances, 120 rows re-derived\n');
+    for (const line of rebuilt.lines) expect(line).toMatch(/^\d+ instances, \d+ rows, [\d.]+\/s$/);
+  }, 120_000);
+
+  test('rebuild --rps holds every request to the rate', async () => {
+    // Timed from the first instance's progress line, so that the command's start-up is not counted.
+    let firstInstanceAt: number | undefined;
+    const rebuilt = await dynafold(['rebuild', 'summaries', '--rps', '40'], {
+      env: { CLI_POISON_FIXED: '1' },
+      onStderr: () => (firstInstanceAt ??= Date.now()),
+    });
+    expect(rebuilt.code).toBe(ExitCodes.ok);
+    // The other 119 instances × (a Query, a row read, a row write) at least: past a second's 40, 40 a second.
+    expect(Date.now() - (firstInstanceAt as number)).toBeGreaterThanOrEqual(((119 * 3 - 40) / 40) * 1000);
+  }, 120_000);
+
   test('status while a feed runs and after it stops: the lease, checkpoints and lag; failing once it is behind with no consumer', async () => {
     const store = new DynamoCheckpointStore({ client, table: tables.CLI_CHECKPOINT_TABLE });
     const streamArn = (await readStreamArn()) as string;
@@ -276,6 +333,15 @@ describe('on one set of tables', () => {
     expect(lines.find((line) => line.includes('<shard>'))).toMatch(/│ <shard> │ open\s+│ \d+\s+│ 4\s+│ (<age>|-)\s+│/);
     expect(lines.filter(Boolean).at(-1)).toBe('failing');
   }, 120_000);
+
+  test('status says which access key a local endpoint is asked with: DynamoDB Local keeps a database per key', async () => {
+    const fixed = await dynafold(['status', '--json']);
+    expect(fixed.stderr).toMatch(
+      /^http:\/\/\S+ with access key dynafold \(DynamoDB Local's fixed test credentials\): DynamoDB Local keeps a database per access key/,
+    );
+    const other = await dynafold(['status', '--json'], { env: { AWS_ACCESS_KEY_ID: 'someapp', AWS_SECRET_ACCESS_KEY: 'local' } });
+    expect(other.stderr.split('\n')[0]).toMatch(/^http:\/\/\S+ with access key someapp \(AWS_ACCESS_KEY_ID\): /);
+  }, 60_000);
 
   test('tail prints events one line each (or JSON) without a checkpoint of its own', async () => {
     const human = await dynafold(['tail', 'orders', '--from-start', '--limit', '3']);

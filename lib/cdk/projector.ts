@@ -2,6 +2,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { ConfigurationError } from '../errors';
 import { eventFilterPattern } from '../store';
 import { grantActions } from './grants';
 import { Actions } from './permissions';
@@ -39,8 +40,25 @@ export class Projector extends Construct {
   constructor(scope: Construct, id: string, props: ProjectorProps) {
     super(scope, id);
     const { function: fn, eventsTable, streams, readModelTables, outboxTables = [], ...mapping } = props;
+    requireProjectorProps(id, streams, readModelTables);
     this.mapping = new StreamMapping(this, 'Stream', { function: fn, table: eventsTable, filter: eventFilterPattern(streams) }, mapping);
     grantProjection(fn, { eventsTable, readModelTables, outboxTables });
+  }
+}
+
+/** Refuses at synth what could never work: a filter that matches nothing, a role that writes no row. */
+function requireProjectorProps(id: string, streams: ReadonlyArray<string>, readModelTables: ReadonlyArray<dynamodb.ITable>): void {
+  if (streams.length === 0)
+    throw new ConfigurationError(`${id}: \`streams\` is empty, so the event filter would match no record; name the streams its projections read.`);
+  for (const name of streams) {
+    if (typeof name !== 'string' || name === '' || name.includes('#')) {
+      throw new ConfigurationError(
+        `${id}: stream name ${JSON.stringify(name)} can't name an event stream (a name is a non-empty string without '#'); give the EventStream's \`name\`.`,
+      );
+    }
+  }
+  if (readModelTables.length === 0) {
+    throw new ConfigurationError(`${id}: \`readModelTables\` is empty, so the function could write no row; give the tables its projections write.`);
   }
 }
 

@@ -15,7 +15,23 @@ export interface GlobalOptions {
   readonly json?: boolean;
 }
 
-/** The client settings: the config's, then the command line's. A local endpoint gets DynamoDB Local's fixed credentials if none are set. */
+/** Whether `endpoint` is on this machine: DynamoDB Local, most likely. */
+function isLocalEndpoint(endpoint: unknown): endpoint is string {
+  return typeof endpoint === 'string' && /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|\/|$)/.test(endpoint);
+}
+
+/** Where the command's credentials come from, first match: the config, a profile, the environment, else none. */
+function credentialsSource(settings: DynamoDBClientConfig): string | undefined {
+  if (settings.credentials !== undefined) return "the config's dynamodb.credentials";
+  if (settings.profile !== undefined) return `profile ${settings.profile}`;
+  if ((process.env['AWS_ACCESS_KEY_ID'] ?? '') !== '') return 'AWS_ACCESS_KEY_ID';
+  return undefined;
+}
+
+/**
+ * The client settings: the config's, then the command line's. A local endpoint without credentials of
+ * its own (config, profile or environment) gets DynamoDB Local's fixed test credentials.
+ */
 export function clientSettings(fromConfig: DynamoDBClientConfig | undefined, options: GlobalOptions): DynamoDBClientConfig {
   const settings: DynamoDBClientConfig = {
     ...fromConfig,
@@ -25,10 +41,8 @@ export function clientSettings(fromConfig: DynamoDBClientConfig | undefined, opt
     // One try per request: a command answers now rather than retry an unreachable endpoint for seconds.
     maxAttempts: fromConfig?.maxAttempts ?? 2,
   };
-  const endpoint = typeof settings.endpoint === 'string' ? settings.endpoint : undefined;
-  const local = endpoint !== undefined && /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|\/|$)/.test(endpoint);
-  const configured = settings.credentials !== undefined || settings.profile !== undefined || process.env['AWS_ACCESS_KEY_ID'] !== undefined;
-  return { region: 'us-east-1', ...settings, ...(local && !configured ? { credentials: { ...DynamoLocalDefaults.credentials } } : {}) };
+  const fixed = isLocalEndpoint(settings.endpoint) && credentialsSource(settings) === undefined;
+  return { region: 'us-east-1', ...settings, ...(fixed ? { credentials: { ...DynamoLocalDefaults.credentials } } : {}) };
 }
 
 /** A loaded config and its clients, for one command. */
@@ -40,6 +54,8 @@ export class CommandContext {
     private readonly settings: DynamoDBClientConfig,
     readonly model: ConfigModel,
     readonly out: Output,
+    /** Where the credentials come from (see `credentialsSource`); `undefined`: the SDK's chain, or DynamoDB Local's fixed ones. */
+    private readonly credentialsFrom: string | undefined,
   ) {}
 
   static async open(options: GlobalOptions, cwd = process.cwd()): Promise<CommandContext> {
@@ -54,8 +70,24 @@ export class CommandContext {
       client.destroy();
       throw new ConfigurationError(`The config's setup failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
-    holder.context = new CommandContext(client, settings, model, new Output(options.json === true));
+    const credentialsFrom = credentialsSource({ ...config.dynamodb, ...(options.profile === undefined ? {} : { profile: options.profile }) });
+    holder.context = new CommandContext(client, settings, model, new Output(options.json === true), credentialsFrom);
     return holder.context;
+  }
+
+  /**
+   * For a local endpoint, the access key the command uses and where it comes from: DynamoDB Local keeps a
+   * database per access key (unless it runs with -sharedDb, as `dynafold local` does), so an app with
+   * other keys has tables the command can't see. `undefined` for other endpoints.
+   */
+  async localCredentials(): Promise<string | undefined> {
+    const { endpoint } = this.settings;
+    if (!isLocalEndpoint(endpoint)) return undefined;
+    const { accessKeyId } = await this.client.config.credentials();
+    return (
+      `${endpoint} with access key ${accessKeyId} (${this.credentialsFrom ?? "DynamoDB Local's fixed test credentials"}): DynamoDB Local keeps a ` +
+      'database per access key unless it runs with -sharedDb, as `dynafold local` does; to see the tables of an app with other keys, set AWS_ACCESS_KEY_ID or dynamodb.credentials in the config to its key.'
+    );
   }
 
   /** The Streams client, loaded on first use (only the feed commands need it). */

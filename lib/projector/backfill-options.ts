@@ -17,8 +17,9 @@ export interface BackfillOptions {
   /** Forget the saved progress of an unfinished run and start over. */
   readonly restart?: boolean | undefined;
   /**
-   * Requests per second the backfill may send (scan pages, event reads, row reads and writes; counted as
-   * it goes), so it leaves capacity to production traffic. Unlimited when absent.
+   * Requests per second the backfill may send (scan pages, event reads, row reads and writes, and its own
+   * progress reads, writes and deletes; counted as it goes), so it leaves capacity to production traffic.
+   * Unlimited when absent.
    */
   readonly throttle?: { readonly requestsPerSecond: number } | undefined;
   /** Items a scan page reads (progress is saved per page); DynamoDB's 1 MB page when absent. */

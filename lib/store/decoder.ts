@@ -122,15 +122,28 @@ export function decoder<Streams extends Record<string, AnyEventStream>>(
   };
 }
 
+/** Which event source mapping a filter pattern is for. */
+export interface EventFilterOptions {
+  /**
+   * `'dynamodb'`: a DynamoDB Streams mapping or a Pipe, which filter on the change record itself.
+   * `'kinesis'`: a Kinesis Data Streams mapping, which filters only on `data` (the change record,
+   * base64-decoded as JSON), so the pattern sits under `data`.
+   * @defaultValue 'dynamodb'
+   */
+  readonly source?: 'dynamodb' | 'kinesis';
+}
+
 /**
  * The FilterCriteria pattern that keeps only INSERTs of these streams' events, for a Lambda event source
- * mapping or a Pipe: `{ Filters: [{ Pattern: JSON.stringify(eventFilterPattern([OrderEvents])) }] }`.
- * Streams may be given by name, so infrastructure code computes it without a DynamoDB client.
+ * mapping or a Pipe: `{ Filters: [{ Pattern: JSON.stringify(eventFilterPattern([OrderEvents])) }] }`; for a
+ * Kinesis mapping, `eventFilterPattern([OrderEvents], { source: 'kinesis' })`. Streams may be given by
+ * name, so infrastructure code computes it without a DynamoDB client.
  */
-export function eventFilterPattern(streams: ReadonlyArray<AnyEventStream | string>): Record<string, unknown> {
+export function eventFilterPattern(streams: ReadonlyArray<AnyEventStream | string>, options: EventFilterOptions = {}): Record<string, unknown> {
   const names = streams.map((stream) => (typeof stream === 'string' ? stream : stream.name));
-  return {
+  const change = {
     eventName: ['INSERT'],
     dynamodb: { NewImage: { [Layout.eventMarker]: { S: [...new Set(names)] } } },
   };
+  return options.source === 'kinesis' ? { data: change } : change;
 }

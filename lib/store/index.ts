@@ -9,6 +9,7 @@ export { DataLimits } from './plain-data';
 export type { CompressionOptions, CompressionAlgorithm } from '../dynamo';
 export { EventStreamDefaults } from './defaults';
 export { decoder, eventFilterPattern, unmarshallImage } from './decoder';
+export type { EventFilterOptions } from './decoder';
 export type { Decoded, StreamImage, AnyEventStream } from './decoder';
 export { ReadModel } from './read-model';
 export type { ReadModelOptions, Stored, ReadOptions, Page, KeyOfModel } from './read-model';

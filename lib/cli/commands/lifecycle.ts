@@ -1,4 +1,3 @@
-import { SingleBar } from 'cli-progress';
 import pLimit from 'p-limit';
 import { ConfigurationError } from '../../errors';
 import type { BackfillProgress } from '../../projector';
@@ -7,6 +6,8 @@ import type { OperableProjection } from '../config';
 import type { CommandContext } from '../context';
 import { ExitCodes } from '../exit-codes';
 import { onInterrupt } from '../interrupt';
+import { progressDisplay } from '../progress';
+import { throttleClient } from '../throttle';
 
 /** Options of `backfill` and `rebuild`. */
 export interface LifecycleOptions {
@@ -15,34 +16,6 @@ export interface LifecycleOptions {
   readonly rps?: number;
   readonly restart?: boolean;
   readonly run?: string;
-}
-
-/** A progress display: a bar on a terminal, a line per report otherwise (logs, CI), nothing in JSON mode. */
-function progressDisplay(context: CommandContext, unit: string, counted: string) {
-  if (context.out.json) return { update: () => undefined, stop: () => undefined };
-  if (process.stderr.isTTY !== true) {
-    return {
-      update: (done: number, total: number | undefined, events: number, rate: number) =>
-        process.stderr.write(`${done}/${total ?? '?'} ${unit}, ${events} ${counted}, ${rate.toFixed(1)}/s\n`),
-      stop: () => undefined,
-    };
-  }
-  const bar = new SingleBar({
-    format: `{bar} {value}/{total} ${unit} | {events} ${counted} | {rate}/s | ETA {eta_formatted}`,
-    stream: process.stderr,
-    hideCursor: true,
-  });
-  let started = false;
-  return {
-    update: (done: number, total: number | undefined, events: number, rate: number) => {
-      const payload = { events, rate: rate.toFixed(1) };
-      if (!started) bar.start(Math.max(total ?? done, done), done, payload);
-      else bar.setTotal(Math.max(total ?? done, done));
-      started = true;
-      bar.update(done, payload);
-    },
-    stop: () => bar.stop(),
-  };
 }
 
 /** Runs `work` with an AbortSignal that Ctrl-C (SIGINT) aborts; resolves what it resolves, or `interrupted`. */
@@ -61,7 +34,8 @@ async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Prom
 export async function backfillCommand(context: CommandContext, name: string, options: LifecycleOptions): Promise<number> {
   const projection = context.projection(name);
   const display = progressDisplay(context, 'instances', 'events');
-  const report = (p: BackfillProgress) => display.update(p.instancesDone, p.instancesEstimate, p.eventsApplied, p.instancesPerSecond);
+  const report = (p: BackfillProgress) =>
+    display.update({ done: p.instancesDone, total: p.instancesEstimate, counted: p.eventsApplied, perSecond: p.instancesPerSecond, etaMs: p.etaMs });
   const outcome = await interruptible((signal) =>
     projection.backfill({
       signal,
@@ -99,7 +73,7 @@ export async function rebuildCommand(context: CommandContext, name: string, opti
   // apart by shape, as the config may load its own copy of the classes.
   const projection = context.projection(name) as OperableProjection & {
     readonly stream?: AnyEventStream;
-    rebuild?: (streamId: string) => Promise<{ rows: ReadonlyArray<unknown> }>;
+    rebuild?: (streamId: string, options: { signal: AbortSignal }) => Promise<{ rows: ReadonlyArray<unknown> }>;
   };
   const { stream, rebuild } = projection;
   if (stream === undefined || rebuild === undefined) {
@@ -113,21 +87,41 @@ export async function rebuildCommand(context: CommandContext, name: string, opti
   let rows = 0;
   const limit = pLimit(options.concurrency ?? 16);
   const outcome = await interruptible(async (signal) => {
+    // The first failure stops the listing and every instance not yet started; it is what the command reports.
+    const failed = new AbortController();
+    const stopped = AbortSignal.any([signal, failed.signal]);
+    const unthrottle = options.rps === undefined ? () => undefined : throttleClient(context.client, options.rps, stopped);
+    const rebuildOne = async (id: string) => {
+      if (stopped.aborted) return;
+      try {
+        // Awaited first: `rows += await …` would read `rows` before the await and lose concurrent counts.
+        const rebuilt = await rebuild.call(projection, id, { signal: stopped });
+        rows += rebuilt.rows.length;
+        instances++;
+        display.update({
+          done: instances,
+          total: undefined,
+          counted: rows,
+          perSecond: instances / Math.max(0.001, (Date.now() - started) / 1000),
+          etaMs: undefined,
+        });
+      } catch (error) {
+        if (!stopped.aborted) failed.abort(error);
+      }
+    };
     const pending: Promise<void>[] = [];
-    for await (const id of stream.instances({ ...(options.segments === undefined ? {} : { segments: options.segments }), signal })) {
-      pending.push(
-        limit(async () => {
-          if (signal.aborted) return;
-          // Awaited first: `rows += await …` would read `rows` before the await and lose concurrent counts.
-          const rebuilt = await rebuild.call(projection, id);
-          rows += rebuilt.rows.length;
-          instances++;
-          display.update(instances, undefined, rows, instances / Math.max(0.001, (Date.now() - started) / 1000));
-        }),
-      );
+    try {
+      for await (const id of stream.instances({ ...(options.segments === undefined ? {} : { segments: options.segments }), signal: stopped })) {
+        pending.push(limit(() => rebuildOne(id)));
+      }
+    } catch (error) {
+      if (!stopped.aborted) throw error;
+    } finally {
+      await Promise.all(pending);
+      unthrottle();
     }
-    await Promise.all(pending);
     if (signal.aborted) throw signal.reason;
+    if (failed.signal.aborted) throw failed.signal.reason;
   });
   display.stop();
   if ('interrupted' in outcome) {

