@@ -1,10 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import pLimit from 'p-limit';
 import { request } from '../dynamo';
 import { ConfigurationError } from '../errors';
 import { instancePages, type AnyEventStream, type EventStream, type InstancePage } from '../store';
-import { RequestRate } from '../util';
+import { RequestRate, Semaphore } from '../util';
 import { backfillInstance, type InstanceRun, type Tally } from './backfill-instance';
 import { BackfillProgressStore, type SegmentProgress } from './backfill-progress';
 import { resolveBackfillOptions, type BackfillOptions, type BackfillProgress, type BackfillSettings } from './backfill-options';
@@ -25,7 +24,7 @@ interface TableScan {
 export async function backfillRows<State>(runtime: RowRuntime<State>, options: BackfillOptions): Promise<BackfillProgress> {
   const settings = resolveBackfillOptions(runtime.name, options);
   const rate = settings.requestsPerSecond === undefined ? undefined : new RequestRate(settings.requestsPerSecond);
-  const limit = pLimit(settings.concurrency);
+  const limit = new Semaphore(settings.concurrency);
   // The first failure stops every segment; the in-flight instances finish and their page is not saved.
   const stop = new AbortController();
   const signal = settings.signal === undefined ? stop.signal : AbortSignal.any([settings.signal, stop.signal]);
@@ -111,7 +110,7 @@ interface SegmentRun extends InstanceRun {
   readonly segment: number;
   readonly resumed: SegmentProgress | undefined;
   readonly progress: BackfillProgressStore;
-  readonly limit: ReturnType<typeof pLimit>;
+  readonly limit: Semaphore;
   readonly report: (final: boolean) => BackfillProgress;
 }
 
@@ -136,7 +135,7 @@ async function backfillSegment<State>(runtime: RowRuntime<State>, settings: Back
     // Settled, not raced: when one instance fails, the others of the page still finish before the backfill stops.
     const applied = await Promise.allSettled(
       page.instances.map((instance) =>
-        run.limit(async () => {
+        run.limit.use(async () => {
           run.signal.throwIfAborted();
           await backfillInstance(runtime, settings, instance, run);
           tally.instances++;

@@ -1,7 +1,7 @@
-import pLimit from 'p-limit';
 import { ConfigurationError } from '../../errors';
 import type { BackfillProgress } from '../../projector';
 import type { AnyEventStream } from '../../store';
+import { Semaphore } from '../../util';
 import type { OperableProjection } from '../config';
 import type { CommandContext } from '../context';
 import { ExitCodes } from '../exit-codes';
@@ -85,7 +85,7 @@ export async function rebuildCommand(context: CommandContext, name: string, opti
   const started = Date.now();
   let instances = 0;
   let rows = 0;
-  const limit = pLimit(options.concurrency ?? 16);
+  const limit = new Semaphore(options.concurrency ?? 16);
   const outcome = await interruptible(async (signal) => {
     // The first failure stops the listing and every instance not yet started; it is what the command reports.
     const failed = new AbortController();
@@ -112,7 +112,7 @@ export async function rebuildCommand(context: CommandContext, name: string, opti
     const pending: Promise<void>[] = [];
     try {
       for await (const id of stream.instances({ ...(options.segments === undefined ? {} : { segments: options.segments }), signal: stopped })) {
-        pending.push(limit(() => rebuildOne(id)));
+        pending.push(limit.use(() => rebuildOne(id)));
       }
     } catch (error) {
       if (!stopped.aborted) throw error;
