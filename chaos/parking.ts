@@ -71,9 +71,9 @@ export async function healPoisoned(run: PoisonRun): Promise<Set<string>> {
   const clean = bind(run.client, run.tables, run.suffix);
   const random = seededRandom(seed ^ 0x5a1e);
   const events = new Map([...[...run.truth.orders.values()].flat(), ...customerEvents(run.truth)].map((event) => [eventKey(event), event]));
-  summary.poisonEvents += [...events.values()].filter(
-    (event) => chokes(poison, 'orders', event.streamId, event) || chokesCustomer(poison, event),
-  ).length;
+  const chokesNow = (event: StreamEvent) =>
+    event.streamName === 'Order' ? chokes(poison, 'orders', event.streamId, event) : chokes(poison, 'customers', customerOf(event), event);
+  summary.poisonEvents += [...events.values()].filter(chokesNow).length;
   const whileParked = await checkRows(clean, run.truth);
   for (const row of whileParked.diverged.filter((row) => !poisonedRow(clean, poison, row)))
     summary.problem(`seed ${seed}: while rows were parked, diverged ${row}`);
@@ -99,8 +99,9 @@ export async function healPoisoned(run: PoisonRun): Promise<Set<string>> {
   return skipped;
 }
 
-function chokesCustomer(poison: PoisonWorld, event: StreamEvent): boolean {
-  return chokes(poison, 'customers', String((event.data as { customer?: unknown }).customer), event);
+/** The customer row a purchase or loyalty event feeds. */
+function customerOf(event: StreamEvent): string {
+  return String((event.data as { customer?: unknown }).customer);
 }
 
 function rowOf(name: Rows, key: object): string {
@@ -263,7 +264,7 @@ async function checkStillParked(run: PoisonRun, clean: Bound, skipped: ReadonlyS
     if (row !== wanted) wrong(`order ${orderId}, parked on ${eventKey(first)}: got ${row}, fold of the events before it ${wanted}`);
   }
   for (const customer of poison.customers) {
-    const failing = kept(customerEvents(truth)).filter((event) => chokes(poison, 'customers', customer, event) && chokesCustomerRow(event, customer));
+    const failing = kept(customerEvents(truth)).filter((event) => customerOf(event) === customer && chokes(poison, 'customers', customer, event));
     const record = parked.customers.get(customer);
     if (failing.length === 0) {
       if (record !== undefined) wrong(`customer ${customer} is parked on ${eventKey(record.event)}, though none of its events fails now`);
@@ -271,8 +272,4 @@ async function checkStillParked(run: PoisonRun, clean: Bound, skipped: ReadonlyS
     else if (!failing.some((event) => eventKey(event) === eventKey(record.event)))
       wrong(`customer ${customer} is parked on ${eventKey(record.event)}, which does not fail now`);
   }
-}
-
-function chokesCustomerRow(event: StreamEvent, customer: string): boolean {
-  return (event.data as { customer?: unknown }).customer === customer;
 }
