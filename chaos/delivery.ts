@@ -1,35 +1,43 @@
 /**
  * Randomized delivery under faults: the table's real stream records, delivered like Lambda (or a Pipe)
  * with ParallelizationFactor > 1 — shuffled, duplicated, split into batches of random sizes on concurrent
- * lanes — into the module-level `processBatch` of every projection (single-stream, event-keyed,
+ * lanes; or, in a seeded share of schedules, read through 32 simulated shards that split and roll over
+ * (`simulated.ts`) and delivered shard by shard, in order, each shard's batches on one lane — into the
+ * module-level `processBatch` of every projection (single-stream, event-keyed,
  * multi-source, and removing rows), on a client that fails a share of its calls. A batch with failures is
  * redelivered from its earliest reported record. The order summaries and customer rows write what they
  * applied to an outbox (a fresh table per schedule), which an OutboxRelay on its own faulty client drains
  * from the outbox's stream records, while the rows are written or after, with a publish that sometimes
  * fails or loses its acknowledgement. Afterwards every row must equal its fold from the store, every event
- * must be applied exactly once, and every applied event's message published at least once, in order per
- * row, with the outbox empty.
+ * must be applied exactly once and in version order per row and source instance, and every applied
+ * event's message published at least once, in order per row, with the outbox empty. Poison schedules
+ * deploy bugs, park rows and heal them step by step (`parking.ts`).
  */
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OutboxRelay, processBatch, type StreamEvent } from 'dynafold';
 import { injectFaults, quickRetries, type FaultKind } from './faults';
 import { checkPublications, dropTable, outboxItems, type Publication } from './outbox';
-import { CUSTOMERS, type PoisonWorld } from './sources';
+import { healPoisoned } from './parking';
+import { drawPoison } from './poison';
+import { disableStream } from './processes';
+import { CUSTOMERS } from './sources';
 import { randomInt, seededRandom, shuffle } from './random';
+import { readSimulatedShards, simulatedEvents, simulationFigures } from './simulated';
 import { ChaosSummary } from './summary';
+import { VersionOrder } from './version-order';
 import {
   bind,
   checkRows,
   createOutboxTable,
   createTables,
+  eventKey,
   expectedOutboxIds,
   foldAccount,
   foldZones,
   readTruth,
   worldIds,
   writeWorkload,
-  type Bound,
   type ClientConfig,
   type Tables,
   type Truth,
@@ -66,6 +74,10 @@ export interface ScheduleOptions {
    * apply their events exactly once. @defaultValue false
    */
   readonly poison?: boolean;
+  /** In a poison schedule, skip the event some rows are parked on after each partial fix. @defaultValue drawn from the seed (half) */
+  readonly skips?: boolean;
+  /** Read the records through 32 simulated shards and deliver them shard by shard. @defaultValue drawn from the seed (half) */
+  readonly simulatedShards?: boolean;
 }
 
 /** Creates the tables, writes a seeded workload from concurrent writers, and reads its stream records and truth. */
@@ -85,6 +97,8 @@ export async function prepareDelivery(
   });
   await writeWorkload(bound, ids, options.chunks ?? 5, seededRandom(options.seed));
   const records = insertsOnly(await readStreamRecords(tables.streamArn));
+  // Nothing more is written: a disabled stream lets every simulated lineage over it end, so it can be read to its ends.
+  await disableStream(client, tables.eventsTable);
   return { config, client, tables, ids, records, truth: await readTruth(bound, ids) };
 }
 
@@ -110,31 +124,28 @@ export async function runSchedule(input: DeliveryInput, options: ScheduleOptions
   try {
     const suffix = `s${seed}`;
     const tables: Tables = { ...input.tables, ...(outbox ?? {}) };
-    const poison = options.poison === true ? poisonWorld(input.ids, random) : undefined;
+    const poison =
+      options.poison === true
+        ? drawPoison({ orders: input.ids.orders, customers: input.ids.purchases.length > 0 ? CUSTOMERS : [] }, random, options.skips)
+        : undefined;
     const bound = bind(faulty, tables, suffix, poison);
     const identify = (record: unknown): string => {
       const r = record as { eventID?: string; dynamodb?: { SequenceNumber?: string } };
       return (source === 'pipe' ? r.eventID : r.dynamodb?.SequenceNumber) ?? '';
     };
-
-    // Shuffled, some records twice, split into batches on 1..6 concurrent lanes; half in Lambda's JSON form.
-    const copies = shuffle(
-      input.records.flatMap((record) => (random() < 0.3 ? [record, record] : [record])),
-      random,
-    );
-    const lanes: Delivered[][][] = Array.from({ length: randomInt(random, 1, 6) }, () => []);
-    for (let start = 0; start < copies.length;) {
-      const size = randomInt(random, 1, 30);
-      const batch = copies.slice(start, start + size).map((record) => {
-        const shaped = random() < 0.5 ? asLambdaRecord(record) : record;
-        return { record: shaped, id: identify(shaped) };
-      });
-      lanes[randomInt(random, 0, lanes.length - 1)]?.push(batch);
-      start += size;
-    }
+    // Half in Lambda's JSON form.
+    const shape = (record: _Record): Delivered => {
+      const shaped = random() < 0.5 ? asLambdaRecord(record) : record;
+      return { record: shaped, id: identify(shaped) };
+    };
+    const simulated = options.simulatedShards ?? random() < 0.5;
+    const lanes = simulated
+      ? await shardLanes(input, { seed, faultRate: options.faultRate ?? 0.08, random, shape, summary })
+      : shuffledLanes(input.records, random, shape);
 
     const applied = { summaries: [] as StreamEvent[], zones: [] as StreamEvent[], customers: [] as StreamEvent[], accounts: [] as StreamEvent[] };
     const rejected = new Set<string>();
+    const order = new VersionOrder();
     const maxRedeliveries = options.maxRedeliveries ?? 400;
     let lanesDone = false;
     const delivered = Promise.all(
@@ -152,11 +163,15 @@ export async function runSchedule(input: DeliveryInput, options: ScheduleOptions
                 { projections: bound.projections, source },
               );
               for (const name of ['summaries', 'customers', 'accounts'] as const) {
-                for (const outcome of result.outcomes[name]) applied[name].push(...outcome.applied);
+                for (const outcome of result.outcomes[name]) {
+                  applied[name].push(...outcome.applied);
+                  order.delivered(name, outcome);
+                }
               }
               for (const outcome of result.outcomes.zones) {
                 if (outcome.status !== 'applied') continue;
                 applied.zones.push(...outcome.applied);
+                order.delivered('zones', outcome);
                 for (const { event } of outcome.rejected) rejected.add(eventKey(event));
               }
               if (result.decodeFailures.length > 0) summary.problem(`seed ${seed}: ${result.decodeFailures.length} real records failed to decode`);
@@ -179,9 +194,11 @@ export async function runSchedule(input: DeliveryInput, options: ScheduleOptions
       }),
     ).finally(() => (lanesDone = true));
 
+    let skipped = new Set<string>();
+    const notes = new Map<string, string[]>();
     if (poison !== undefined) {
       await delivered;
-      await replayPoisoned(input, tables, suffix, bound, poison, applied, summary, seed);
+      skipped = await healPoisoned({ client: input.client, tables, suffix, bound, poison, truth: input.truth, applied, order, notes, summary, seed });
     }
 
     // The relay: on the outbox's stream records, while the rows are written (half the schedules) or after.
@@ -205,7 +222,10 @@ export async function runSchedule(input: DeliveryInput, options: ScheduleOptions
       if (rule !== 'apply') {
         if (n > 0) {
           summary.doubleApplied++;
-          summary.problem(`seed ${seed}: ${name} ${id} (${event.type}) must not be applied, was ${n} times`);
+          const befell = notes.get(id);
+          summary.problem(
+            `seed ${seed}: ${name} ${id} (${event.type}) must not be applied${skipped.has(id) ? ' (skipped)' : ''}, was ${n} times${befell === undefined ? '' : `; ${befell.join('; ')}`}`,
+          );
         } else if (rule === 'reject' && !rejected.has(id)) {
           // A rejection is reported by the call whose write passed it; that write's answer may be lost.
           if (excused.has(`${model}|${id}`)) summary.excusedEvents++;
@@ -218,36 +238,51 @@ export async function runSchedule(input: DeliveryInput, options: ScheduleOptions
       }
       if (n > 1) {
         summary.doubleApplied++;
-        summary.problem(`seed ${seed}: ${name} ${id} applied ${n} times`);
+        const befell = notes.get(id);
+        summary.problem(`seed ${seed}: ${name} ${id} applied ${n} times${befell === undefined ? '' : `; ${befell.join('; ')}`}`);
       } else if (n === 0) {
         if (excused.has(`${model}|${id}`)) summary.excusedEvents++;
         else {
           summary.lostEvents++;
-          summary.problem(`seed ${seed}: ${name} ${id} never applied`);
+          const befell = notes.get(id);
+          summary.problem(`seed ${seed}: ${name} ${id} never applied${befell === undefined ? '' : `; ${befell.join('; ')}`}`);
         }
       }
     };
-    for (const events of input.truth.orders.values()) for (const event of events) expect('summaries', bound.summaries.name, event, 'apply');
+    // Events skipped with skipParked are never applied.
+    const unlessSkipped = (event: StreamEvent) => (skipped.has(eventKey(event)) ? 'never' : 'apply');
+    for (const events of input.truth.orders.values())
+      for (const event of events) expect('summaries', bound.summaries.name, event, unlessSkipped(event));
     for (const [sensorId, events] of input.truth.sensors) {
       const { rejected: mustReject } = foldZones(sensorId, events);
       for (const event of events)
         expect('zones', bound.zones.name, event, event.type === 'SensorNote' ? 'never' : mustReject.has(event.version) ? 'reject' : 'apply');
     }
     for (const events of [...input.truth.purchases.values(), ...input.truth.programs.values()])
-      for (const event of events) expect('customers', bound.customers.name, event, 'apply');
+      for (const event of events) expect('customers', bound.customers.name, event, unlessSkipped(event));
     for (const [accountId, events] of input.truth.accounts) {
       const fold = foldAccount(accountId, events);
       for (const event of events) expect('accounts', bound.accountRows.name, event, fold.applied.has(event.version) ? 'apply' : 'never');
     }
 
-    const check = await checkRows(bind(input.client, tables, suffix), input.truth);
+    for (const problem of order.problems) {
+      summary.outOfOrder++;
+      summary.problem(`seed ${seed}: ${problem}`);
+    }
+    const check = await checkRows(bind(input.client, tables, suffix), input.truth, skipped);
     summary.rowsChecked += check.rows;
     summary.multiSourceRows += check.multiSourceRows;
     summary.removedRows += check.removedRows;
     summary.divergedRows += check.diverged.length;
     for (const row of check.diverged) summary.problem(`seed ${seed}: diverged ${row}`);
     if (outbox !== undefined) {
-      checkPublications(summary, `seed ${seed}`, published, expectedOutboxIds(input.truth), await outboxItems(input.client, outbox.outboxTable));
+      checkPublications(
+        summary,
+        `seed ${seed}`,
+        published,
+        expectedOutboxIds(input.truth, skipped),
+        await outboxItems(input.client, outbox.outboxTable),
+      );
     }
     summary.runs = 1;
     summary.events = input.truth.events;
@@ -257,11 +292,6 @@ export async function runSchedule(input: DeliveryInput, options: ScheduleOptions
     faulty.destroy();
     if (outbox !== undefined) await dropTable(input.client, outbox.outboxTable);
   }
-}
-
-/** `<stream>#<stream id>@<version>`: an event's identity across streams. */
-function eventKey(event: { readonly streamName: string; readonly streamId: string; readonly version: number }): string {
-  return `${event.streamName}#${event.streamId}@${event.version}`;
 }
 
 function tally(events: ReadonlyArray<StreamEvent>): Map<string, number> {
@@ -389,62 +419,58 @@ function excusedEvents(lost: ReadonlyArray<{ item: Readonly<Record<string, unkno
   return excused;
 }
 
-/** A seeded few orders and customers whose rows a deployed bug poisons (at least one of each). */
-function poisonWorld(ids: WorldIds, random: () => number): PoisonWorld {
-  const pick = (all: ReadonlyArray<string>) => {
-    const chosen = all.filter(() => random() < 0.25);
-    return new Set(chosen.length > 0 || all.length === 0 ? chosen : [all[Math.floor(random() * all.length)] as string]);
-  };
-  return { orders: pick(ids.orders), customers: pick(ids.purchases.length > 0 ? CUSTOMERS : []), fixed: false };
+/** Shuffled, some records twice, split into batches of 1–30 on 1–6 concurrent lanes. */
+function shuffledLanes(records: ReadonlyArray<_Record>, random: () => number, shape: (record: _Record) => Delivered): Delivered[][][] {
+  const copies = shuffle(
+    records.flatMap((record) => (random() < 0.3 ? [record, record] : [record])),
+    random,
+  );
+  const lanes: Delivered[][][] = Array.from({ length: randomInt(random, 1, 6) }, () => []);
+  for (let start = 0; start < copies.length;) {
+    const size = randomInt(random, 1, 30);
+    lanes[randomInt(random, 0, lanes.length - 1)]?.push(copies.slice(start, start + size).map(shape));
+    start += size;
+  }
+  return lanes;
 }
 
 /**
- * While the poisoned rows are parked, every other row must equal its fold; then the fix is deployed and
- * `retryParked` replays them (again while faults fail some calls), their events joining `applied`.
+ * The records read through 32 simulated shards (split and rolled over as the seed says, with the Streams
+ * API's faults), each of which must hold every record exactly once; then each shard's records in order,
+ * some twice, in batches of 1–30 on one of 1–6 concurrent lanes, the shards of a lane in lineage order.
  */
-async function replayPoisoned(
+async function shardLanes(
   input: DeliveryInput,
-  tables: Tables,
-  suffix: string,
-  bound: Bound,
-  poison: PoisonWorld,
-  applied: Record<'summaries' | 'customers', StreamEvent[]>,
-  summary: ChaosSummary,
-  seed: number,
-): Promise<void> {
-  const clean = bind(input.client, tables, suffix);
-  const poisoned = (row: string) =>
-    [...poison.orders].some((id) => row.startsWith(`${clean.summaries.name} ${id}:`)) ||
-    [...poison.customers].some((customer) => row.startsWith(`${clean.customers.name} ${customer}:`));
-  const whileParked = await checkRows(clean, input.truth);
-  for (const row of whileParked.diverged.filter((row) => !poisoned(row))) summary.problem(`seed ${seed}: while rows were parked, diverged ${row}`);
-  poison.fixed = true;
-  for (const name of ['summaries', 'customers'] as const) {
-    const projection = bound.projections[name];
-    let counted = false;
-    for (let pass = 0; ; pass++) {
-      // Faults fail some listings too (the Scan's throttles outlast the SDK's retries): list again.
-      const parked = await listParked(projection);
-      if (parked === undefined) continue;
-      if (parked.length === 0) break;
-      if (!counted) summary.rowsParked += parked.length;
-      counted = true;
-      if (pass >= 20) {
-        summary.problem(`seed ${seed}: ${parked.length} ${name} rows still parked after ${pass} replays`);
-        break;
-      }
-      // Faults fail some replays (transient, never counted): what is still parked is replayed again.
-      for (const outcome of await projection.retryParked().catch(() => [])) applied[name].push(...outcome.applied);
-    }
-  }
-}
-
-async function listParked(projection: { parkedRows(): AsyncIterable<unknown> }): Promise<unknown[] | undefined> {
-  const parked: unknown[] = [];
+  options: { seed: number; faultRate: number; random: () => number; shape: (record: _Record) => Delivered; summary: ChaosSummary },
+): Promise<Delivered[][][]> {
+  const { random, summary } = options;
+  const stream = await simulatedEvents(input.config, input.tables.streamArn, options.seed, options.faultRate);
   try {
-    for await (const row of projection.parkedRows()) parked.push(row);
-    return parked;
-  } catch {
-    return undefined;
+    const shards = await readSimulatedShards(stream);
+    const figures = simulationFigures(stream.counts());
+    summary.addFaults(figures.faults);
+    summary.simulatedSchedules++;
+    summary.shardsOpened += shards.length;
+    summary.shardSplits += figures.splits;
+    summary.shardRollovers += figures.rollovers;
+    const read = shards.flatMap((shard) => insertsOnly(shard.records));
+    const ids = (records: ReadonlyArray<_Record>) => records.map((record) => record.eventID ?? '').sort();
+    if (JSON.stringify(ids(read)) !== JSON.stringify(ids(input.records)))
+      summary.problem(
+        `seed ${options.seed}: the simulated shards held ${read.length} event records, DynamoDB Local's stream ${input.records.length} (or other ones)`,
+      );
+    const lanes: Delivered[][][] = Array.from({ length: randomInt(random, 1, 6) }, () => []);
+    for (const shard of shards) {
+      const lane = lanes[randomInt(random, 0, lanes.length - 1)] as Delivered[][];
+      const copies = insertsOnly(shard.records).flatMap((record) => (random() < 0.3 ? [record, record] : [record]));
+      for (let start = 0; start < copies.length;) {
+        const size = randomInt(random, 1, 30);
+        lane.push(copies.slice(start, start + size).map(options.shape));
+        start += size;
+      }
+    }
+    return lanes;
+  } finally {
+    stream.close();
   }
 }

@@ -10,8 +10,14 @@ import { parseArgs } from 'node:util';
  * lease pauses), --shards N (schedules of the `shards` world: the feed on 32 simulated shards that split and
  * roll over; then the SIGKILL scenario on such shards, with --kills kills), --rate R (share of faulted calls, default 0.08), --only delivery|crash|lease|bad-input|shards,
  * --schedule SEED --run N (re-run one schedule by its own seed, shaped as the run's Nth schedule; the
- * failure message prints both). Uses DYNAMODB_ENDPOINT when set, else starts an
- * embedded DynamoDB Local. Exits 1 unless every row matched its fold and every event was accounted for.
+ * failure message prints both), --markdown (the summary as a Markdown table, for the docs). Uses
+ * DYNAMODB_ENDPOINT when set, else starts an embedded DynamoDB Local. Exits 1 unless every row matched
+ * its fold and every event was accounted for.
+ *
+ * Delivery schedules: every other one also loses some row writes' answers; half write an outbox and relay
+ * it; a quarter poison rows (several kinds of bug, several poison events per row, fixed in two or three
+ * steps, with skips in half of them: see `poison.ts` and `parking.ts`); half, drawn from each schedule's
+ * seed, read their records through 32 simulated shards instead of straight from DynamoDB Local.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startDynamoLocal, DynamoLocalDefaults, type DynamoLocal } from 'dynafold/local';
@@ -35,6 +41,7 @@ interface Args {
   only: string | undefined;
   schedule: number | undefined;
   run: number;
+  markdown: boolean;
 }
 
 /** The command line, parsed by node:util's parseArgs; numbers are checked here. */
@@ -51,6 +58,7 @@ function readArgs(argv: ReadonlyArray<string>): Args {
       only: { type: 'string' },
       schedule: { type: 'string' },
       run: { type: 'string', default: '1' },
+      markdown: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -69,6 +77,7 @@ function readArgs(argv: ReadonlyArray<string>): Args {
     only: values.only,
     schedule: values.schedule === undefined ? undefined : number('schedule', values.schedule),
     run: number('run', values.run),
+    markdown: values.markdown,
   };
 }
 
@@ -78,7 +87,7 @@ function scheduleShape(run: number) {
     kinds: run % 2 === 0 ? ALL_FAULTS : [...ALL_FAULTS, 'lostResponse' as const],
     // Half the schedules write an outbox and relay it (with and without lost row-write answers).
     outbox: run % 4 === 1 || run % 4 === 2,
-    // A quarter of the schedules poison a few rows, which are parked and replayed once fixed.
+    // A quarter of the schedules poison a few rows, which are parked, partly fixed, skipped, then replayed once fixed.
     poison: run % 4 === 3,
   };
 }
@@ -149,7 +158,8 @@ async function main(): Promise<number> {
     await local?.stop();
   }
   say('');
-  say(total.table(`dynafold chaos summary (seed ${args.seed}, ${Math.round((Date.now() - started) / 1000)} s)`));
+  const title = `dynafold chaos summary (seed ${args.seed}, ${Math.round((Date.now() - started) / 1000)} s)`;
+  say(args.markdown ? total.markdown(title) : total.table(title));
   return total.ok ? 0 : 1;
 }
 

@@ -6,7 +6,13 @@
  * alone, so every process that builds it with the same seed sees the same lineage with the same shard ids:
  * a consumer process killed and started again finds its checkpoints' shards where it left them.
  */
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record,
+} from '@aws-sdk/client-dynamodb-streams';
 import { SimulatedStream, simulateStreams } from '../__tests__/support/streams-sim';
 import type { ClientConfig } from './world';
 
@@ -104,4 +110,78 @@ export function checkLineage(
     }
   }
   return problems;
+}
+
+/** A shard's records as a reader took them in, in order. */
+export interface ShardRecords {
+  readonly shardId: string;
+  readonly records: ReadonlyArray<_Record>;
+}
+
+/** Errors of the simulated Streams API that pass by themselves: the reader waits a little and asks again. */
+const PASSING = new Set(['LimitExceededException', 'InternalServerError']);
+
+/**
+ * Every record of a simulated stream whose table's stream was disabled, read as a Lambda poller would
+ * through the Streams API: the shards listed by paged `DescribeStream` calls until late listings showed
+ * up, then each read from its trim horizon to its end (no `NextShardIterator`), in lineage order, through
+ * throttling, internal errors, empty pages and expired iterators. Resolves the shards' records.
+ */
+export async function readSimulatedShards(events: SimulatedEvents, timeoutMs = 120_000): Promise<ShardRecords[]> {
+  const deadline = Date.now() + timeoutMs;
+  const lineage = await finalLineage(events, timeoutMs);
+  const streams = events.client();
+  const streamArn = events.simulation.streamArn;
+  const ask = async <T>(send: () => Promise<T>, what: string): Promise<T> => {
+    for (;;) {
+      try {
+        return await send();
+      } catch (error) {
+        if (!(error instanceof Error) || !PASSING.has(error.name) || Date.now() > deadline)
+          throw new Error(`${what}: ${String(error)}`, { cause: error });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+  };
+  const listed = new Set<string>();
+  while (lineage.some((shard) => !listed.has(shard.shardId))) {
+    if (Date.now() > deadline) throw new Error(`DescribeStream never listed ${lineage.filter((shard) => !listed.has(shard.shardId)).length} shards`);
+    let start: string | undefined;
+    do {
+      const page = await ask(() => streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: start })), 'DescribeStream');
+      for (const shard of page.StreamDescription?.Shards ?? []) if (shard.ShardId !== undefined) listed.add(shard.ShardId);
+      start = page.StreamDescription?.LastEvaluatedShardId;
+    } while (start !== undefined);
+  }
+  const shards: ShardRecords[] = [];
+  for (const { shardId } of lineage) {
+    const records: _Record[] = [];
+    const iteratorAfter = (last: string | undefined) =>
+      ask(
+        () =>
+          streams.send(
+            new GetShardIteratorCommand({
+              StreamArn: streamArn,
+              ShardId: shardId,
+              ...(last === undefined ? { ShardIteratorType: 'TRIM_HORIZON' } : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: last }),
+            }),
+          ),
+        `GetShardIterator ${shardId}`,
+      ).then((answer) => answer.ShardIterator);
+    let iterator = await iteratorAfter(undefined);
+    while (iterator !== undefined) {
+      if (Date.now() > deadline) throw new Error(`shard ${shardId} was not read to its end in time`);
+      const current: string = iterator;
+      try {
+        const page = await ask(() => streams.send(new GetRecordsCommand({ ShardIterator: current })), `GetRecords ${shardId}`);
+        records.push(...(page.Records ?? []));
+        iterator = page.NextShardIterator;
+      } catch (error) {
+        if (!(error instanceof Error && error.cause instanceof Error && error.cause.name === 'ExpiredIteratorException')) throw error;
+        iterator = await iteratorAfter(records[records.length - 1]?.dynamodb?.SequenceNumber);
+      }
+    }
+    shards.push({ shardId, records });
+  }
+  return shards;
 }

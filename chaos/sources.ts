@@ -16,6 +16,7 @@ import {
   type OutboxOptions,
   type StreamEvent,
 } from 'dynafold';
+import { chokes, type PoisonWorld } from './poison';
 import { randomInt } from './random';
 
 export const purchaseEventSchemas = {
@@ -110,7 +111,7 @@ export function customerProjection(
     initial: (key) => ({ customer: String(key['customer']), purchases: 0, spent: 0, points: 0 }),
     evolve: (state: Customer, event) => {
       const customer = (event.data as { customer?: string }).customer ?? '';
-      if (poison !== undefined && !poison.fixed && poison.customers.has(customer) && event.type === 'Purchased') throw new Poisoned(customer);
+      if (chokes(poison, 'customers', customer, event)) throw new Poisoned(customer);
       return evolveCustomer(state, event);
     },
     ...(outbox === undefined ? {} : { outbox }),
@@ -118,16 +119,7 @@ export function customerProjection(
   });
 }
 
-/**
- * A deployed bug in some rows' `evolve`, until `fixed`: order summaries of `orders` choke on their items,
- * customer rows of `customers` on their purchases. The projections park such rows after two attempts.
- */
-export interface PoisonWorld {
-  readonly orders: ReadonlySet<string>;
-  readonly customers: ReadonlySet<string>;
-  fixed: boolean;
-}
-
+/** The poison schedules' projections park a row after two failed attempts. */
 export const POISON_POLICY = { park: { afterAttempts: 2 } } as const;
 
 /** What a poisoned `evolve` throws: no `terminal` accepts it. */

@@ -1,4 +1,4 @@
-/** What a chaos run did and found, printed as one table at the end. */
+/** What a chaos run did and found, printed as one table at the end (as text, or Markdown for the docs). */
 export class ChaosSummary {
   runs = 0;
   events = 0;
@@ -26,6 +26,16 @@ export class ChaosSummary {
   outboxDisorder = 0;
   /** Rows parked by a poisoned `evolve`, then replayed by `retryParked` once it was fixed. */
   rowsParked = 0;
+  /** Events a deployed bug made `evolve` throw on, before any fix (several per poisoned row). */
+  poisonEvents = 0;
+  /** Fixes deployed for only some of a schedule's kinds of bug, after which rows still choking stayed parked. */
+  partialFixes = 0;
+  /** Parked events skipped with `skipParked` (left out of the rows' folds). */
+  skips = 0;
+  /** Delivery schedules whose records were read through simulated shards. */
+  simulatedSchedules = 0;
+  /** Events a row applied after a later version of the same source instance. */
+  outOfOrder = 0;
   /** The `shards` world: shards of the simulated stream's lineage, splits and rollovers among them. */
   shardsOpened = 0;
   shardSplits = 0;
@@ -47,6 +57,7 @@ export class ChaosSummary {
       this.divergedRows === 0 &&
       this.lostEvents === 0 &&
       this.doubleApplied === 0 &&
+      this.outOfOrder === 0 &&
       this.outboxMissing === 0 &&
       this.outboxDisorder === 0 &&
       this.problems.length === 0
@@ -67,6 +78,11 @@ export class ChaosSummary {
     this.badInputKinds += other.badInputKinds;
     this.multiSourceRows += other.multiSourceRows;
     this.rowsParked += other.rowsParked;
+    this.poisonEvents += other.poisonEvents;
+    this.partialFixes += other.partialFixes;
+    this.skips += other.skips;
+    this.simulatedSchedules += other.simulatedSchedules;
+    this.outOfOrder += other.outOfOrder;
     this.removedRows += other.removedRows;
     this.outboxPublished += other.outboxPublished;
     this.outboxDuplicates += other.outboxDuplicates;
@@ -79,15 +95,17 @@ export class ChaosSummary {
     for (const problem of other.problems) this.problem(problem);
   }
 
-  table(title: string): string {
+  /** The figures, as label and value, indented labels detailing the row above. */
+  rows(): Array<[string, string]> {
     const byKind = new Map<string, number>();
     for (const [key, value] of this.faults) {
       const kind = key.split(':')[0] ?? key;
       byKind.set(kind, (byKind.get(kind) ?? 0) + value);
     }
     const totalFaults = [...this.faults.values()].reduce((sum, n) => sum + n, 0);
-    const rows: Array<[string, string]> = [
-      ['runs (seeded schedules)', String(this.runs)],
+    return [
+      ['schedules (seeded runs)', String(this.runs)],
+      ['  delivery schedules on simulated shards', String(this.simulatedSchedules)],
       ['events', String(this.events)],
       ['faults injected', String(totalFaults)],
       ...[...byKind.entries()].sort().map(([kind, n]): [string, string] => [`  ${kind}`, String(n)]),
@@ -103,21 +121,53 @@ export class ChaosSummary {
       ['  multi-source rows', String(this.multiSourceRows)],
       ['  removed rows (tombstones)', String(this.removedRows)],
       ['  parked by poison, then replayed', String(this.rowsParked)],
+      ['poison events (evolve threw)', String(this.poisonEvents)],
+      ['partial fixes (rows still choking stayed parked)', String(this.partialFixes)],
+      ['parked events skipped (skipParked)', String(this.skips)],
       ['diverged rows', String(this.divergedRows)],
       ['lost events', String(this.lostEvents)],
       ['double-applied events', String(this.doubleApplied)],
+      ['events applied out of version order', String(this.outOfOrder)],
       ['events whose write answer was lost', String(this.excusedEvents)],
       ['outbox messages published', String(this.outboxPublished)],
       ['  republished (same id)', String(this.outboxDuplicates)],
       ['  missing (never published or left)', String(this.outboxMissing)],
       ['  out of order per row', String(this.outboxDisorder)],
     ];
+  }
+
+  /** The summary as a boxed text table, then the problems found and the result. */
+  table(title: string): string {
+    const rows = this.rows();
     const width = Math.max(...rows.map(([label]) => label.length));
     const valueWidth = Math.max(...rows.map(([, value]) => value.length));
     const line = `+${'-'.repeat(width + 2)}+${'-'.repeat(valueWidth + 2)}+`;
     const out = [title, line, ...rows.map(([label, value]) => `| ${label.padEnd(width)} | ${value.padStart(valueWidth)} |`), line];
+    return [...out, ...this.verdict()].join('\n');
+  }
+
+  /** The summary as a Markdown table (indented labels as nested items), then the problems found and the result. */
+  markdown(title: string): string {
+    const cell = (text: string) => text.replace(/\|/g, '\\|');
+    const label = (text: string) => {
+      const depth = (text.length - text.trimStart().length) / 2;
+      return `${'&nbsp;&nbsp;'.repeat(depth * 2)}${cell(text.trim())}`;
+    };
+    const out = [
+      `**${cell(title)}**`,
+      '',
+      '| Figure | Count |',
+      '| --- | ---: |',
+      ...this.rows().map(([name, value]) => `| ${label(name)} | ${value} |`),
+      '',
+    ];
+    return [...out, ...this.verdict()].join('\n');
+  }
+
+  private verdict(): string[] {
+    const out: string[] = [];
     if (this.problems.length > 0) out.push('problems:', ...this.problems.map((p) => `  - ${p}`));
     out.push(this.ok ? 'RESULT: ok' : 'RESULT: FAILED');
-    return out.join('\n');
+    return out;
   }
 }
