@@ -545,3 +545,30 @@ test('a rebuild of a parked row keeps it parked, with its failed attempts and wh
   expect(await accounts.retryParked()).toMatchObject([{ status: 'applied', version: 3 }]);
   expect(await model.get({ id: 'rebuilt' }, { consistent: true })).toMatchObject({ balance: 16, version: 3 });
 });
+
+test("skipParked on a multi-source row saves its skip when another source's held event fails too: the row stays parked on that one", async () => {
+  const a = ledgerStream(client, events.name, 'A');
+  const b = ledgerStream(client, events.name, 'B');
+  const owners = ownersProjection(a, b, ownerModel(client, viewsTable, `SkipBoth${++models}`), {
+    poison: { park: { afterAttempts: 1 } },
+    isPoison: poisonAmounts(21, 22).isPoison,
+  });
+  const fromA = (await a.append({ id: 's' }, [{ type: 'Deposited', data: { owner: 'both', amount: 21 } }])).events;
+  expect((await owners.applyBatch(fromA)).outcomes[0]).toMatchObject({ status: 'parked' });
+  const fromB = (await b.append({ id: 's' }, [{ type: 'Deposited', data: { owner: 'both', amount: 22 } }])).events;
+  expect((await owners.applyBatch(fromB)).outcomes[0]).toMatchObject({ status: 'parked' });
+
+  // The skip of A's event is saved although B's held event fails in the same replay.
+  expect(await owners.skipParked({ owner: 'both' })).toMatchObject({ status: 'failed', error: expect.any(Poisoned) });
+  const [parked] = await collect(owners.parkedRows());
+  expect(parked).toMatchObject({ event: { streamName: 'B', version: 1 } });
+  const skippedOf = async () =>
+    ((await owners.readModel.getItem({ owner: 'both' }))?.[RowAttributes.skippedEvents] as Array<{ event: { streamName: string } }>).map(
+      (skipped) => skipped.event.streamName,
+    );
+  expect(await skippedOf()).toEqual(['A']);
+
+  expect(await owners.skipParked({ owner: 'both' })).toMatchObject({ status: 'applied' });
+  expect(await skippedOf()).toEqual(['A', 'B']);
+  expect(await collect(owners.parkedRows())).toEqual([]);
+});

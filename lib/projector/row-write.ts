@@ -136,7 +136,8 @@ export async function foldWrite<State>(
     }).catch((error: unknown) => {
       // A failing event ends the fold; what came before it (a skip too) is still written, then the failure is handled.
       if (!(error instanceof EventFailure) || error.before === undefined) throw error;
-      if (!error.before.changed && !passes(error.before as FoldResult<State, StreamEvent>, skipping)) throw error;
+      // Nothing written yet by this fold, in this range or an earlier source's (a skip counts): the failure is all there is.
+      if (!changed && !skipDone && !error.before.changed && !passes(error.before as FoldResult<State, StreamEvent>, skipping)) throw error;
       failure = error as EventFailure<StreamEvent>;
       return error.before as FoldResult<State, StreamEvent>;
     });
