@@ -24,7 +24,15 @@ export default defineConfig({
   entry: entries,
   // The `dynafold` command is CommonJS only: a bin needs one format, and its dependencies (commander,
   // cli-progress, cli-table3) are CommonJS packages.
-  format: { esm: {}, cjs: { entry: { ...entries, 'cli/main': 'lib/cli/main.ts' } } },
+  format: {
+    esm: {},
+    cjs: {
+      entry: { ...entries, 'cli/main': 'lib/cli/main.ts' },
+      // Lazy loads (the Streams client, the feed) as `require`: jest runs CommonJS without
+      // `--experimental-vm-modules`, and there a dynamic `import()` throws.
+      outputOptions: { dynamicImportInCjs: false },
+    },
+  },
   platform: 'node',
   target: 'node22',
   tsconfig: 'tsconfig.build.json',
