@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import * as zm from 'zod/mini';
 import { ConcurrencyError, ValidationError } from 'dynafold';
 import { etagOf, expectedVersionOf, problemOf } from 'dynafold/fastify';
 
@@ -19,14 +20,37 @@ describe('problemOf', () => {
     expect(problemOf(conflict, {}, { typeBase: 'https://example.com/problems/' }).body.type).toBe('https://example.com/problems/store.concurrency');
   });
 
-  test('a zod error is a 400 ValidationError with every field path', () => {
+  test("a zod error is a 400 with every field path, as your schema's verdict (about:blank, no dynafold code)", () => {
     const parsed = z
       .object({ sku: z.string().min(1), lines: z.array(z.object({ price: z.number() })) })
       .safeParse({ sku: '', lines: [{ price: 'x' }] });
-    const { status, body } = problemOf(parsed.error, {});
+    const { status, body } = problemOf(parsed.error, { instance: '/orders' });
     expect(status).toBe(400);
-    expect(body).toMatchObject({ code: 'store.validation', title: 'ValidationError' });
-    expect((body as unknown as ValidationError).issues.map((issue) => issue.path)).toEqual([['sku'], ['lines', 0, 'price']]);
+    expect(body).toEqual({
+      type: 'about:blank',
+      title: 'Bad Request',
+      status: 400,
+      detail: expect.stringMatching(/^The request is invalid: sku: .+; lines\.0\.price: /),
+      instance: '/orders',
+      issues: [
+        { path: ['sku'], message: expect.any(String) },
+        { path: ['lines', 0, 'price'], message: expect.any(String) },
+      ],
+    });
+    expect(body).not.toHaveProperty('code');
+  });
+
+  test("a zod/mini error ($ZodError) is recognised by zod's own check; an error merely named ZodError is not", () => {
+    let thrown: unknown;
+    try {
+      zm.parse(zm.object({ sku: zm.string() }), {});
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as Error).name).toBe('$ZodError');
+    expect(problemOf(thrown, {})).toMatchObject({ status: 400, body: { issues: [{ path: ['sku'] }] } });
+    const impostor = Object.assign(new Error('password=hunter2'), { name: 'ZodError', issues: [{ path: ['password'], message: 'hunter2' }] });
+    expect(problemOf(impostor, {})).toEqual({ status: 500, body: { type: 'about:blank', title: 'Internal Server Error', status: 500 } });
   });
 
   test("Fastify's schema validation is a 400 with the paths of its JSON pointers and missing properties", () => {
@@ -39,7 +63,8 @@ describe('problemOf', () => {
     });
     const { status, body } = problemOf(error, {});
     expect(status).toBe(400);
-    expect((body as unknown as ValidationError).issues).toEqual([
+    expect(body).not.toHaveProperty('code');
+    expect(body.issues).toEqual([
       { path: ['lines', 0, 'price'], message: 'must be number' },
       { path: ['sku'], message: "must have required property 'sku'" },
     ]);
@@ -68,6 +93,8 @@ describe('ETag and If-Match', () => {
     expect(expectedVersionOf(' "0" ')).toBe(0);
     expect(expectedVersionOf(undefined)).toBeUndefined();
     expect(expectedVersionOf('*')).toBeUndefined();
+    expect(expectedVersionOf('"12345678901"')).toBe(12345678901);
+    expect(expectedVersionOf('"123456789012345678901234567890"')).toBe(Number.MAX_SAFE_INTEGER);
   });
 
   test.each(['W/"3"', '"1", "2"', '3', '"x"', '""'])('If-Match %s is a ValidationError (400)', (header) => {

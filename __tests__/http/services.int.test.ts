@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import { z } from 'zod';
 import { ConcurrencyError, ConfigurationError, EventStream, eventsTableDefinition } from 'dynafold';
 import { ChangeFeedConsumer, MemoryCheckpointStore, type ChangeFeedOptions } from 'dynafold/feed';
-import { dynafold } from 'dynafold/fastify';
+import { dynafold, expectedVersionOf } from 'dynafold/fastify';
 import { dynafold as dynafoldExpress, problemHandler } from 'dynafold/express';
 import { streamsClient, localFeed } from '../feed/support';
 import { createTestTable, testClient } from '../support/dynamo';
@@ -90,6 +90,11 @@ test('a feed that fails makes the health route answer 503 with the error; routes
     const { id } = request.params as { id: string };
     return notes.append({ noteId: id }, [{ type: 'Noted', data: request.body as { text: string } }], { expectedVersion: 0 });
   });
+  app.put('/notes/:id', async (request) => {
+    const { id } = request.params as { id: string };
+    const expectedVersion = expectedVersionOf(request.headers['if-match']);
+    return notes.append({ noteId: id }, [{ type: 'Noted', data: { text: 'again' } }], expectedVersion === undefined ? {} : { expectedVersion });
+  });
   app.get('/boom', async () => {
     throw new Error('a secret');
   });
@@ -109,9 +114,15 @@ test('a feed that fails makes the health route answer 503 with the error; routes
   expect(conflict.status).toBe(412);
   expect(conflict.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(await conflict.json()).toMatchObject({ code: 'store.concurrency', actualVersion: 1, instance: '/notes/n-1' });
+  // A strong ETag past any version a stream can reach is stale like any other, not a bad request.
+  for (const etag of ['"12345678901"', '"123456789012345678901234567890"']) {
+    const beyond = await fetch(`${base}/notes/n-1`, { method: 'PUT', headers: { 'if-match': etag } });
+    expect(beyond.status).toBe(412);
+    expect(await beyond.json()).toMatchObject({ code: 'store.concurrency', actualVersion: 1 });
+  }
   const missing = await post('n-2', {});
   expect(missing.status).toBe(400);
-  expect(await missing.json()).toMatchObject({ code: 'store.validation', issues: [{ path: ['text'] }] });
+  expect(await missing.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', issues: [{ path: ['text'] }] });
   const boom = await fetch(`${base}/boom`);
   expect(boom.status).toBe(500);
   expect(await boom.text()).not.toMatch(/secret/);
@@ -140,7 +151,7 @@ test('Express: app.locals, problemHandler over HTTP, and the feed stopped when t
     expect(await conflict.json()).toMatchObject({ code: 'store.concurrency', expectedVersion: 0, actualVersion: 1 });
     const invalid = await post('{"text":""}');
     expect(invalid.status).toBe(400);
-    expect(await invalid.json()).toMatchObject({ code: 'store.validation', issues: [{ path: ['text'] }] });
+    expect(await invalid.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', issues: [{ path: ['text'] }] });
     const unparsable = await post('{"text":');
     expect(unparsable.status).toBe(400);
     expect(await unparsable.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request' });

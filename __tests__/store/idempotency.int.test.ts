@@ -175,6 +175,43 @@ describe('sentinels expire with idempotencyTtl', () => {
     expect(await sentinel('Expiring', 'e-2', 'k')).toMatchObject({ fromVersion: 2, toVersion: 2 });
   });
 
+  test('a key is held for durationMs to the millisecond, not rounded to whole seconds', async () => {
+    // Only Date is faked, so the clock the append reads can be set; the SDK's timers run as ever.
+    jest.useFakeTimers({
+      doNotFake: [
+        'setTimeout',
+        'clearTimeout',
+        'setInterval',
+        'clearInterval',
+        'setImmediate',
+        'clearImmediate',
+        'nextTick',
+        'queueMicrotask',
+        'hrtime',
+        'performance',
+      ],
+    });
+    try {
+      const Expiring = new EventStream({ ...streamOptions('Expiring'), idempotencyTtl: { durationMs: 1_000 } });
+      // Half a second into a second: rounding the expiry up and the clock down held the key for 2.5 s.
+      const start = Math.floor(Date.now() / 1000) * 1000 + 500;
+      jest.setSystemTime(start);
+      const first = await Expiring.append('e-3', placed('ms'), { idempotencyKey: 'k' });
+      jest.setSystemTime(start + 999);
+      await expect(Expiring.append('e-3', placed('ms'), { idempotencyKey: 'k' })).resolves.toEqual(first);
+      jest.setSystemTime(start + 1_000);
+      const again = await Expiring.append('e-3', placed('ms'), { idempotencyKey: 'k' });
+      expect(again.version).toBe(2);
+      expect(await sentinel('Expiring', 'e-3', 'k')).toMatchObject({
+        fromVersion: 2,
+        expiresAtMs: start + 2_000,
+        ttl: Math.ceil((start + 2_000) / 1000),
+      });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   test.each([
     [{ durationMs: 10 }, /idempotencyTtl.durationMs/],
     [{ durationMs: 60_000, attribute: 'pk' }, /idempotencyTtl.attribute/],

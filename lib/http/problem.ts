@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { DynafoldError, ValidationError, type ProblemDetails, type ValidationIssue } from '../errors';
+import { z } from 'zod';
+import { DynafoldError, type ProblemDetails, type ValidationIssue } from '../errors';
 import { ServiceDefaults } from './defaults';
 
 /** How errors become responses: see {@link problemOf}. */
@@ -24,6 +25,8 @@ export interface GenericProblem {
   readonly status: number;
   readonly detail?: string | undefined;
   readonly instance?: string | undefined;
+  /** A request your schema refused (a zod error, Fastify's schema validation): each field's path and what is wrong. */
+  readonly issues?: ReadonlyArray<ValidationIssue> | undefined;
 }
 
 /** The media type of a Problem Details body. */
@@ -32,9 +35,10 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 /**
  * The response for an error thrown while serving a request:
  * - a `DynafoldError` answers its own status (409, or 412 when the request carried `If-Match`; see
- *   `HttpStatuses`) and `toProblem()`, payload included;
- * - a zod error (a request body parsed with `schema.parse`) or a framework's schema validation error is a
- *   `ValidationError`: 400 with each issue's field path;
+ *   `HttpStatuses`) and `toProblem()`: a 4xx with its message and payload, a 5xx with a generic detail;
+ * - a zod error (a request body parsed with `schema.parse`, by `zod` or `zod/mini`) or a framework's schema
+ *   validation error is a 400 with each issue's field path in `issues`, as `type: 'about:blank'` with no
+ *   `code`: it is your schema's verdict, not the store's (`store.validation` is for what dynafold refused);
  * - another error that carries a 4xx `statusCode` or `status` (a body that is not JSON, say) keeps it, with
  *   its message;
  * - anything else is a 500 that tells the client nothing about the internals.
@@ -44,13 +48,18 @@ export function problemOf(
   request: { readonly instance?: string | undefined; readonly precondition?: boolean | undefined },
   options: ProblemOptions = {},
 ): ProblemResponse {
-  const known = asDynafoldError(error);
-  if (known !== undefined) {
-    const body = known.toProblem({ ...request, typeBase: options.typeBase ?? ServiceDefaults.problems.typeBase });
+  if (error instanceof DynafoldError) {
+    const body = error.toProblem({ ...request, typeBase: options.typeBase ?? ServiceDefaults.problems.typeBase });
     return { status: body.status, body };
   }
-  const status = clientStatusOf(error);
   const instance = request.instance === undefined ? {} : { instance: request.instance };
+  const issues = validationIssuesOf(error);
+  if (issues !== undefined) {
+    const where = issues.map((issue) => `${issue.path.length === 0 ? '(body)' : issue.path.join('.')}: ${issue.message}`).join('; ');
+    const detail = `The request is invalid: ${where}. Fix these fields and send it again.`;
+    return { status: 400, body: { type: 'about:blank', title: 'Bad Request', status: 400, detail, ...instance, issues } };
+  }
+  const status = clientStatusOf(error);
   if (status !== undefined) {
     const detail = error instanceof Error ? { detail: error.message } : {};
     return { status, body: { type: 'about:blank', title: STATUS_CODES[status] ?? 'Client Error', status, ...detail, ...instance } };
@@ -58,28 +67,19 @@ export function problemOf(
   return { status: 500, body: { type: 'about:blank', title: 'Internal Server Error', status: 500, ...instance } };
 }
 
-/** A dynafold error as it is; a zod or schema validation error as a `ValidationError`; otherwise `undefined`. */
-function asDynafoldError(error: unknown): DynafoldError | undefined {
-  if (error instanceof DynafoldError) return error;
-  const issues = validationIssuesOf(error);
-  if (issues === undefined) return undefined;
-  const where = issues.map((issue) => `${issue.path.length === 0 ? '(body)' : issue.path.join('.')}: ${issue.message}`).join('; ');
-  return new ValidationError(`The request is invalid: ${where}. Fix these fields and send it again.`, issues, { cause: error });
-}
-
 /**
- * The issues of a zod error (`issues` with `path` arrays; zod 3 and 4 alike, whichever copy threw it) or of
- * Fastify's schema validation (`validation` with `instancePath` JSON pointers).
+ * The issues of a zod error (zod's own check, `$ZodError`, which knows `zod` and `zod/mini` errors from
+ * whichever copy of zod 4 threw them) or of Fastify's schema validation (`validation` with `instancePath`
+ * JSON pointers).
  */
 function validationIssuesOf(error: unknown): ValidationIssue[] | undefined {
-  if (!(error instanceof Error)) return undefined;
-  const { issues, validation } = error as { issues?: unknown; validation?: unknown };
-  if (error.name === 'ZodError' && Array.isArray(issues)) {
-    return issues.map((issue: { path?: Array<string | number | symbol> | undefined; message?: string | undefined }) => ({
+  if (error instanceof z.core.$ZodError) {
+    return error.issues.map((issue) => ({
       path: (issue.path ?? []).map((part) => (typeof part === 'symbol' ? String(part) : part)),
       message: String(issue.message),
     }));
   }
+  const validation = error instanceof Error ? (error as { validation?: unknown }).validation : undefined;
   if (Array.isArray(validation)) {
     return validation.map(
       (issue: {

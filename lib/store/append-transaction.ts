@@ -130,8 +130,7 @@ export async function sendAppend(
 function sentinelPut(codec: EventCodec, plan: AppendPlan, count: number): Put {
   const now = Date.parse(plan.timestamp);
   const ttl = plan.sentinelTtl;
-  const names: Record<string, string> = { '#pk': Layout.partitionKey };
-  if (ttl !== undefined) names['#ttl'] = ttl.attribute;
+  const expiry = ttl === undefined ? undefined : expiresAt(ttl, now);
   return {
     TableName: plan.table,
     Item: {
@@ -141,12 +140,17 @@ function sentinelPut(codec: EventCodec, plan: AppendPlan, count: number): Put {
       [SentinelAttributes.toVersion]: plan.expectedVersion + count,
       [SentinelAttributes.timestamp]: plan.timestamp,
       ...(plan.requestHash === undefined ? {} : { [SentinelAttributes.requestHash]: plan.requestHash }),
-      ...(ttl === undefined ? {} : { [ttl.attribute]: expiresAt(ttl, now) }),
+      ...(ttl === undefined || expiry === undefined ? {} : { [ttl.attribute]: expiry.seconds, [SentinelAttributes.expiresAtMs]: expiry.ms }),
     },
-    ExpressionAttributeNames: names,
     ...(ttl === undefined
-      ? { ConditionExpression: 'attribute_not_exists(#pk)' }
-      : { ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :now', ExpressionAttributeValues: { ':now': Math.floor(now / 1000) } }),
+      ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': Layout.partitionKey } }
+      : {
+          // To the millisecond; a sentinel written before `expiresAtMs` existed expires by its TTL seconds
+          // (rounded up, so they never free a key before `expiresAtMs` does).
+          ConditionExpression: 'attribute_not_exists(#pk) OR #expiresMs <= :nowMs OR #ttl < :now',
+          ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#ttl': ttl.attribute, '#expiresMs': SentinelAttributes.expiresAtMs },
+          ExpressionAttributeValues: { ':nowMs': now, ':now': Math.floor(now / 1000) },
+        }),
   };
 }
 

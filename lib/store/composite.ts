@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors';
+import { ILL_FORMED, isWellFormed } from '../util';
 
 /** Separator of composite values in stream ids and row keys. */
 export const COMPOSITE_SEPARATOR = '#';
@@ -8,7 +9,8 @@ export type CompositeValue = string | number;
 
 /**
  * Joins the values of `fields` with `#`. With more than one field, a value containing `#` would make two
- * different ids collide (`a#b` + `c` vs `a` + `b#c`), so it is refused.
+ * different ids collide (`a#b` + `c` vs `a` + `b#c`), so it is refused; so is a value with a lone surrogate,
+ * which DynamoDB stores as U+FFFD (`'\uD800'` and `'\uDBFF'` would be one id).
  */
 export function joinComposite(what: string, fields: ReadonlyArray<string>, values: Readonly<Record<string, unknown>>): string {
   return fields
@@ -19,6 +21,9 @@ export function joinComposite(what: string, fields: ReadonlyArray<string>, value
         throw new ValidationError(`${what}: field \`${field}\` must be a non-empty string or a finite number, got ${describe(value)}.`, [
           { path: [field], message: 'required composite value' },
         ]);
+      }
+      if (!isWellFormed(value)) {
+        throw new ValidationError(`${what}: field \`${field}\` ${ILL_FORMED}.`, [{ path: [field], message: 'ill-formed UTF-16' }]);
       }
       if (fields.length > 1 && value.includes(COMPOSITE_SEPARATOR)) {
         throw new ValidationError(

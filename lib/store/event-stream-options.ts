@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError, ValidationError } from '../errors';
-import { requireInteger, requireTableName, type Backoff } from '../util';
+import { isWellFormed, requireInteger, requireTableName, type Backoff } from '../util';
 import type { CompressionOptions } from '../dynamo';
 import { EventStreamDefaults } from './defaults';
 import { Layout } from './layout';
@@ -105,9 +105,12 @@ export function validateAppendOptions(streamName: string, options: AppendOptions
   }
   if (
     idempotencyKey !== undefined &&
-    (typeof idempotencyKey !== 'string' || idempotencyKey.length === 0 || Buffer.byteLength(idempotencyKey) > MAX_IDEMPOTENCY_KEY_BYTES)
+    (typeof idempotencyKey !== 'string' ||
+      idempotencyKey.length === 0 ||
+      Buffer.byteLength(idempotencyKey) > MAX_IDEMPOTENCY_KEY_BYTES ||
+      !isWellFormed(idempotencyKey))
   ) {
-    throw new ValidationError(`Expected \`idempotencyKey\` to be a string of 1 to ${MAX_IDEMPOTENCY_KEY_BYTES} bytes (UTF-8).`, [
+    throw new ValidationError(`Expected \`idempotencyKey\` to be a well-formed string of 1 to ${MAX_IDEMPOTENCY_KEY_BYTES} bytes (UTF-8).`, [
       { path: ['idempotencyKey'], message: 'invalid' },
     ]);
   }
@@ -118,8 +121,8 @@ export function validateStreamOptions(options: EventStreamOptions<string, Readon
   const { name, table, streamId, events, client } = options;
   if (client === undefined || client === null) throw new ConfigurationError('Expected `client` to be a DynamoDBClient.');
   requireTableName('table', table, `Stream ${String(name)}`);
-  if (typeof name !== 'string' || name.length === 0 || name.includes('#')) {
-    throw new ConfigurationError(`Expected \`name\` to be a non-empty stream name without "#", got ${JSON.stringify(name)}.`);
+  if (typeof name !== 'string' || name.length === 0 || name.includes('#') || !isWellFormed(name)) {
+    throw new ConfigurationError(`Expected \`name\` to be a non-empty, well-formed stream name without "#", got ${JSON.stringify(name)}.`);
   }
   if (
     !Array.isArray(streamId) ||

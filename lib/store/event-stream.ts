@@ -114,6 +114,13 @@ export class EventStream<
     const maxElapsedMs = options.retry?.maxElapsedMs ?? EventStreamDefaults.appendRetry.maxElapsedMs;
     const started = Date.now();
     const { signal } = options;
+    // A version past the last a stream can hold (an ETag of 11 digits, say) is stale, not invalid: no
+    // stream is there, so this is the conflict a transaction would find. Only a stream that really is at
+    // `expectedVersion` is refused for running out of versions (by planItems).
+    if (options.expectedVersion !== undefined && options.expectedVersion + valid.length > MAX_VERSION) {
+      const actual = await this.version(streamId, { signal });
+      if (actual !== options.expectedVersion) throw new ConcurrencyError(this.name, streamId, options.expectedVersion, actual);
+    }
     for (let attempt = 1; ; attempt++) {
       const expectedVersion = options.expectedVersion ?? (await this.version(streamId, { signal }));
       const outcome = await this.appendAt(streamId, expectedVersion, valid, options);

@@ -9,6 +9,11 @@ export const SentinelAttributes = {
   timestamp: 'timestamp',
   /** A SHA-256 of what the key stood for (see {@link requestHash}); absent on sentinels written before it existed. */
   requestHash: 'requestHash',
+  /**
+   * With `idempotencyTtl`: when the key is free again, in epoch milliseconds. The TTL attribute holds
+   * epoch seconds (what DynamoDB TTL reads), too coarse to hold a key for exactly `durationMs`.
+   */
+  expiresAtMs: 'expiresAtMs',
 } as const;
 
 /** How long sentinels live, resolved from `EventStreamOptions.idempotencyTtl`. */
@@ -45,9 +50,14 @@ export function canonicalJson(value: unknown): string {
   });
 }
 
-/** The sentinel's expiry in epoch seconds, as DynamoDB TTL reads it. */
-export function expiresAt(ttl: SentinelTtl, now: number): number {
-  return Math.ceil((now + ttl.durationMs) / 1000);
+/**
+ * When a sentinel written at `now` (epoch ms) frees its key: `ms`, exactly `durationMs` later, which the
+ * next append's condition compares; and `seconds`, rounded up so that DynamoDB TTL never deletes the
+ * sentinel before then.
+ */
+export function expiresAt(ttl: SentinelTtl, now: number): { readonly ms: number; readonly seconds: number } {
+  const ms = now + ttl.durationMs;
+  return { ms, seconds: Math.ceil(ms / 1000) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '../errors';
+import { ILL_FORMED, isWellFormed } from '../util';
 
 /** What DynamoDB reads back as a plain number: smaller magnitudes are refused. */
 const SMALLEST_NUMBER = 1e-130;
@@ -23,7 +24,8 @@ type Path = ReadonlyArray<string | number>;
  * Where a value stops being plain JSON data: anything JSON would change on the way (a Date becomes a
  * string, a Map or Set an empty object, NaN null) or can't write at all (a bigint). Such data is stored
  * fine and then fails to read, so it is refused before anything is written, as is nesting past
- * `DataLimits.jsonDepth`.
+ * `DataLimits.jsonDepth` and a string or field name with a lone surrogate (ill-formed UTF-16), which
+ * DynamoDB would store as U+FFFD: the event read back would not be the one appended.
  */
 export function jsonIssues(value: unknown, path: Path): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
@@ -78,6 +80,7 @@ function walk(root: unknown, rootPath: Path, issues: ValidationIssue[], attribut
       for (const [field, member] of Object.entries(value as Record<string, unknown>)) {
         if (member === undefined) continue; // JSON leaves the field out, as an optional field reads it
         if (attributes && field === '') issues.push({ path, message: "has an empty field name, which a DynamoDB map can't hold" });
+        if (!isWellFormed(field)) issues.push({ path, message: `has a field name that ${ILL_FORMED}` });
         members.push({ value: member, path: [...path, field], depth: depth + 1 });
       }
     }
@@ -89,6 +92,8 @@ function walk(root: unknown, rootPath: Path, issues: ValidationIssue[], attribut
 /** What is wrong with a value that is not an object, if anything. */
 function scalarProblem(value: unknown, attributes: boolean): string | undefined {
   switch (typeof value) {
+    case 'string':
+      return isWellFormed(value) ? undefined : ILL_FORMED;
     case 'number':
       if (!Number.isFinite(value)) return `is ${value}, which JSON turns into null`;
       if (attributes && Math.abs(value) > Number.MAX_SAFE_INTEGER) return `is ${value}, beyond ±2^53: DynamoDB would hand it back as a bigint`;

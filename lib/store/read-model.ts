@@ -6,7 +6,7 @@ import { documentClient, getItem, request, withSignal } from '../dynamo';
 import { zodIssues } from './event-codec';
 import { RowAttributes, keyPrefix, keyValue, validateKeys, type IndexDefinition, type PrimaryKeyDefinition } from './read-model-keys';
 import type { AnyKeyValues, IndexByName, IndexName, KeyValues, QueryValues } from './read-model-key-types';
-import { requireTableName } from '../util';
+import { isWellFormed, requireTableName } from '../util';
 import { describeDataIssues, attributeIssues } from './plain-data';
 
 /** Options of {@link ReadModel}. */
@@ -91,8 +91,8 @@ export class ReadModel<
 
   constructor(options: ReadModelOptions<Schema, Indexes, Key>) {
     requireTableName('table', options.table, `ReadModel ${String(options.name)}`);
-    if (typeof options.name !== 'string' || options.name === '' || options.name.includes('#'))
-      throw new ConfigurationError('Expected `name` to be a non-empty model name without "#".');
+    if (typeof options.name !== 'string' || options.name === '' || options.name.includes('#') || !isWellFormed(options.name))
+      throw new ConfigurationError('Expected `name` to be a non-empty, well-formed model name without "#".');
     if (!(options.schema instanceof z.ZodObject))
       throw new ConfigurationError(`${options.name}: expected \`schema\` to be a zod object (z.object({...})).`);
     this.name = options.name;

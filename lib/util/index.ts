@@ -6,6 +6,7 @@ export { merge } from './merge';
 export { RequestRate } from './request-rate';
 export { requireBackoff, requireFunction, requireInteger, requireNumber, requireTableName, requireText } from './validate';
 export { log } from './logger';
+export { isWellFormed, ILL_FORMED } from './well-formed';
 export type { Logger, LogLevel } from './logger';
 export { consoleLogger, resolveLogger } from './console-logger';
 export { Semaphore } from './semaphore';

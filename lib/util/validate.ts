@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors';
 import type { Backoff } from './backoff';
+import { isWellFormed } from './well-formed';
 
 /*
  * The one set of option validators: each names the option (and, in `where`, whose option it is, e.g.
@@ -17,9 +18,9 @@ function describe(value: unknown): string {
   return String(value);
 }
 
-/** A non-empty string. */
+/** A non-empty, well-formed string (no lone surrogate: DynamoDB would store it as U+FFFD). */
 export function requireText(option: string, value: unknown, where?: string): string {
-  if (typeof value !== 'string' || value.length === 0) fail(option, 'a non-empty string', value, where);
+  if (typeof value !== 'string' || value.length === 0 || !isWellFormed(value)) fail(option, 'a non-empty, well-formed string', value, where);
   return value;
 }
 
