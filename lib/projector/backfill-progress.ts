@@ -47,8 +47,9 @@ export class BackfillProgressStore {
 
   /**
    * Deletes the run's progress of every segment of the table: the `segments` of this run and however many
-   * the saved run had (segment 0 names them), so that no cursor of an older run is ever resumed. Segment 0
-   * goes last: while it exists, it names the others, also after a forget that was cut short.
+   * the saved run had (segment 0 names them: a run saves it before any other), so that no cursor of an older
+   * run is ever resumed. Segment 0 goes last: while it exists, it names the others, also after a forget that
+   * was cut short.
    */
   async forget(table: string, segments: number): Promise<void> {
     const saved = await this.load(table, 0);

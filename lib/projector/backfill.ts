@@ -60,6 +60,14 @@ export async function backfillRows<State>(runtime: RowRuntime<State>, options: B
     if (resumed !== undefined) tally.resumed = true;
     if (resumed?.done === true) tally.segmentsDone++;
   }
+  // Segment 0 is saved before any other segment can save: it names the run's segment count, so that a
+  // later run (refused with another count) and `forget` find every segment, also when segment 0 had not
+  // finished a page when the run was cut short.
+  await Promise.all(
+    segments.map(({ scan, segment }, index) =>
+      segment === 0 && saved[index] === undefined ? progress.save(scan.table, 0, { ...NOTHING_YET, segments: settings.segments }) : undefined,
+    ),
+  );
   for (const scan of tables) {
     await rate?.take(1, signal);
     (tally.scans.get(scan.table) as { itemCount: number | undefined }).itemCount = await itemCount(scan);
@@ -81,6 +89,9 @@ export async function backfillRows<State>(runtime: RowRuntime<State>, options: B
   await Promise.all(tables.map((scan) => progress.forget(scan.table, settings.segments)));
   return report(true);
 }
+
+/** The progress of a segment that has not finished a page yet. */
+const NOTHING_YET: Omit<SegmentProgress, 'segments'> = { next: undefined, done: false, instances: 0, scanned: 0 };
 
 /** The projection's streams grouped by events table. */
 function tablesOf(runtime: RowBasics): TableScan[] {
@@ -127,7 +138,7 @@ async function backfillSegment<State>(runtime: RowRuntime<State>, settings: Back
     pageSize: settings.pageSize,
     signal: run.signal,
   });
-  let saved: SegmentProgress = resumed ?? { segments: settings.segments, next: undefined, done: false, instances: 0, scanned: 0 };
+  let saved: SegmentProgress = resumed ?? { ...NOTHING_YET, segments: settings.segments };
   const counts = tally.scans.get(scan.table) as { found: number; scanned: number };
   for (let page = await nextPage(pages, run); page !== undefined; page = await nextPage(pages, run)) {
     counts.found += page.instances.length;
