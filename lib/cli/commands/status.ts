@@ -101,8 +101,6 @@ async function feedStatus(context: CommandContext, name: string): Promise<FeedSt
 
 /** `dynafold status`: every feed's lease, checkpoints and lag, every projection's parked rows; exit 3 when something fails. */
 export async function statusCommand(context: CommandContext): Promise<number> {
-  const credentials = await context.localCredentials();
-  if (credentials !== undefined) process.stderr.write(`${credentials}\n`);
   const feeds: FeedStatus[] = [];
   for (const name of Object.keys(context.model.feeds ?? {})) feeds.push(await feedStatus(context, name));
   const projections: Array<{ name: string; parked: number }> = [];
@@ -112,6 +110,9 @@ export async function statusCommand(context: CommandContext): Promise<number> {
     projections.push({ name, parked });
   }
   const healthy = feeds.every((feed) => feed.problem === undefined) && projections.every((projection) => projection.parked === 0);
+  // Said once the tables answered, so that a failure stays one line on stderr.
+  const credentials = await context.localCredentials();
+  if (credentials !== undefined) context.out.note(credentials);
   context.out.data({ healthy, feeds, projections }, () => {
     for (const feed of feeds) {
       const lease =
