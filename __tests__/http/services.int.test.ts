@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ConcurrencyError, ConfigurationError, EventStream, eventsTableDefinition } from 'dynafold';
 import { ChangeFeedConsumer, MemoryCheckpointStore, type ChangeFeedOptions } from 'dynafold/feed';
 import { dynafold, expectedVersionOf } from 'dynafold/fastify';
-import { dynafold as dynafoldExpress, problemHandler } from 'dynafold/express';
+import { dynafold as dynafoldExpress, notFoundHandler, problemHandler } from 'dynafold/express';
 import { streamsClient, localFeed } from '../feed/support';
 import { createTestTable, testClient } from '../support/dynamo';
 
@@ -123,6 +123,16 @@ test('a feed that fails makes the health route answer 503 with the error; routes
   const missing = await post('n-2', {});
   expect(missing.status).toBe(400);
   expect(await missing.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', issues: [{ path: ['text'] }] });
+  const unknown = await fetch(`${base}/nowhere?x=1`, { method: 'DELETE' });
+  expect(unknown.status).toBe(404);
+  expect(unknown.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(await unknown.json()).toEqual({
+    type: 'about:blank',
+    title: 'Not Found',
+    status: 404,
+    detail: 'No route serves DELETE /nowhere.',
+    instance: '/nowhere?x=1',
+  });
   const boom = await fetch(`${base}/boom`);
   expect(boom.status).toBe(500);
   expect(await boom.text()).not.toMatch(/secret/);
@@ -138,6 +148,7 @@ test('Express: app.locals, problemHandler over HTTP, and the feed stopped when t
     const { text } = z.object({ text: z.string().min(1) }).parse(request.body);
     response.json(await notes.append({ noteId: request.params.id }, [{ type: 'Noted', data: { text } }], { expectedVersion: 0 }));
   });
+  app.use(notFoundHandler());
   app.use(problemHandler());
   const server = service.closeWith(app.listen(0, '127.0.0.1'));
   await new Promise((resolve) => server.once('listening', resolve));
@@ -155,6 +166,16 @@ test('Express: app.locals, problemHandler over HTTP, and the feed stopped when t
     const unparsable = await post('{"text":');
     expect(unparsable.status).toBe(400);
     expect(await unparsable.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request' });
+    const unknown = await fetch(`${base}/nowhere`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await unknown.json()).toEqual({
+      type: 'about:blank',
+      title: 'Not Found',
+      status: 404,
+      detail: 'No route serves GET /nowhere.',
+      instance: '/nowhere',
+    });
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }
