@@ -47,6 +47,13 @@ async function until(condition: () => Promise<boolean> | boolean, what: string, 
   }
 }
 
+/** An unknown route's answer: 404 Problem Details naming the method and path. */
+async function expectNotFound(answer: Response, route: string, instance: string): Promise<void> {
+  expect(answer.status).toBe(404);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(await answer.json()).toEqual({ type: 'about:blank', title: 'Not Found', status: 404, detail: `No route serves ${route}.`, instance });
+}
+
 test('the Fastify plugin decorates the app, runs the feed from ready to close, and reports its health', async () => {
   const { notes, consumer } = await setUp();
   let records = 0;
@@ -123,16 +130,7 @@ test('a feed that fails makes the health route answer 503 with the error; routes
   const missing = await post('n-2', {});
   expect(missing.status).toBe(400);
   expect(await missing.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', issues: [{ path: ['text'] }] });
-  const unknown = await fetch(`${base}/nowhere?x=1`, { method: 'DELETE' });
-  expect(unknown.status).toBe(404);
-  expect(unknown.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(await unknown.json()).toEqual({
-    type: 'about:blank',
-    title: 'Not Found',
-    status: 404,
-    detail: 'No route serves DELETE /nowhere.',
-    instance: '/nowhere?x=1',
-  });
+  await expectNotFound(await fetch(`${base}/nowhere?x=1`, { method: 'DELETE' }), 'DELETE /nowhere', '/nowhere?x=1');
   const boom = await fetch(`${base}/boom`);
   expect(boom.status).toBe(500);
   expect(await boom.text()).not.toMatch(/secret/);
@@ -166,16 +164,7 @@ test('Express: app.locals, problemHandler over HTTP, and the feed stopped when t
     const unparsable = await post('{"text":');
     expect(unparsable.status).toBe(400);
     expect(await unparsable.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request' });
-    const unknown = await fetch(`${base}/nowhere`);
-    expect(unknown.status).toBe(404);
-    expect(unknown.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(await unknown.json()).toEqual({
-      type: 'about:blank',
-      title: 'Not Found',
-      status: 404,
-      detail: 'No route serves GET /nowhere.',
-      instance: '/nowhere',
-    });
+    await expectNotFound(await fetch(`${base}/nowhere`), 'GET /nowhere', '/nowhere');
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }
