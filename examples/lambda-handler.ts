@@ -106,6 +106,12 @@ export function createHandler(client: DynamoDBClient, tables: HandlerTables): (e
     streams: { Order },
     onBatch: (result) => {
       for (const outcome of result.outcomes.summaries) {
+        // Side effects go here, once per event: `applied` is in version order, gap-filled events included.
+        // Every outcome has one: a row that failed partway wrote (and lists) the events before the failure.
+        // A side effect that fails can fail its records too: result.failedRecords.push(position).
+        for (const event of outcome.applied) {
+          if (event.type === 'OrderShipped') console.log(`notify: order ${event.streamId} shipped (v${event.version})`);
+        }
         if (outcome.status === 'failed') {
           console.error(`order ${outcome.streamId}: not projected, its records will be retried:`, outcome.error);
           continue;
@@ -115,11 +121,6 @@ export function createHandler(client: DynamoDBClient, tables: HandlerTables): (e
           `order ${outcome.streamId}: applied [${outcome.applied.map((event) => event.version).join(', ')}], ` +
             `already had [${outcome.alreadyApplied.map((event) => event.version).join(', ')}], now at v${outcome.version}`,
         );
-        // Side effects go here, once per event: `applied` is in version order, gap-filled events included.
-        // A side effect that fails can fail its records too: result.failedRecords.push(position).
-        for (const event of outcome.applied) {
-          if (event.type === 'OrderShipped') console.log(`notify: order ${event.streamId} shipped (v${event.version})`);
-        }
       }
       for (const failure of result.decodeFailures) console.error(`record ${failure.position} can't be decoded:`, failure.error);
     },

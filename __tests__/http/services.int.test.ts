@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ConcurrencyError, ConfigurationError, EventStream, eventsTableDefinition } from 'dynafold';
 import { ChangeFeedConsumer, MemoryCheckpointStore, type ChangeFeedOptions } from 'dynafold/feed';
 import { dynafold, expectedVersionOf } from 'dynafold/fastify';
-import { dynafold as dynafoldExpress, problemHandler } from 'dynafold/express';
+import { dynafold as dynafoldExpress, notFoundHandler, problemHandler } from 'dynafold/express';
 import { streamsClient, localFeed } from '../feed/support';
 import { createTestTable, testClient } from '../support/dynamo';
 
@@ -45,6 +45,13 @@ async function until(condition: () => Promise<boolean> | boolean, what: string, 
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** An unknown route's answer: 404 Problem Details naming the method and path. */
+async function expectNotFound(answer: Response, route: string, instance: string): Promise<void> {
+  expect(answer.status).toBe(404);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(await answer.json()).toEqual({ type: 'about:blank', title: 'Not Found', status: 404, detail: `No route serves ${route}.`, instance });
 }
 
 test('the Fastify plugin decorates the app, runs the feed from ready to close, and reports its health', async () => {
@@ -123,6 +130,7 @@ test('a feed that fails makes the health route answer 503 with the error; routes
   const missing = await post('n-2', {});
   expect(missing.status).toBe(400);
   expect(await missing.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', issues: [{ path: ['text'] }] });
+  await expectNotFound(await fetch(`${base}/nowhere?x=1`, { method: 'DELETE' }), 'DELETE /nowhere', '/nowhere?x=1');
   const boom = await fetch(`${base}/boom`);
   expect(boom.status).toBe(500);
   expect(await boom.text()).not.toMatch(/secret/);
@@ -138,6 +146,7 @@ test('Express: app.locals, problemHandler over HTTP, and the feed stopped when t
     const { text } = z.object({ text: z.string().min(1) }).parse(request.body);
     response.json(await notes.append({ noteId: request.params.id }, [{ type: 'Noted', data: { text } }], { expectedVersion: 0 }));
   });
+  app.use(notFoundHandler());
   app.use(problemHandler());
   const server = service.closeWith(app.listen(0, '127.0.0.1'));
   await new Promise((resolve) => server.once('listening', resolve));
@@ -155,6 +164,7 @@ test('Express: app.locals, problemHandler over HTTP, and the feed stopped when t
     const unparsable = await post('{"text":');
     expect(unparsable.status).toBe(400);
     expect(await unparsable.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request' });
+    await expectNotFound(await fetch(`${base}/nowhere`), 'GET /nowhere', '/nowhere');
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }

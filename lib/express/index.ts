@@ -4,9 +4,9 @@
  * change feed also needs `@aws-sdk/client-dynamodb-streams`, loaded only when one is configured.
  * This file is the subpath's public API.
  */
-export { dynafold, problemHandler } from './integration';
+export { dynafold, notFoundHandler, problemHandler } from './integration';
 export type { DynafoldExpress, DynafoldExpressOptions } from './integration';
-export { etagOf, expectedVersionOf, problemOf, PROBLEM_CONTENT_TYPE, ServiceDefaults } from '../http';
+export { etagOf, expectedVersionOf, notFoundProblem, problemOf, PROBLEM_CONTENT_TYPE, ServiceDefaults } from '../http';
 export type {
   DynafoldServices,
   FeedHealth,

@@ -1,10 +1,11 @@
 import type { Server } from 'node:http';
-import type { ErrorRequestHandler, Express } from 'express';
+import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import type { AnyProjection } from '../projector';
 import type { AnyEventStream, ReadModel } from '../store';
 import {
   hasPrecondition,
   logRequestFailure,
+  notFoundProblem,
   PROBLEM_CONTENT_TYPE,
   problemOf,
   resolveServices,
@@ -117,6 +118,23 @@ export function problemHandler(
       const logger = options.logger ?? appLoggers.get(request.app);
       logRequestFailure(logger, error, { method: request.method, url: request.originalUrl, status });
     }
+    response.status(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+  };
+}
+
+/**
+ * Express middleware answering a request no route served with 404 Problem Details (Express's own answer is
+ * an HTML page). Mount it after the routes, before {@link problemHandler}.
+ *
+ * @example
+ * ```ts
+ * app.use(notFoundHandler())
+ * app.use(problemHandler())
+ * ```
+ */
+export function notFoundHandler(): RequestHandler {
+  return (request, response) => {
+    const { status, body } = notFoundProblem({ method: request.method, instance: request.originalUrl });
     response.status(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
   };
 }

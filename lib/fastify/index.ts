@@ -6,7 +6,7 @@
  */
 export { dynafold, problemHandler } from './plugin';
 export type { DynafoldPluginOptions } from './plugin';
-export { etagOf, expectedVersionOf, problemOf, PROBLEM_CONTENT_TYPE, ServiceDefaults } from '../http';
+export { etagOf, expectedVersionOf, notFoundProblem, problemOf, PROBLEM_CONTENT_TYPE, ServiceDefaults } from '../http';
 export type {
   DynafoldServices,
   FeedHealth,

@@ -3,6 +3,7 @@ import type { Logger } from '../util';
 import {
   hasPrecondition,
   logRequestFailure,
+  notFoundProblem,
   PROBLEM_CONTENT_TYPE,
   problemOf,
   resolveServices,
@@ -25,7 +26,7 @@ declare module 'fastify' {
  * The Fastify plugin: decorates the app with `app.dynafold` (streams, read models, projections, `health()`),
  * answers errors as RFC 9457 Problem Details (a `DynafoldError` with its status: a conflict is 409, or 412
  * with `If-Match`; a zod error or a schema validation error 400 with the field paths; anything unknown a
- * 500 that leaks nothing), optionally serves `healthPath`, and runs a change feed while the app runs: it
+ * 500 that leaks nothing; a route that does not exist 404), optionally serves `healthPath`, and runs a change feed while the app runs: it
  * starts when the app is ready and stops, releasing its lease, when the app closes. Registered at the
  * root: it is not encapsulated, so its error handler covers every route.
  *
@@ -42,7 +43,13 @@ declare module 'fastify' {
 export const dynafold: FastifyPluginAsync<DynafoldPluginOptions> = async (app, options) => {
   const { services, feed } = resolveServices(options, app.log);
   app.decorate('dynafold', services);
-  if (options.problems !== false) app.setErrorHandler(problemHandler(options.problems ?? {}));
+  if (options.problems !== false) {
+    app.setErrorHandler(problemHandler(options.problems ?? {}));
+    app.setNotFoundHandler((request, reply) => {
+      const { status, body } = notFoundProblem({ method: request.method, instance: request.url });
+      return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(body);
+    });
+  }
   if (options.healthPath !== undefined) {
     app.get(options.healthPath, async (_request, reply) => {
       const health = services.health();

@@ -1,5 +1,5 @@
 /** What the Fastify plugin and the Express integration share (no subpath of its own: each re-exports it). */
-export { problemOf, PROBLEM_CONTENT_TYPE } from './problem';
+export { notFoundProblem, problemOf, PROBLEM_CONTENT_TYPE } from './problem';
 export type { ProblemOptions, ProblemResponse, GenericProblem } from './problem';
 export { etagOf, expectedVersionOf, hasPrecondition } from './preconditions';
 export { resolveServices } from './services';

@@ -112,3 +112,12 @@ function clientStatusOf(error: unknown): number | undefined {
   const carried = typeof statusCode === 'number' ? statusCode : status;
   return typeof carried === 'number' && carried >= 400 && carried <= 499 ? carried : undefined;
 }
+
+/** The answer to a request no route serves: 404 Problem Details naming the method and path. */
+export function notFoundProblem(request: { readonly method: string; readonly instance: string }): ProblemResponse {
+  const path = request.instance.split('?')[0] ?? request.instance;
+  return {
+    status: 404,
+    body: { type: 'about:blank', title: 'Not Found', status: 404, detail: `No route serves ${request.method} ${path}.`, instance: request.instance },
+  };
+}

@@ -47,7 +47,12 @@ export interface FailedOutcome<Key = Record<string, unknown>, Event = StreamEven
   /** The stream id of the row's first event in the call. */
   readonly streamId: string;
   readonly error: unknown;
-  /** Events an earlier write of this call applied before the failure (a fold split over several writes); usually none. */
+  /**
+   * Events this call wrote to the row before the failure: those before the event `evolve` threw on (or
+   * `toItem` refused), and earlier writes of a fold split over several. Like an applied outcome's, they
+   * appear in no other call's `applied` (a redelivery finds them `alreadyApplied`): side effects hang on
+   * every outcome's `applied`, whatever its status.
+   */
   readonly applied: ReadonlyArray<Event>;
   readonly positions: ReadonlyArray<number>;
 }
@@ -82,7 +87,7 @@ export interface ParkedOutcome<Key = Record<string, unknown>, Event = StreamEven
   readonly key: Key;
   readonly streamId: string;
   readonly parked: ParkedRow<Key>;
-  /** Events an earlier write of this call applied before the row was parked; usually none. */
+  /** Events this call wrote to the row before it was parked (see `FailedOutcome.applied`): in no other call's `applied`. */
   readonly applied: ReadonlyArray<Event>;
   readonly positions: ReadonlyArray<number>;
 }
