@@ -101,6 +101,27 @@ async function feedStatus(context: CommandContext, name: string): Promise<FeedSt
 
 /** `dynafold status`: every feed's lease, checkpoints and lag, every projection's parked rows; exit 3 when something fails. */
 export async function statusCommand(context: CommandContext): Promise<number> {
+  try {
+    return await reportStatus(context);
+  } catch (error) {
+    // Tables missing on a local endpoint are most often another access key's database: say which key was used.
+    if (isMissingTable(error)) {
+      const credentials = await context.localCredentials();
+      if (credentials !== undefined) context.out.note(credentials);
+    }
+    throw error;
+  }
+}
+
+/** A missing table, as the SDK or dynafold's typed error says it. */
+function isMissingTable(error: unknown): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    if (cause.name === 'ResourceNotFoundException' || (cause as { code?: unknown }).code === 'dynamo.tableNotFound') return true;
+  }
+  return false;
+}
+
+async function reportStatus(context: CommandContext): Promise<number> {
   const feeds: FeedStatus[] = [];
   for (const name of Object.keys(context.model.feeds ?? {})) feeds.push(await feedStatus(context, name));
   const projections: Array<{ name: string; parked: number }> = [];
