@@ -6,7 +6,7 @@ import { EventFailure } from './fold-row';
 import type { AppliedOutcome, ApplyResult, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from './outcome';
 import { countsTowardsParking, eventRef, noteParkedEvents, recordFailure } from './parking';
 import { callContext, planRows, type CallContext, type Entry, type RowGroup } from './row-plan';
-import { readRow, readRows, rowFromItem, type ReadRow } from './row-store';
+import { readRow, readRows, type ReadRow } from './row-store';
 import { parkedEvents, tryWrite, type FoldPlan, type Step } from './row-write';
 import { rowIdOf, type RowBasics, type RowRuntime } from './runtime';
 
@@ -18,11 +18,6 @@ type Outcome = AppliedOutcome | MultiSourceAppliedOutcome | FailedOutcome | Park
 export interface ApplyOptions {
   /** `false`: write no outbox message for the events applied. */
   readonly messages?: boolean | undefined;
-  /**
-   * Skip reading the rows: write each as new (conditioned on its absence), and read it only when it exists
-   * after all. Right when the events start at the beginning of history and the rows are likely new.
-   */
-  readonly guessAbsent?: boolean | undefined;
   /**
    * Once aborted, no further row starts and the requests in flight are cut short: those rows fail with the
    * signal's reason (their records are delivered again; the checkpoints keep what was written).
@@ -48,19 +43,14 @@ export async function applyEntries<State>(
   const plan = planRows(ours, runtime.keyOf, (key) => rowIdOf(runtime, key));
   const groups = [...plan.rows.values()];
   // On failure each row reads itself, and reports its own error.
-  const read =
-    options.guessAbsent === true
-      ? groups.map(() => rowFromItem<State>(runtime.store, undefined))
-      : await readRows<State>(
-          runtime.store,
-          groups.map((group) => group.key),
-        ).catch(() => undefined);
+  const read = await readRows<State>(
+    runtime.store,
+    groups.map((group) => group.key),
+  ).catch(() => undefined);
   const limit = new Semaphore(runtime.concurrency);
   const call = callContext(plan.inHand, options.signal, options.logger);
   const fold: FoldPlan = { mode: 'apply', ...(options.messages === false ? { messages: false } : {}) };
-  const rows = await Promise.all(
-    groups.map((group, index) => limit.use(() => applyRow(runtime, group, call, fold, read?.[index], options.guessAbsent === true))),
-  );
+  const rows = await Promise.all(groups.map((group, index) => limit.use(() => applyRow(runtime, group, call, fold, read?.[index]))));
   const keyFailures = plan.keyFailures.map<FailedOutcome>(({ entry, error }) => ({
     status: 'failed',
     key: undefined,
@@ -92,7 +82,6 @@ export async function applyRow<State>(
   call: CallContext<StreamEvent>,
   plan: FoldPlan,
   prefetched?: ReadRow<State>,
-  guessed = false,
 ): Promise<Outcome> {
   const steps: Step[] = [];
   const applied = () => steps.flatMap((step) => step.applied);
@@ -133,9 +122,7 @@ export async function applyRow<State>(
       try {
         const step = await tryWrite(runtime, target, call, row, plan);
         if (step === 'lost') {
-          // A guess that the row was absent is no contention: read it at once.
-          if (guessed && attempt === 0 && steps.length === 0) attempt++;
-          else await lost(attempt++);
+          await lost(attempt++);
           continue;
         }
         steps.push(step);
