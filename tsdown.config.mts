@@ -5,6 +5,11 @@
  */
 import { defineConfig } from 'tsdown';
 
+// tsdown is pinned at 0.23.4: later releases need rolldown-plugin-dts 0.30, whose parser (`yuku`) lists
+// platform packages npm could not resolve, and `npm ci` then refuses the lock file. 0.23.4 with its own
+// rolldown-plugin-dts 0.28.8 builds the same files. (Overriding the plugin alone under a later tsdown
+// made the CommonJS build emit `import` statements.)
+
 /** Every subpath of package.json's "exports", by output name. */
 const entries = {
   index: 'lib/index.ts',
@@ -39,7 +44,8 @@ export default defineConfig({
   outDir: 'dist',
   unbundle: true,
   root: 'lib',
-  dts: true,
+  // No declaration maps: they would point at `lib/`, which the package does not ship.
+  dts: { sourcemap: false },
   sourcemap: true,
   report: { gzip: false },
 });
