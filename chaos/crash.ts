@@ -22,6 +22,7 @@ import { DynamoCheckpointStore } from 'dynafold/feed';
 import { injectFaults, quickRetries } from './faults';
 import { checkPublications, outboxItems, type Publication } from './outbox';
 import {
+  CONSUMER_START_MS,
   consumerFaults,
   createCheckpointTable,
   disableStream,
@@ -143,7 +144,7 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
       consumer = startConsumer({ ...env, FAULT_SEED: String(options.seed * 31 + kill) });
       const linesBefore = logLines(out).length;
       // Let it do some work first, then kill it at a random moment.
-      await waitUntil(() => logLines(out).length > linesBefore, 30_000, `consumer ${kill} to process something`);
+      await waitUntil(() => logLines(out).length > linesBefore, CONSUMER_START_MS, `consumer ${kill} to process something`);
       await sleep(randomInt(random, minGap, maxGap));
       consumer.child.kill('SIGKILL');
       const exit = await exitWithin(consumer, 10_000, `killed consumer ${kill}`);
@@ -155,7 +156,7 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
     await writerDone;
     await disableStream(client, tables.eventsTable);
     consumer = startConsumer({ ...env, FAULT_SEED: String(options.seed * 31 + options.kills) });
-    const exit = await exitWithin(consumer, 120_000, 'the last consumer');
+    const exit = await exitWithin(consumer, 300_000, 'the last consumer');
     if (exit.code !== 0) summary.problem(`crash seed ${options.seed}: the last consumer exited ${exit.code}: ${exit.stderr.slice(-800)}`);
   } finally {
     writing = false;

@@ -12,6 +12,7 @@ import { type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoCheckpointStore } from 'dynafold/feed';
 import {
   consumerFaults,
+  CONSUMER_START_MS,
   createCheckpointTable,
   disableStream,
   exitWithin,
@@ -72,7 +73,7 @@ export async function runLeaseScenario(config: ClientConfig, client: DynamoDBCli
   let b: Consumer | undefined;
   try {
     a = startConsumer({ ...env, LEASE_OWNER: 'consumer-a' });
-    await waitUntil(() => commits(a?.child.pid) >= 2, 30_000, 'consumer A to commit');
+    await waitUntil(() => commits(a?.child.pid) >= 2, CONSUMER_START_MS, 'consumer A to commit');
     b = startConsumer({ ...env, LEASE_OWNER: 'consumer-b' });
     await sleep(randomInt(random, 200, 600));
     a.child.kill('SIGSTOP');

@@ -52,6 +52,13 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * How long a freshly started consumer process may take to show its first work. Generous on purpose: it
+ * compiles its TypeScript on start, and on a loaded machine that alone can take a minute. The wait only
+ * gates the next step; nothing is asserted about how long it took.
+ */
+export const CONSUMER_START_MS = 180_000;
+
 /** Polls `condition` until it holds; throws after `timeoutMs`. */
 export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
