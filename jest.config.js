@@ -12,6 +12,7 @@ module.exports = {
   globalSetup: '<rootDir>/__tests__/support/global-setup.ts',
   globalTeardown: '<rootDir>/lib/testing/jest-global-teardown.ts',
   setupFiles: ['<rootDir>/__tests__/support/set-env.ts'],
-  testTimeout: 60_000,
+  // A hang guard: the machine running the suite may be shared and slow.
+  testTimeout: 120_000,
   maxWorkers: 2,
 };

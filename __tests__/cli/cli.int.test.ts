@@ -20,6 +20,10 @@ import { waitFor, localFeed } from '../feed/support';
 import { localConfig, testClient, uniqueName } from '../support/dynamo';
 import { readStreamRecords } from '../support/stream-records';
 
+/** A hang guard, not a time limit: every command is a process of its own, and a loaded machine is slow to start one. */
+const HANG_GUARD_MS = 600_000;
+jest.setTimeout(HANG_GUARD_MS);
+
 const root = join(__dirname, '..', '..');
 const fixtures = join(__dirname, 'fixtures');
 const client = testClient();
@@ -150,48 +154,56 @@ test('bad input is one line on stderr and a documented exit code, never a stack 
   }
 });
 
-test('a rebuild whose fold throws while the scan still lists is one line on stderr and exit 1', async () => {
-  const env = {
-    CLI_EVENTS_TABLE: uniqueName('cli-broken-events'),
-    CLI_VIEWS_TABLE: uniqueName('cli-broken-views'),
-    CLI_CHECKPOINT_TABLE: uniqueName('cli-broken-checkpoints'),
-  };
-  expect((await dynafold(['tables', 'create'], { env })).code).toBe(ExitCodes.ok);
-  const broken = new EventStream({
-    client,
-    table: env.CLI_EVENTS_TABLE,
-    name: 'Order',
-    streamId: ['orderId'],
-    events: { OrderPlaced: z.object({ customer: z.string() }) },
-  });
-  for (let n = 0; n < 20; n++) await broken.append({ orderId: `o${n}` }, [{ type: 'OrderPlaced', data: { customer: `c${n}` } }]);
-  // Items of another kind, large: the scan reads several 1 MB pages, so it still lists when the first fold fails.
-  for (let n = 0; n < 12; n++) {
-    await client.send(
-      new PutItemCommand({ TableName: env.CLI_EVENTS_TABLE, Item: { pk: { S: `Other#${n}` }, sk: { S: 'x' }, blob: { S: 'x'.repeat(380_000) } } }),
-    );
-  }
-  // Rows to rebuild (a rebuild re-derives rows that exist), then a fold that throws on each of them.
-  expect((await dynafold(['backfill', 'summaries', '--json'], { env })).code).toBe(ExitCodes.ok);
-  const failed = await dynafold(['rebuild', 'summaries', '--segments', '1'], { env: { ...env, CLI_EVOLVE_BROKEN: '1' } });
-  expect(failed.code).toBe(ExitCodes.failed);
-  expect(failed.stderr).toBe('✖ Error: evolve is broken\n');
-}, 120_000);
+test(
+  'a rebuild whose fold throws while the scan still lists is one line on stderr and exit 1',
+  async () => {
+    const env = {
+      CLI_EVENTS_TABLE: uniqueName('cli-broken-events'),
+      CLI_VIEWS_TABLE: uniqueName('cli-broken-views'),
+      CLI_CHECKPOINT_TABLE: uniqueName('cli-broken-checkpoints'),
+    };
+    expect((await dynafold(['tables', 'create'], { env })).code).toBe(ExitCodes.ok);
+    const broken = new EventStream({
+      client,
+      table: env.CLI_EVENTS_TABLE,
+      name: 'Order',
+      streamId: ['orderId'],
+      events: { OrderPlaced: z.object({ customer: z.string() }) },
+    });
+    for (let n = 0; n < 20; n++) await broken.append({ orderId: `o${n}` }, [{ type: 'OrderPlaced', data: { customer: `c${n}` } }]);
+    // Items of another kind, large: the scan reads several 1 MB pages, so it still lists when the first fold fails.
+    for (let n = 0; n < 12; n++) {
+      await client.send(
+        new PutItemCommand({ TableName: env.CLI_EVENTS_TABLE, Item: { pk: { S: `Other#${n}` }, sk: { S: 'x' }, blob: { S: 'x'.repeat(380_000) } } }),
+      );
+    }
+    // Rows to rebuild (a rebuild re-derives rows that exist), then a fold that throws on each of them.
+    expect((await dynafold(['backfill', 'summaries', '--json'], { env })).code).toBe(ExitCodes.ok);
+    const failed = await dynafold(['rebuild', 'summaries', '--segments', '1'], { env: { ...env, CLI_EVOLVE_BROKEN: '1' } });
+    expect(failed.code).toBe(ExitCodes.failed);
+    expect(failed.stderr).toBe('✖ Error: evolve is broken\n');
+  },
+  HANG_GUARD_MS,
+);
 
-test('local runs DynamoDB Local with one shared database until Ctrl-C', async () => {
-  let endpoint: string | undefined;
-  const port = await freePort();
-  const run = dynafold(['local', '--port', String(port)], {
-    onStdout: (text, kill) => {
-      if (endpoint !== undefined) return; // one Ctrl-C
-      endpoint = /DynamoDB Local at (http:\/\/\S+)/.exec(text)?.[1];
-      if (endpoint !== undefined) kill();
-    },
-  });
-  const stopped = await run;
-  expect(endpoint).toBe(`http://127.0.0.1:${port}`);
-  expect(stopped.code).toBe(ExitCodes.ok);
-}, 60_000);
+test(
+  'local runs DynamoDB Local with one shared database until Ctrl-C',
+  async () => {
+    let endpoint: string | undefined;
+    const port = await freePort();
+    const run = dynafold(['local', '--port', String(port)], {
+      onStdout: (text, kill) => {
+        if (endpoint !== undefined) return; // one Ctrl-C
+        endpoint = /DynamoDB Local at (http:\/\/\S+)/.exec(text)?.[1];
+        if (endpoint !== undefined) kill();
+      },
+    });
+    const stopped = await run;
+    expect(endpoint).toBe(`http://127.0.0.1:${port}`);
+    expect(stopped.code).toBe(ExitCodes.ok);
+  },
+  HANG_GUARD_MS,
+);
 
 test('init writes a starter config and refuses to overwrite it without --force', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'dynafold-init-'));
@@ -215,7 +227,7 @@ describe('on one set of tables', () => {
         .map((line) => line.replace(/cli-[\w-]+/, '<table>')),
     ).toEqual(['created  <table> (events)', 'created  <table> (read models)', 'created  <table> (checkpoints)']);
     await appendOrders(0, 120);
-  }, 120_000);
+  }, HANG_GUARD_MS);
 
   test('tables create is idempotent', async () => {
     const again = await dynafold(['tables', 'create', '--json']);
@@ -227,170 +239,202 @@ describe('on one set of tables', () => {
     expect(TimeToLiveDescription).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
   });
 
-  test('a backfill interrupted with SIGINT keeps its progress and the next run resumes it; the poison row is parked, then retried', async () => {
-    let interrupted = false;
-    const first = await dynafold(['backfill', 'summaries', '--rps', '40', '--concurrency', '2', '--segments', '2'], {
-      onStderr: (text, kill) => {
-        // Progress lines come once a second; interrupt after the first.
-        if (!interrupted && /\d+\/\S+ instances/.test(text)) {
-          interrupted = true;
-          kill();
-        }
-      },
-    });
-    expect(first.code).toBe(ExitCodes.interrupted);
-    expect(first.stdout).toMatch(/^Interrupted: the progress of backfill summaries is saved\. Run the same command to resume\.\n$/);
+  test(
+    'a backfill interrupted with SIGINT keeps its progress and the next run resumes it; the poison row is parked, then retried',
+    async () => {
+      let interrupted = false;
+      const first = await dynafold(['backfill', 'summaries', '--rps', '40', '--concurrency', '2', '--segments', '2'], {
+        onStderr: (text, kill) => {
+          // Progress lines come once a second; interrupt after the first.
+          if (!interrupted && /\d+\/\S+ instances/.test(text)) {
+            interrupted = true;
+            kill();
+          }
+        },
+      });
+      expect(first.code).toBe(ExitCodes.interrupted);
+      expect(first.stdout).toMatch(/^Interrupted: the progress of backfill summaries is saved\. Run the same command to resume\.\n$/);
 
-    const second = await dynafold(['backfill', 'summaries', '--segments', '2', '--json']);
-    expect(second.code).toBe(ExitCodes.ok);
-    const progress = json<{ resumed: boolean; done: boolean; instancesDone: number; rowsParked: number }>(second);
-    expect(progress).toMatchObject({ resumed: true, done: true, instancesDone: 120 });
-    await expectRows(range(120).filter((n) => n !== 3));
+      const second = await dynafold(['backfill', 'summaries', '--segments', '2', '--json']);
+      expect(second.code).toBe(ExitCodes.ok);
+      const progress = json<{ resumed: boolean; done: boolean; instancesDone: number; rowsParked: number }>(second);
+      expect(progress).toMatchObject({ resumed: true, done: true, instancesDone: 120 });
+      await expectRows(range(120).filter((n) => n !== 3));
 
-    const parked = await dynafold(['parked', 'list', 'summaries', '--json']);
-    expect(json<Array<{ key: unknown; attempts: number }>>(parked)).toEqual([expect.objectContaining({ key: { orderId: 'o3' } })]);
-    const stillFailing = await dynafold(['parked', 'retry', 'summaries', '{"orderId":"o3"}']);
-    expect(stillFailing.code).toBe(ExitCodes.failed);
-    const fixed = await dynafold(['parked', 'retry', 'summaries', '{"orderId":"o3"}'], { env: { CLI_POISON_FIXED: '1' } });
-    expect(fixed.code).toBe(ExitCodes.ok);
-    expect(stripped(fixed.stdout)).toBe('✔ {"orderId":"o3"}: replayed, 2 events applied\n');
-    await expectRows(range(120));
-  }, 120_000);
+      const parked = await dynafold(['parked', 'list', 'summaries', '--json']);
+      expect(json<Array<{ key: unknown; attempts: number }>>(parked)).toEqual([expect.objectContaining({ key: { orderId: 'o3' } })]);
+      const stillFailing = await dynafold(['parked', 'retry', 'summaries', '{"orderId":"o3"}']);
+      expect(stillFailing.code).toBe(ExitCodes.failed);
+      const fixed = await dynafold(['parked', 'retry', 'summaries', '{"orderId":"o3"}'], { env: { CLI_POISON_FIXED: '1' } });
+      expect(fixed.code).toBe(ExitCodes.ok);
+      expect(stripped(fixed.stdout)).toBe('✔ {"orderId":"o3"}: replayed, 2 events applied\n');
+      await expectRows(range(120));
+    },
+    HANG_GUARD_MS,
+  );
 
-  test('rebuild re-derives every row of the projection in place', async () => {
-    const rebuilt = await dynafold(['rebuild', 'summaries', '--json'], { env: { CLI_POISON_FIXED: '1' } });
-    expect(rebuilt.code).toBe(ExitCodes.ok);
-    expect(json<{ instances: number; rows: number }>(rebuilt)).toEqual({ projection: 'summaries', instances: 120, rows: 120 });
-    await expectRows(range(120));
-  }, 60_000);
+  test(
+    'rebuild re-derives every row of the projection in place',
+    async () => {
+      const rebuilt = await dynafold(['rebuild', 'summaries', '--json'], { env: { CLI_POISON_FIXED: '1' } });
+      expect(rebuilt.code).toBe(ExitCodes.ok);
+      expect(json<{ instances: number; rows: number }>(rebuilt)).toEqual({ projection: 'summaries', instances: 120, rows: 120 });
+      await expectRows(range(120));
+    },
+    HANG_GUARD_MS,
+  );
 
-  test('off a terminal, backfill and rebuild print a progress line at most every 10 s and one summary line', async () => {
-    // A line at the first report, then one per 10 s at most: how many the time it took allows.
-    const progressLines = async (args: string[]) => {
-      const started = Date.now();
-      const run = await dynafold(args, { env: { CLI_POISON_FIXED: '1' } });
-      const lines = run.stderr.split('\n').filter(Boolean);
-      expect({ code: run.code, fewLines: lines.length <= 1 + (Date.now() - started) / 10_000 }).toEqual({ code: ExitCodes.ok, fewLines: true });
-      return { lines, stdout: run.stdout };
-    };
-    const backfilled = await progressLines(['backfill', 'summaries', '--restart']);
-    expect(backfilled.stdout).toMatch(/^✔ backfill summaries: 120 instances, \d+ events applied, \d+ rows written, 0 parked\n$/);
-    for (const line of backfilled.lines) expect(line).toMatch(/^\d+(\/\d+)? instances, \d+ events, [\d.]+\/s(, ETA \d\S*)?$/);
-    const rebuilt = await progressLines(['rebuild', 'summaries']);
-    expect(rebuilt.stdout).toBe('✔ rebuild summaries: 120 instances, 120 rows re-derived\n');
-    for (const line of rebuilt.lines) expect(line).toMatch(/^\d+ instances, \d+ rows, [\d.]+\/s$/);
-  }, 120_000);
+  test(
+    'off a terminal, backfill and rebuild print a progress line at most every 10 s and one summary line',
+    async () => {
+      // A line at the first report, then one per 10 s at most: how many the time it took allows.
+      const progressLines = async (args: string[]) => {
+        const started = Date.now();
+        const run = await dynafold(args, { env: { CLI_POISON_FIXED: '1' } });
+        const lines = run.stderr.split('\n').filter(Boolean);
+        expect({ code: run.code, fewLines: lines.length <= 1 + (Date.now() - started) / 10_000 }).toEqual({ code: ExitCodes.ok, fewLines: true });
+        return { lines, stdout: run.stdout };
+      };
+      const backfilled = await progressLines(['backfill', 'summaries', '--restart']);
+      expect(backfilled.stdout).toMatch(/^✔ backfill summaries: 120 instances, \d+ events applied, \d+ rows written, 0 parked\n$/);
+      for (const line of backfilled.lines) expect(line).toMatch(/^\d+(\/\d+)? instances, \d+ events, [\d.]+\/s(, ETA \d\S*)?$/);
+      const rebuilt = await progressLines(['rebuild', 'summaries']);
+      expect(rebuilt.stdout).toBe('✔ rebuild summaries: 120 instances, 120 rows re-derived\n');
+      for (const line of rebuilt.lines) expect(line).toMatch(/^\d+ instances, \d+ rows, [\d.]+\/s$/);
+    },
+    HANG_GUARD_MS,
+  );
 
-  test('rebuild --rps holds every request to the rate', async () => {
-    // Timed from the first instance's progress line, so that the command's start-up is not counted.
-    let firstInstanceAt: number | undefined;
-    const rebuilt = await dynafold(['rebuild', 'summaries', '--rps', '40'], {
-      env: { CLI_POISON_FIXED: '1' },
-      onStderr: () => (firstInstanceAt ??= Date.now()),
-    });
-    expect(rebuilt.code).toBe(ExitCodes.ok);
-    // The other 119 instances × (a Query, a row read, a row write) at least, 40 a second, less two seconds'
-    // worth: the throttle's first second of burst, and the requests spent before the first line reached us.
-    // An ignored --rps takes about a second.
-    expect(Date.now() - (firstInstanceAt as number)).toBeGreaterThanOrEqual(((119 * 3 - 2 * 40) / 40) * 1000);
-  }, 120_000);
+  test(
+    'rebuild --rps holds every request to the rate',
+    async () => {
+      // Timed from the first instance's progress line, so that the command's start-up is not counted.
+      let firstInstanceAt: number | undefined;
+      const rebuilt = await dynafold(['rebuild', 'summaries', '--rps', '40'], {
+        env: { CLI_POISON_FIXED: '1' },
+        onStderr: () => (firstInstanceAt ??= Date.now()),
+      });
+      expect(rebuilt.code).toBe(ExitCodes.ok);
+      // The other 119 instances × (a Query, a row read, a row write) at least, 40 a second, less two seconds'
+      // worth: the throttle's first second of burst, and the requests spent before the first line reached us.
+      // An ignored --rps takes about a second.
+      expect(Date.now() - (firstInstanceAt as number)).toBeGreaterThanOrEqual(((119 * 3 - 2 * 40) / 40) * 1000);
+    },
+    HANG_GUARD_MS,
+  );
 
-  test('status while a feed runs and after it stops: the lease, checkpoints and lag; failing once it is behind with no consumer', async () => {
-    const store = new DynamoCheckpointStore({ client, table: tables.CLI_CHECKPOINT_TABLE });
-    const streamArn = (await readStreamArn()) as string;
-    const feed = new ChangeFeedConsumer({
-      ...localFeed,
-      streamsClient: streams(),
-      streamArn,
-      consumer: 'cli-summaries',
-      checkpoints: store,
-      pollIntervalMs: 50,
-      lease: { durationMs: 30_000, renewEveryMs: 5_000, owner: 'service-1' },
-    });
-    let read = 0;
-    const running = runChangeFeed(feed, { projections: {}, onBatch: (_result, batch) => void (read += batch.records.length) });
-    await waitFor(
-      async () => read >= 240 && (await store.getCheckpoints({ consumer: 'cli-summaries', streamArn })).size > 0,
-      30_000,
-      'the feed to read the stream',
-    );
+  test(
+    'status while a feed runs and after it stops: the lease, checkpoints and lag; failing once it is behind with no consumer',
+    async () => {
+      const store = new DynamoCheckpointStore({ client, table: tables.CLI_CHECKPOINT_TABLE });
+      const streamArn = (await readStreamArn()) as string;
+      const feed = new ChangeFeedConsumer({
+        ...localFeed,
+        streamsClient: streams(),
+        streamArn,
+        consumer: 'cli-summaries',
+        checkpoints: store,
+        pollIntervalMs: 50,
+        lease: { durationMs: 30_000, renewEveryMs: 5_000, owner: 'service-1' },
+      });
+      let read = 0;
+      const running = runChangeFeed(feed, { projections: {}, onBatch: (_result, batch) => void (read += batch.records.length) });
+      await waitFor(
+        async () => read >= 240 && (await store.getCheckpoints({ consumer: 'cli-summaries', streamArn })).size > 0,
+        30_000,
+        'the feed to read the stream',
+      );
 
-    const live = await dynafold(['status', '--json']);
-    const liveStatus = json<{
-      healthy: boolean;
-      feeds: Array<{ lease: { owner: string; live: boolean }; shards: Array<{ lagRecords: number; checkpoint: string }> }>;
-    }>(live);
-    expect(live.code).toBe(ExitCodes.ok);
-    expect(liveStatus.healthy).toBe(true);
-    expect(liveStatus.feeds[0]?.lease).toMatchObject({ owner: 'service-1', live: true });
-    expect(liveStatus.feeds[0]?.shards).toEqual([expect.objectContaining({ lagRecords: 0, checkpoint: expect.stringMatching(/^\d+$/) })]);
+      const live = await dynafold(['status', '--json']);
+      const liveStatus = json<{
+        healthy: boolean;
+        feeds: Array<{ lease: { owner: string; live: boolean }; shards: Array<{ lagRecords: number; checkpoint: string }> }>;
+      }>(live);
+      expect(live.code).toBe(ExitCodes.ok);
+      expect(liveStatus.healthy).toBe(true);
+      expect(liveStatus.feeds[0]?.lease).toMatchObject({ owner: 'service-1', live: true });
+      expect(liveStatus.feeds[0]?.shards).toEqual([expect.objectContaining({ lagRecords: 0, checkpoint: expect.stringMatching(/^\d+$/) })]);
 
-    await feed.stop();
-    await running;
-    await appendOrders(120, 122);
-    const stopped = await dynafold(['status']);
-    expect(stopped.code).toBe(ExitCodes.unhealthy);
-    const lines = stripped(stopped.stdout).split('\n');
-    expect(lines[0]).toBe('feed summaries (consumer cli-summaries): no lease. Behind, and no consumer holds the lease.');
-    expect(lines.find((line) => line.includes('<shard>'))).toMatch(/│ <shard> │ open\s+│ \d+\s+│ 4\s+│ (<age>|-)\s+│/);
-    expect(lines.filter(Boolean).at(-1)).toBe('failing');
-  }, 120_000);
+      await feed.stop();
+      await running;
+      await appendOrders(120, 122);
+      const stopped = await dynafold(['status']);
+      expect(stopped.code).toBe(ExitCodes.unhealthy);
+      const lines = stripped(stopped.stdout).split('\n');
+      expect(lines[0]).toBe('feed summaries (consumer cli-summaries): no lease. Behind, and no consumer holds the lease.');
+      expect(lines.find((line) => line.includes('<shard>'))).toMatch(/│ <shard> │ open\s+│ \d+\s+│ 4\s+│ (<age>|-)\s+│/);
+      expect(lines.filter(Boolean).at(-1)).toBe('failing');
+    },
+    HANG_GUARD_MS,
+  );
 
-  test('status says which access key a local endpoint is asked with: DynamoDB Local keeps a database per key', async () => {
-    const fixed = await dynafold(['status', '--json']);
-    expect(fixed.stderr).toMatch(
-      /^http:\/\/\S+ with access key dynafold \(DynamoDB Local's fixed test credentials\): DynamoDB Local keeps a database per access key/,
-    );
-    const other = await dynafold(['status', '--json'], { env: { AWS_ACCESS_KEY_ID: 'someapp', AWS_SECRET_ACCESS_KEY: 'local' } });
-    expect(other.stderr.split('\n')[0]).toMatch(/^http:\/\/\S+ with access key someapp \(AWS_ACCESS_KEY_ID\): /);
-  }, 60_000);
+  test(
+    'status says which access key a local endpoint is asked with: DynamoDB Local keeps a database per key',
+    async () => {
+      const fixed = await dynafold(['status', '--json']);
+      expect(fixed.stderr).toMatch(
+        /^http:\/\/\S+ with access key dynafold \(DynamoDB Local's fixed test credentials\): DynamoDB Local keeps a database per access key/,
+      );
+      const other = await dynafold(['status', '--json'], { env: { AWS_ACCESS_KEY_ID: 'someapp', AWS_SECRET_ACCESS_KEY: 'local' } });
+      expect(other.stderr.split('\n')[0]).toMatch(/^http:\/\/\S+ with access key someapp \(AWS_ACCESS_KEY_ID\): /);
+    },
+    HANG_GUARD_MS,
+  );
 
-  test('tail prints events one line each (or JSON) without a checkpoint of its own', async () => {
-    const human = await dynafold(['tail', 'orders', '--from-start', '--limit', '3']);
-    expect(human.code).toBe(ExitCodes.ok);
-    expect(stripped(human.stdout).split('\n').filter(Boolean)).toEqual([
-      '<time> Order#o0 v1 OrderPlaced {"customer":"c0"}',
-      '<time> Order#o0 v2 ItemAdded {"price":0}',
-      '<time> Order#o1 v1 OrderPlaced {"customer":"c1"}',
-    ]);
-    const raw = await dynafold(['tail', 'Order', '--from-start', '--limit', '2', '--json']);
-    expect(
-      raw.stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { streamId: string; version: number }),
-    ).toEqual([expect.objectContaining({ streamId: 'o0', version: 1 }), expect.objectContaining({ streamId: 'o0', version: 2 })]);
-  }, 60_000);
+  test(
+    'tail prints events one line each (or JSON) without a checkpoint of its own',
+    async () => {
+      const human = await dynafold(['tail', 'orders', '--from-start', '--limit', '3']);
+      expect(human.code).toBe(ExitCodes.ok);
+      expect(stripped(human.stdout).split('\n').filter(Boolean)).toEqual([
+        '<time> Order#o0 v1 OrderPlaced {"customer":"c0"}',
+        '<time> Order#o0 v2 ItemAdded {"price":0}',
+        '<time> Order#o1 v1 OrderPlaced {"customer":"c1"}',
+      ]);
+      const raw = await dynafold(['tail', 'Order', '--from-start', '--limit', '2', '--json']);
+      expect(
+        raw.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { streamId: string; version: number }),
+      ).toEqual([expect.objectContaining({ streamId: 'o0', version: 1 }), expect.objectContaining({ streamId: 'o0', version: 2 })]);
+    },
+    HANG_GUARD_MS,
+  );
 
-  test('replay processes an OnFailure message again; checkpoints reset asks first, or takes --yes', async () => {
-    const records = await readStreamRecords((await readStreamArn()) as string);
-    const first = records[0];
-    const last = records[5];
-    const message = {
-      requestContext: { condition: 'RetryAttemptsExhausted' },
-      DDBStreamBatchInfo: {
-        shardId: first?.dynamodb === undefined ? '' : ((await shardOf()) ?? ''),
-        startSequenceNumber: first?.dynamodb?.SequenceNumber,
-        endSequenceNumber: last?.dynamodb?.SequenceNumber,
-        streamArn: await readStreamArn(),
-        batchSize: 6,
-      },
-    };
-    const file = join(mkdtempSync(join(tmpdir(), 'dynafold-replay-')), 'failure.json');
-    writeFileSync(file, JSON.stringify({ Records: [{ body: JSON.stringify(message) }] }));
-    const replay = await dynafold(['replay', file]);
-    expect(replay.stderr).toBe('');
-    expect(replay.code).toBe(ExitCodes.ok);
-    expect(replay.stdout).toBe('✔ message 1: its batch was processed again\n');
+  test(
+    'replay processes an OnFailure message again; checkpoints reset asks first, or takes --yes',
+    async () => {
+      const records = await readStreamRecords((await readStreamArn()) as string);
+      const first = records[0];
+      const last = records[5];
+      const message = {
+        requestContext: { condition: 'RetryAttemptsExhausted' },
+        DDBStreamBatchInfo: {
+          shardId: first?.dynamodb === undefined ? '' : ((await shardOf()) ?? ''),
+          startSequenceNumber: first?.dynamodb?.SequenceNumber,
+          endSequenceNumber: last?.dynamodb?.SequenceNumber,
+          streamArn: await readStreamArn(),
+          batchSize: 6,
+        },
+      };
+      const file = join(mkdtempSync(join(tmpdir(), 'dynafold-replay-')), 'failure.json');
+      writeFileSync(file, JSON.stringify({ Records: [{ body: JSON.stringify(message) }] }));
+      const replay = await dynafold(['replay', file]);
+      expect(replay.stderr).toBe('');
+      expect(replay.code).toBe(ExitCodes.ok);
+      expect(replay.stdout).toBe('✔ message 1: its batch was processed again\n');
 
-    const refused = await dynafold(['checkpoints', 'reset', 'summaries']);
-    expect(refused.code).toBe(ExitCodes.usage);
-    expect(refused.stderr).toMatch(/needs a confirmation: pass --yes/);
-    const reset = await dynafold(['checkpoints', 'reset', 'summaries', '--yes']);
-    expect(reset.code).toBe(ExitCodes.ok);
-    const store = new DynamoCheckpointStore({ client, table: tables.CLI_CHECKPOINT_TABLE });
-    expect((await store.getCheckpoints({ consumer: 'cli-summaries', streamArn: (await readStreamArn()) as string })).size).toBe(0);
-  }, 60_000);
+      const refused = await dynafold(['checkpoints', 'reset', 'summaries']);
+      expect(refused.code).toBe(ExitCodes.usage);
+      expect(refused.stderr).toMatch(/needs a confirmation: pass --yes/);
+      const reset = await dynafold(['checkpoints', 'reset', 'summaries', '--yes']);
+      expect(reset.code).toBe(ExitCodes.ok);
+      const store = new DynamoCheckpointStore({ client, table: tables.CLI_CHECKPOINT_TABLE });
+      expect((await store.getCheckpoints({ consumer: 'cli-summaries', streamArn: (await readStreamArn()) as string })).size).toBe(0);
+    },
+    HANG_GUARD_MS,
+  );
 });
 
 /** A port nothing listens on now. */
@@ -469,21 +513,25 @@ describe('help and hints', () => {
     ]);
   });
 
-  test('every command and subcommand lists the global options in its --help', async () => {
-    const globals = program()
-      .options.map((option) => option.long as string)
-      .filter((flag) => flag !== '--version');
-    expect(globals).toEqual(['--config', '--endpoint', '--region', '--profile', '--json']);
-    const paths = commandPaths(program());
-    expect(paths.length).toBeGreaterThan(10);
-    for (const path of paths) {
-      const help = await dynafold([...path, '--help'], { endpoint: false });
-      expect({ path, code: help.code }).toEqual({ path, code: ExitCodes.ok });
-      const section = help.stdout.slice(help.stdout.indexOf('Global Options:'));
-      expect({ path, section: section.startsWith('Global Options:') }).toEqual({ path, section: true });
-      for (const flag of globals) expect({ path, flag, listed: section.includes(flag) }).toEqual({ path, flag, listed: true });
-    }
-  }, 300_000); // a process per command, a few seconds each on a busy machine
+  test(
+    'every command and subcommand lists the global options in its --help',
+    async () => {
+      const globals = program()
+        .options.map((option) => option.long as string)
+        .filter((flag) => flag !== '--version');
+      expect(globals).toEqual(['--config', '--endpoint', '--region', '--profile', '--json']);
+      const paths = commandPaths(program());
+      expect(paths.length).toBeGreaterThan(10);
+      for (const path of paths) {
+        const help = await dynafold([...path, '--help'], { endpoint: false });
+        expect({ path, code: help.code }).toEqual({ path, code: ExitCodes.ok });
+        const section = help.stdout.slice(help.stdout.indexOf('Global Options:'));
+        expect({ path, section: section.startsWith('Global Options:') }).toEqual({ path, section: true });
+        for (const flag of globals) expect({ path, flag, listed: section.includes(flag) }).toEqual({ path, flag, listed: true });
+      }
+    },
+    HANG_GUARD_MS,
+  );
 
   test('--version prints the package version', async () => {
     const run = await dynafold(['--version'], { endpoint: false });
@@ -546,33 +594,41 @@ describe('tables create on tables that exist already', () => {
     );
   });
 
-  test('tables create enables the stream (and TTL) an existing events table lacks, and says so; tail then reads it', async () => {
-    const created = await on(own)(['tables', 'create']);
-    expect(created.code).toBe(ExitCodes.ok);
-    expect(named(created)).toEqual([
-      'updated  <table> (events): stream enabled (NEW_AND_OLD_IMAGES), TTL enabled on ttl',
-      'created  <table> (read models)',
-      'created  <table> (checkpoints)',
-    ]);
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: own.CLI_EVENTS_TABLE }));
-    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
-    const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: own.CLI_EVENTS_TABLE }));
-    expect(TimeToLiveDescription).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
+  test(
+    'tables create enables the stream (and TTL) an existing events table lacks, and says so; tail then reads it',
+    async () => {
+      const created = await on(own)(['tables', 'create']);
+      expect(created.code).toBe(ExitCodes.ok);
+      expect(named(created)).toEqual([
+        'updated  <table> (events): stream enabled (NEW_AND_OLD_IMAGES), TTL enabled on ttl',
+        'created  <table> (read models)',
+        'created  <table> (checkpoints)',
+      ]);
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: own.CLI_EVENTS_TABLE }));
+      expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+      const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: own.CLI_EVENTS_TABLE }));
+      expect(TimeToLiveDescription).toMatchObject({ AttributeName: 'ttl', TimeToLiveStatus: 'ENABLED' });
 
-    const again = await on(own)(['tables', 'create']);
-    expect(named(again)).toEqual(['exists   <table> (events)', 'exists   <table> (read models)', 'exists   <table> (checkpoints)']);
-    await orderStream(own.CLI_EVENTS_TABLE).append({ orderId: 'o1' }, [{ type: 'OrderPlaced', data: { customer: 'c1' } }]);
-    const tail = await on(own)(['tail', 'orders', '--from-start', '--limit', '1']);
-    expect(stripped(tail.stdout)).toBe('<time> Order#o1 v1 OrderPlaced {"customer":"c1"}\n');
-  }, 120_000);
+      const again = await on(own)(['tables', 'create']);
+      expect(named(again)).toEqual(['exists   <table> (events)', 'exists   <table> (read models)', 'exists   <table> (checkpoints)']);
+      await orderStream(own.CLI_EVENTS_TABLE).append({ orderId: 'o1' }, [{ type: 'OrderPlaced', data: { customer: 'c1' } }]);
+      const tail = await on(own)(['tail', 'orders', '--from-start', '--limit', '1']);
+      expect(stripped(tail.stdout)).toBe('<time> Order#o1 v1 OrderPlaced {"customer":"c1"}\n');
+    },
+    HANG_GUARD_MS,
+  );
 
-  test('tables create fails, naming the table and its key, for an existing table keyed otherwise', async () => {
-    const run = await on(own)(['tables', 'create'], { env: { CLI_EVENTS_TABLE: wrongKey } });
-    expect(run.code).toBe(ExitCodes.failed);
-    expect(named(run)[0]).toBe(
-      '✖ <table> (events): its key is id (HASH) where dynafold needs pk (HASH), sk (RANGE): name another table in the config, or delete this one and run tables create again',
-    );
-  }, 60_000);
+  test(
+    'tables create fails, naming the table and its key, for an existing table keyed otherwise',
+    async () => {
+      const run = await on(own)(['tables', 'create'], { env: { CLI_EVENTS_TABLE: wrongKey } });
+      expect(run.code).toBe(ExitCodes.failed);
+      expect(named(run)[0]).toBe(
+        '✖ <table> (events): its key is id (HASH) where dynafold needs pk (HASH), sk (RANGE): name another table in the config, or delete this one and run tables create again',
+      );
+    },
+    HANG_GUARD_MS,
+  );
 });
 
 describe('the first minutes on tables made by tables create', () => {
@@ -581,38 +637,42 @@ describe('the first minutes on tables made by tables create', () => {
 
   beforeAll(async () => {
     expect((await on(own)(['tables', 'create'])).code).toBe(ExitCodes.ok);
-  }, 120_000);
+  }, HANG_GUARD_MS);
 
-  test('tail without --from-start says on stderr that it waits for new events, then prints them', async () => {
-    let stdout = '';
-    let stderr = '';
-    const stop = new AbortController();
-    const running = on(own)(['tail', 'orders', '--limit', '1'], {
-      signal: stop.signal,
-      onStdout: (text) => void (stdout = text),
-      onStderr: (text) => void (stderr = text),
-    });
-    try {
-      await waitFor(() => stderr !== '', 30_000, 'tail to say what it waits for');
-      expect(stderr).toBe('Waiting for events appended from now on (Ctrl-C stops); --from-start prints the ones the stream holds first.\n');
-      // Appended until one shows: the feed starts at the stream's tip a moment after the line.
-      let appended = 0;
-      await waitFor(
-        async () => {
-          await ownOrders.append({ orderId: `t${appended++}` }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
-          return stdout !== '';
-        },
-        30_000,
-        'tail to print an event appended after it started',
-      );
-    } finally {
-      // A tail that never printed would wait for ever.
-      if (stdout === '') stop.abort();
-    }
-    const tail = await running;
-    expect(tail.code).toBe(ExitCodes.ok);
-    expect(stripped(tail.stdout)).toMatch(/^<time> Order#t\d+ v1 OrderPlaced \{"customer":"c"\}\n$/);
-  }, 90_000);
+  test(
+    'tail without --from-start says on stderr that it waits for new events, then prints them',
+    async () => {
+      let stdout = '';
+      let stderr = '';
+      const stop = new AbortController();
+      const running = on(own)(['tail', 'orders', '--limit', '1'], {
+        signal: stop.signal,
+        onStdout: (text) => void (stdout = text),
+        onStderr: (text) => void (stderr = text),
+      });
+      try {
+        await waitFor(() => stderr !== '', 30_000, 'tail to say what it waits for');
+        expect(stderr).toBe('Waiting for events appended from now on (Ctrl-C stops); --from-start prints the ones the stream holds first.\n');
+        // Appended until one shows: the feed starts at the stream's tip a moment after the line.
+        let appended = 0;
+        await waitFor(
+          async () => {
+            await ownOrders.append({ orderId: `t${appended++}` }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
+            return stdout !== '';
+          },
+          30_000,
+          'tail to print an event appended after it started',
+        );
+      } finally {
+        // A tail that never printed would wait for ever.
+        if (stdout === '') stop.abort();
+      }
+      const tail = await running;
+      expect(tail.code).toBe(ExitCodes.ok);
+      expect(stripped(tail.stdout)).toMatch(/^<time> Order#t\d+ v1 OrderPlaced \{"customer":"c"\}\n$/);
+    },
+    HANG_GUARD_MS,
+  );
 
   test('status says a feed is behind with no lease holder in a sentence of its own', async () => {
     await ownOrders.append({ orderId: 'behind' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
@@ -621,51 +681,63 @@ describe('the first minutes on tables made by tables create', () => {
     expect(run.stdout.split('\n')[0]).toBe('feed summaries (consumer cli-summaries): no lease. Behind, and no consumer holds the lease.');
   });
 
-  test('backfill --run names its saved progress and --restart forgets it', async () => {
-    await ownOrders.append({ orderId: 'backfilled' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
-    // The progress a backfill of run `first` interrupted after its first segment left, where the README says it is
-    // kept (`_dfBackfill#<projection>#<run>#<table>`, a projection named `<stream>-><read model>`): an interrupt lands
-    // between two pages only by luck.
-    const interrupted = () =>
-      client.send(
-        new PutItemCommand({
-          TableName: own.CLI_VIEWS_TABLE,
-          Item: {
-            pk: { S: `_dfBackfill#Order->CliSummary#first#${own.CLI_EVENTS_TABLE}` },
-            sk: { S: '0' },
-            progress: { S: JSON.stringify({ segments: 2, done: true, instances: 5, scanned: 5 }) },
-          },
-        }),
-      );
-    const backfill = async (...flags: string[]) => {
-      const run = await on(own)(['backfill', 'summaries', '--segments', '2', '--json', ...flags]);
-      expect(run.code).toBe(ExitCodes.ok);
-      return json<{ resumed: boolean; done: boolean }>(run);
-    };
-    await interrupted();
-    expect(await backfill('--run', 'second')).toMatchObject({ resumed: false, done: true });
-    expect(await backfill('--run', 'first', '--restart')).toMatchObject({ resumed: false, done: true });
-    await interrupted();
-    expect(await backfill('--run', 'first')).toMatchObject({ resumed: true, done: true });
-  }, 120_000);
+  test(
+    'backfill --run names its saved progress and --restart forgets it',
+    async () => {
+      await ownOrders.append({ orderId: 'backfilled' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
+      // The progress a backfill of run `first` interrupted after its first segment left, where the README says it is
+      // kept (`_dfBackfill#<projection>#<run>#<table>`, a projection named `<stream>-><read model>`): an interrupt lands
+      // between two pages only by luck.
+      const interrupted = () =>
+        client.send(
+          new PutItemCommand({
+            TableName: own.CLI_VIEWS_TABLE,
+            Item: {
+              pk: { S: `_dfBackfill#Order->CliSummary#first#${own.CLI_EVENTS_TABLE}` },
+              sk: { S: '0' },
+              progress: { S: JSON.stringify({ segments: 2, done: true, instances: 5, scanned: 5 }) },
+            },
+          }),
+        );
+      const backfill = async (...flags: string[]) => {
+        const run = await on(own)(['backfill', 'summaries', '--segments', '2', '--json', ...flags]);
+        expect(run.code).toBe(ExitCodes.ok);
+        return json<{ resumed: boolean; done: boolean }>(run);
+      };
+      await interrupted();
+      expect(await backfill('--run', 'second')).toMatchObject({ resumed: false, done: true });
+      expect(await backfill('--run', 'first', '--restart')).toMatchObject({ resumed: false, done: true });
+      await interrupted();
+      expect(await backfill('--run', 'first')).toMatchObject({ resumed: true, done: true });
+    },
+    HANG_GUARD_MS,
+  );
 
-  test('--profile reads credentials from ~/.aws, and a profile that is not there gets the hint', async () => {
-    const { accessKeyId, secretAccessKey } = localConfig().credentials;
-    const aws = withoutAws({ credentials: `[dynafold-local]\naws_access_key_id = ${accessKeyId}\naws_secret_access_key = ${secretAccessKey}\n` });
-    // The worker's DynamoDB Local keeps a database per access key: the tables are seen with the profile's.
-    const seen = await on(own)(['tables', 'create', '--profile', 'dynafold-local', '--json'], aws);
-    expect(seen.code).toBe(ExitCodes.ok);
-    expect(json<Array<{ created: boolean }>>(seen).map((table) => table.created)).toEqual([false, false, false]);
-    const missing = await on(own)(['status', '--profile', 'nobody'], aws);
-    expect(missing.code).toBe(ExitCodes.usage);
-    expect(missing.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^✖ credentials: .* with profile nobody\. Check that ~\/\.aws\/credentials /),
-    ]);
-  }, 60_000);
+  test(
+    '--profile reads credentials from ~/.aws, and a profile that is not there gets the hint',
+    async () => {
+      const { accessKeyId, secretAccessKey } = localConfig().credentials;
+      const aws = withoutAws({ credentials: `[dynafold-local]\naws_access_key_id = ${accessKeyId}\naws_secret_access_key = ${secretAccessKey}\n` });
+      // The worker's DynamoDB Local keeps a database per access key: the tables are seen with the profile's.
+      const seen = await on(own)(['tables', 'create', '--profile', 'dynafold-local', '--json'], aws);
+      expect(seen.code).toBe(ExitCodes.ok);
+      expect(json<Array<{ created: boolean }>>(seen).map((table) => table.created)).toEqual([false, false, false]);
+      const missing = await on(own)(['status', '--profile', 'nobody'], aws);
+      expect(missing.code).toBe(ExitCodes.usage);
+      expect(missing.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^✖ credentials: .* with profile nobody\. Check that ~\/\.aws\/credentials /),
+      ]);
+    },
+    HANG_GUARD_MS,
+  );
 
-  test('--region picks the region (another database in DynamoDB Local)', async () => {
-    const elsewhere = await on(own)(['tables', 'create', '--region', 'eu-west-1', '--json']);
-    expect(elsewhere.code).toBe(ExitCodes.ok);
-    expect(json<Array<{ created: boolean }>>(elsewhere).map((table) => table.created)).toEqual([true, true, true]);
-  }, 120_000);
+  test(
+    '--region picks the region (another database in DynamoDB Local)',
+    async () => {
+      const elsewhere = await on(own)(['tables', 'create', '--region', 'eu-west-1', '--json']);
+      expect(elsewhere.code).toBe(ExitCodes.ok);
+      expect(json<Array<{ created: boolean }>>(elsewhere).map((table) => table.created)).toEqual([true, true, true]);
+    },
+    HANG_GUARD_MS,
+  );
 });
