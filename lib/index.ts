@@ -2,7 +2,8 @@
  * dynafold: event sourcing on DynamoDB.
  * - store: event streams (optimistic appends, reads, snapshots, commands), decoders and read models;
  * - projector: exactly-once, in-order projections of DynamoDB Streams records into read models.
- * The change feed lives in `dynafold/feed`, the embedded DynamoDB Local in `dynafold/local`.
+ * The change feed lives in `dynafold/feed`, the Lambda handlers in `dynafold/lambda`, the embedded DynamoDB
+ * Local in `dynafold/local`.
  *
  * This file is the package's public API: every name a user may import is listed here by name.
  */
@@ -71,14 +72,11 @@ export {
   Projection,
   MultiSourceProjection,
   ProjectionDefaults,
-  LambdaHandlerDefaults,
   skipEvent,
   removeRow,
   processBatch,
   BatchResponse,
   batchResponse,
-  kinesisHandler,
-  lambdaHandler,
   OutboxRelay,
   OutboxRelayDefaults,
   outboxTableDefinition,
@@ -117,16 +115,7 @@ export type {
   RecordSource,
   RecordReading,
   DecodeFailure,
-  LambdaHandlerOptions,
-  LambdaContextLike,
   CallOptions,
-  LambdaStreamEvent,
-  LambdaStreamRecord,
-  LambdaStreamChange,
-  LambdaAttributeValue,
-  LambdaKinesisEvent,
-  LambdaKinesisRecord,
-  LambdaKinesisPayload,
   RebuildResult,
   WaitForOptions,
   BackfillOptions,
@@ -141,3 +130,32 @@ export type {
 } from './projector';
 // Every error class, the code catalogue and their types: all public.
 export * from './errors';
+// Moved to `dynafold/lambda`; re-exported here until the next minor version.
+export {
+  /** @deprecated Import from 'dynafold/lambda'. */
+  lambdaHandler,
+  /** @deprecated Import from 'dynafold/lambda'. */
+  kinesisHandler,
+  /** @deprecated Import from 'dynafold/lambda'. */
+  LambdaHandlerDefaults,
+} from './lambda';
+export type {
+  /** @deprecated Import from 'dynafold/lambda'. */
+  LambdaHandlerOptions,
+  /** @deprecated Import from 'dynafold/lambda'. */
+  LambdaContextLike,
+  /** @deprecated Import from 'dynafold/lambda'. */
+  LambdaStreamEvent,
+  /** @deprecated Import from 'dynafold/lambda'. */
+  LambdaStreamRecord,
+  /** @deprecated Import from 'dynafold/lambda'. */
+  LambdaStreamChange,
+  /** @deprecated Import from 'dynafold/lambda'. */
+  LambdaAttributeValue,
+  /** @deprecated Import from 'dynafold/lambda'. */
+  LambdaKinesisEvent,
+  /** @deprecated Import from 'dynafold/lambda'. */
+  LambdaKinesisRecord,
+  /** @deprecated Import from 'dynafold/lambda'. */
+  LambdaKinesisPayload,
+} from './lambda';
