@@ -7,6 +7,10 @@
  *
  * This file is the package's public API: every name a user may import is listed here by name.
  */
+import * as Lambda from './lambda';
+import type { AnyProjection } from './projector';
+import type { AnyEventStream } from './store';
+
 export {
   EventStream,
   EventStreamDefaults,
@@ -130,32 +134,35 @@ export type {
 } from './projector';
 // Every error class, the code catalogue and their types: all public.
 export * from './errors';
-// Moved to `dynafold/lambda`; re-exported here until the next minor version.
-export {
-  /** @deprecated Import from 'dynafold/lambda'. */
-  lambdaHandler,
-  /** @deprecated Import from 'dynafold/lambda'. */
-  kinesisHandler,
-  /** @deprecated Import from 'dynafold/lambda'. */
-  LambdaHandlerDefaults,
-} from './lambda';
-export type {
-  /** @deprecated Import from 'dynafold/lambda'. */
-  LambdaHandlerOptions,
-  /** @deprecated Import from 'dynafold/lambda'. */
-  LambdaContextLike,
-  /** @deprecated Import from 'dynafold/lambda'. */
-  LambdaStreamEvent,
-  /** @deprecated Import from 'dynafold/lambda'. */
-  LambdaStreamRecord,
-  /** @deprecated Import from 'dynafold/lambda'. */
-  LambdaStreamChange,
-  /** @deprecated Import from 'dynafold/lambda'. */
-  LambdaAttributeValue,
-  /** @deprecated Import from 'dynafold/lambda'. */
-  LambdaKinesisEvent,
-  /** @deprecated Import from 'dynafold/lambda'. */
-  LambdaKinesisRecord,
-  /** @deprecated Import from 'dynafold/lambda'. */
-  LambdaKinesisPayload,
-} from './lambda';
+// Moved to `dynafold/lambda`; kept here until the next minor version. Declared rather than re-exported,
+// so that the published declarations keep each name's deprecation (a re-export's comment is dropped).
+
+/** @deprecated Import from 'dynafold/lambda'. */
+export const lambdaHandler = Lambda.lambdaHandler;
+/** @deprecated Import from 'dynafold/lambda'. */
+export const kinesisHandler = Lambda.kinesisHandler;
+/** @deprecated Import from 'dynafold/lambda'. */
+export const LambdaHandlerDefaults = Lambda.LambdaHandlerDefaults;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaHandlerOptions<
+  P extends Record<string, AnyProjection>,
+  St extends Record<string, AnyEventStream>,
+  R = Lambda.LambdaStreamRecord,
+  E = Lambda.LambdaStreamEvent,
+> = Lambda.LambdaHandlerOptions<P, St, R, E>;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaContextLike = Lambda.LambdaContextLike;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaStreamEvent = Lambda.LambdaStreamEvent;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaStreamRecord = Lambda.LambdaStreamRecord;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaStreamChange = Lambda.LambdaStreamChange;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaAttributeValue = Lambda.LambdaAttributeValue;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaKinesisEvent = Lambda.LambdaKinesisEvent;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaKinesisRecord = Lambda.LambdaKinesisRecord;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaKinesisPayload = Lambda.LambdaKinesisPayload;
