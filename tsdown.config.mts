@@ -14,6 +14,7 @@ import { defineConfig } from 'tsdown';
 const entries = {
   index: 'lib/index.ts',
   'feed/index': 'lib/feed/index.ts',
+  'lambda/index': 'lib/lambda/index.ts',
   'local/index': 'lib/local/index.ts',
   'cdk/index': 'lib/cdk/index.ts',
   'cli/index': 'lib/cli/index.ts',

@@ -41,3 +41,8 @@ test("'dynafold/fastify' and 'dynafold/express' load neither their framework, th
     expect(loaded.filter((path) => /node_modules\/(fastify|express)\//.test(path))).toEqual([]);
   }
 });
+
+test("'dynafold/lambda' loads neither the Streams client nor the feed", () => {
+  const loaded = loadedBy('lib/lambda/index.ts');
+  expect(loaded.filter((path) => path.includes('client-dynamodb-streams') || path.includes(join(root, 'lib/feed')))).toEqual([]);
+});

@@ -18,16 +18,8 @@
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent, DynamoDBStreamHandler } from 'aws-lambda';
 import { z } from 'zod';
-import {
-  EventStream,
-  Projection,
-  ReadModel,
-  eventFilterPattern,
-  eventsTableDefinition,
-  lambdaHandler,
-  readModelTableDefinition,
-  type EventOf,
-} from 'dynafold';
+import { EventStream, Projection, ReadModel, eventFilterPattern, eventsTableDefinition, readModelTableDefinition, type EventOf } from 'dynafold';
+import { lambdaHandler } from 'dynafold/lambda';
 
 // The local run's output is no place for the SDK's notice about Node versions.
 if (require.main === module) process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';

@@ -2,10 +2,15 @@
  * dynafold: event sourcing on DynamoDB.
  * - store: event streams (optimistic appends, reads, snapshots, commands), decoders and read models;
  * - projector: exactly-once, in-order projections of DynamoDB Streams records into read models.
- * The change feed lives in `dynafold/feed`, the embedded DynamoDB Local in `dynafold/local`.
+ * The change feed lives in `dynafold/feed`, the Lambda handlers in `dynafold/lambda`, the embedded DynamoDB
+ * Local in `dynafold/local`.
  *
  * This file is the package's public API: every name a user may import is listed here by name.
  */
+import * as Lambda from './lambda';
+import type { AnyProjection } from './projector';
+import type { AnyEventStream } from './store';
+
 export {
   EventStream,
   EventStreamDefaults,
@@ -71,14 +76,11 @@ export {
   Projection,
   MultiSourceProjection,
   ProjectionDefaults,
-  LambdaHandlerDefaults,
   skipEvent,
   removeRow,
   processBatch,
   BatchResponse,
   batchResponse,
-  kinesisHandler,
-  lambdaHandler,
   OutboxRelay,
   OutboxRelayDefaults,
   outboxTableDefinition,
@@ -117,16 +119,7 @@ export type {
   RecordSource,
   RecordReading,
   DecodeFailure,
-  LambdaHandlerOptions,
-  LambdaContextLike,
   CallOptions,
-  LambdaStreamEvent,
-  LambdaStreamRecord,
-  LambdaStreamChange,
-  LambdaAttributeValue,
-  LambdaKinesisEvent,
-  LambdaKinesisRecord,
-  LambdaKinesisPayload,
   RebuildResult,
   WaitForOptions,
   BackfillOptions,
@@ -141,3 +134,35 @@ export type {
 } from './projector';
 // Every error class, the code catalogue and their types: all public.
 export * from './errors';
+// Moved to `dynafold/lambda`; kept here until the next minor version. Declared rather than re-exported,
+// so that the published declarations keep each name's deprecation (a re-export's comment is dropped).
+
+/** @deprecated Import from 'dynafold/lambda'. */
+export const lambdaHandler = Lambda.lambdaHandler;
+/** @deprecated Import from 'dynafold/lambda'. */
+export const kinesisHandler = Lambda.kinesisHandler;
+/** @deprecated Import from 'dynafold/lambda'. */
+export const LambdaHandlerDefaults = Lambda.LambdaHandlerDefaults;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaHandlerOptions<
+  P extends Record<string, AnyProjection>,
+  St extends Record<string, AnyEventStream>,
+  R = Lambda.LambdaStreamRecord,
+  E = Lambda.LambdaStreamEvent,
+> = Lambda.LambdaHandlerOptions<P, St, R, E>;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaContextLike = Lambda.LambdaContextLike;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaStreamEvent = Lambda.LambdaStreamEvent;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaStreamRecord = Lambda.LambdaStreamRecord;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaStreamChange = Lambda.LambdaStreamChange;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaAttributeValue = Lambda.LambdaAttributeValue;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaKinesisEvent = Lambda.LambdaKinesisEvent;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaKinesisRecord = Lambda.LambdaKinesisRecord;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type LambdaKinesisPayload = Lambda.LambdaKinesisPayload;

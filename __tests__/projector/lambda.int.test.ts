@@ -10,11 +10,11 @@ import {
   DynamoRequestError,
   ValidationError,
   eventsTableDefinition,
-  lambdaHandler,
   readModelTableDefinition,
   type ProcessResult,
   type StreamEvent,
 } from 'dynafold';
+import { lambdaHandler } from 'dynafold/lambda';
 import { describeRecord, isEventInsert, lambdaStreamEventOf, withNewImage, writeForeignItemLifecycle } from '../fixtures/dynamodb-stream-event';
 import { createTestTable, testClient } from '../support/dynamo';
 import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';

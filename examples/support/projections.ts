@@ -4,7 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { lambdaHandler } from 'dynafold';
+import { lambdaHandler } from 'dynafold/lambda';
 import { eventId, startProjectionFeed } from './feed-projection';
 import { instrumentRowTable } from './instrument';
 import { deliverLikeLambda } from './lambda-delivery';

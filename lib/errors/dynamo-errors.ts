@@ -4,6 +4,16 @@ function tableList(tables: ReadonlyArray<string>): string {
   return tables.length === 1 ? `table "${tables[0]}"` : `one of the tables ${tables.map((table) => `"${table}"`).join(', ')}`;
 }
 
+/** A DynamoDB request failed for a reason dynafold does not handle itself; `cause` is the SDK error. */
+export class DynamoRequestError extends DynafoldError {
+  constructor(
+    readonly operation: string,
+    cause: unknown,
+  ) {
+    super('dynamo.request', `DynamoDB ${operation} failed: ${cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)}`, { cause });
+  }
+}
+
 /**
  * DynamoDB has no table of that name where the client points (DynamoDB's `ResourceNotFoundException`):
  * the deployment is wrong, not the request. `table` is the table the request named first (the events

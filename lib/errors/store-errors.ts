@@ -109,13 +109,3 @@ export class ConfigurationError extends DynafoldError {
     super('configuration', message, options);
   }
 }
-
-/** A DynamoDB request failed for a reason dynafold does not handle itself; `cause` is the SDK error. */
-export class DynamoRequestError extends DynafoldError {
-  constructor(
-    readonly operation: string,
-    cause: unknown,
-  ) {
-    super('dynamo.request', `DynamoDB ${operation} failed: ${cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause)}`, { cause });
-  }
-}

@@ -12,6 +12,11 @@ for (const subpath of ['dynafold/fastify', 'dynafold/express']) {
   assert.equal(typeof service.problemHandler, 'function', `${subpath}: no problemHandler`);
   assert.equal(streamsLoaded(), false, `${subpath} loaded @aws-sdk/client-dynamodb-streams`);
 }
+// The Lambda subpath loads no Streams client either: a handler's bundle or cold start needs none.
+const lambda = require('dynafold/lambda');
+assert.equal(typeof lambda.lambdaHandler, 'function', 'dynafold/lambda: no lambdaHandler');
+assert.equal(lambda.lambdaHandler, dynafold.lambdaHandler, 'dynafold/lambda: another lambdaHandler than the root re-exports');
+assert.equal(streamsLoaded(), false, 'dynafold/lambda loaded @aws-sdk/client-dynamodb-streams');
 const feed = require('dynafold/feed');
 assert.equal(typeof feed.ChangeFeedConsumer, 'function');
 const sdk = require('@aws-sdk/client-dynamodb');

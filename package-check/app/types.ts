@@ -9,17 +9,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamEvent, DynamoDBStreamHandler, KinesisStreamHandler } from 'aws-lambda';
 import Fastify from 'fastify';
-import {
-  EventStream,
-  Projection,
-  ReadModel,
-  decoder,
-  kinesisHandler,
-  lambdaHandler,
-  type EventOf,
-  type LambdaStreamEvent,
-  type PartialBatchResponse,
-} from 'dynafold';
+import { EventStream, Projection, ReadModel, decoder, type EventOf } from 'dynafold';
+import { kinesisHandler, lambdaHandler, type LambdaStreamEvent, type PartialBatchResponse } from 'dynafold/lambda';
 import { etagOf, expectedVersionOf } from 'dynafold/fastify';
 import { ChangeFeedConsumer, MemoryCheckpointStore, type ChangeFeedBatch } from 'dynafold/feed';
 import { startDynamoLocal, type DynamoLocal } from 'dynafold/local';

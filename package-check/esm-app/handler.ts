@@ -3,7 +3,7 @@
  * exports the stream and the read model, with which the bundle check appends and reads the row back.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { lambdaHandler } from 'dynafold';
+import { lambdaHandler } from 'dynafold/lambda';
 import { orderProjection, orderStream, orderSummaries } from './orders.js';
 
 const client = new DynamoDBClient({});

@@ -1,0 +1,11 @@
+import type { ErrorTable } from './catalogue';
+
+/** The change feed's errors: code, HTTP status and class. `dynafold/feed` exports each of these classes. */
+export const FeedCodes = {
+  'feed.trimmed': { status: 500, error: 'ChangeFeedTrimmedError' },
+  'feed.leaseHeld': { status: 409, error: 'LeaseHeldError' },
+  'feed.leaseLost': { status: 409, error: 'LeaseLostError' },
+  'feed.checkpointStore': { status: 502, error: 'CheckpointStoreError' },
+  'feed.request': { status: 502, error: 'ChangeFeedError' },
+  'feed.record': { status: 500, error: 'StreamRecordError' },
+} as const satisfies ErrorTable;

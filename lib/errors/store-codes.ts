@@ -1,0 +1,15 @@
+import type { ErrorTable } from './catalogue';
+
+/** The store's errors: code, HTTP status and class. */
+export const StoreCodes = {
+  'store.concurrency': { status: 409, error: 'ConcurrencyError' },
+  // Contention that outlasted the retry budget: transient, the client may try again.
+  'store.appendContention': { status: 503, error: 'AppendContentionError' },
+  // A key reused with another payload: the request can never succeed as sent (the IETF Idempotency-Key draft's 422).
+  'store.idempotencyMismatch': { status: 422, error: 'IdempotencyMismatchError' },
+  'store.validation': { status: 400, error: 'ValidationError' },
+  'store.transactionLimit': { status: 413, error: 'TransactionLimitError' },
+  'store.decode': { status: 500, error: 'DecodeError' },
+  // Raised by every module's constructors; its code names no module (it came before the others).
+  configuration: { status: 500, error: 'ConfigurationError' },
+} as const satisfies ErrorTable;
