@@ -15,12 +15,11 @@ import {
   ConcurrencyError,
   ConcurrentModificationError,
   eventsTableDefinition,
-  Projection,
   readModelTableDefinition,
   type RetryOptions,
 } from 'dynafold';
 import { createTestTable, testClient } from './support/dynamo';
-import { evolveSummary, initialSummary, orderSummaries } from './support/order-projection';
+import { orderSummaries, orderSummaryProjection } from './support/order-projection';
 import { orderStream } from './support/orders';
 
 const client = testClient();
@@ -53,19 +52,6 @@ function faultyClient(command: string, marker: string, fault: () => Error): { re
     { step: 'initialize', name: 'injectFault' },
   );
   return { client: faulty, tries: () => tries };
-}
-
-/** The order summary projection, retrying its row writes as told. */
-function summaries(stream: ReturnType<typeof orderStream>, model: ReturnType<typeof orderSummaries>, retry?: RetryOptions) {
-  return new Projection({
-    stream,
-    readModel: model,
-    key: (streamId) => ({ orderId: streamId.orderId }),
-    initial: (streamId) => initialSummary(streamId.orderId),
-    evolve: evolveSummary,
-    checkpoint: 'version',
-    ...(retry === undefined ? {} : { retry }),
-  });
 }
 
 const cancelled = (code: string) =>
@@ -113,7 +99,7 @@ test('a projection row whose every write is lost stops at maxElapsedMs', async (
   );
   try {
     const stream = orderStream(faulty, eventsTable);
-    const apply = async (retry: RetryOptions) => summaries(stream, orderSummaries(faulty, viewsTable), retry).applyBatch(events);
+    const apply = async (retry: RetryOptions) => orderSummaryProjection(stream, orderSummaries(faulty, viewsTable), { retry }).applyBatch(events);
     const bounded = await apply(unlimitedButInstant);
     expect(bounded.outcomes[0]).toMatchObject({ status: 'failed', error: { constructor: ConcurrentModificationError, attempts: 1 } });
     expect(tries()).toBe(1);
@@ -133,7 +119,7 @@ test('a backfill instance failing transiently stops at maxElapsedMs', async () =
   const throttled = () => new ProvisionedThroughputExceededException({ message: 'Rate of requests exceeds the allowed throughput', $metadata: {} });
   const { client: faulty, tries } = faultyClient('PutItemCommand', id.orderId, throttled);
   try {
-    const projection = summaries(orderStream(faulty, table), orderSummaries(faulty, viewsTable, `Backfilled${sequence}`));
+    const projection = orderSummaryProjection(orderStream(faulty, table), orderSummaries(faulty, viewsTable, `Backfilled${sequence}`));
     await expect(projection.backfill({ run: 'bounded', retry: unlimitedButInstant })).rejects.toBeInstanceOf(BackfillFailedError);
     expect(tries()).toBe(1);
     await expect(projection.backfill({ run: 'counted', retry: threeTries })).rejects.toBeInstanceOf(BackfillFailedError);
