@@ -101,6 +101,7 @@ export class DynamoCheckpointStore implements CheckpointStore {
         newValue: options.finishedTtl,
         oldName: 'finishedTtlMs',
         oldValue: options.finishedTtlMs,
+        replacement: 'finishedTtl: { durationMs }',
         // Checked under the name it was given.
         map: (durationMs: number) => ({
           durationMs: requireNumber('finishedTtlMs', durationMs, minimum.minMs, { minLabel: minimum.minLabel, where }),

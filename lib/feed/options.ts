@@ -200,7 +200,14 @@ export function resolveChangeFeedOptions(options: ChangeFeedOptions): ResolvedCh
 /** The feed's backoff, from `retry.backoff` or the deprecated `backoff` (named as given in errors). */
 function resolveFeedBackoff(options: ChangeFeedOptions): Backoff {
   const retry = renamedOption(
-    { newName: 'retry', newValue: options.retry, oldName: 'backoff', oldValue: options.backoff, map: (backoff: Backoff) => ({ backoff }) },
+    {
+      newName: 'retry',
+      newValue: options.retry,
+      oldName: 'backoff',
+      oldValue: options.backoff,
+      map: (backoff: Backoff) => ({ backoff }),
+      replacement: 'retry: { backoff }',
+    },
     options.logger,
   );
   const unbounded = (['attempts', 'maxElapsedMs'] as const).find((field) => (retry as RetryOptions | undefined)?.[field] !== undefined);

@@ -25,6 +25,8 @@ export interface RenamedOption<New, Old> {
   readonly oldValue: Old | undefined;
   /** The old value in the new shape. */
   readonly map: (old: Old) => New;
+  /** How to write the old option anew, for the warning. @defaultValue `newName` */
+  readonly replacement?: string | undefined;
 }
 
 /**
@@ -37,6 +39,6 @@ export function renamedOption<New, Old>(option: RenamedOption<New, Old>, logger:
     const prefix = where === undefined ? '' : `${where}: `;
     throw new ConfigurationError(`${prefix}\`${option.oldName}\` and \`${option.newName}\` are one option: give only \`${option.newName}\`.`);
   }
-  warnDeprecated(logger, option.oldName, option.newName);
+  warnDeprecated(logger, option.oldName, option.replacement ?? option.newName);
   return option.map(option.oldValue);
 }
