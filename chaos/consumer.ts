@@ -122,7 +122,7 @@ async function main(): Promise<void> {
               checkpoints: new DynamoCheckpointStore({ client: checkpointClient, table: env('CHECKPOINT_TABLE') }),
               pollIntervalMs: 20,
               batchSize: 25,
-              backoff: { initialMs: 10, maxMs: 200 },
+              retry: { backoff: { initialMs: 10, maxMs: 200 } },
               lease: {
                 durationMs: Number(env('LEASE_MS', '5000')),
                 renewEveryMs: Number(env('RENEW_MS', '1000')),
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     checkpoints: new LoggedCheckpointStore({ client: checkpointClient, table: env('CHECKPOINT_TABLE') }),
     pollIntervalMs: 20,
     batchSize: Number(env('BATCH_SIZE', '25')),
-    backoff: { initialMs: 10, maxMs: 200 },
+    retry: { backoff: { initialMs: 10, maxMs: 200 } },
     lease: { durationMs: Number(env('LEASE_MS', '5000')), renewEveryMs: Number(env('RENEW_MS', '1000')), onHeld: 'wait', owner: env('LEASE_OWNER') },
   });
   try {

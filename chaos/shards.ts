@@ -51,7 +51,7 @@ export async function runShardsScenario(config: ClientConfig, client: DynamoDBCl
       pollIntervalMs: 20,
       describeIntervalMs: 250,
       batchSize: 25,
-      backoff: { initialMs: 5, maxMs: 100 },
+      retry: { backoff: { initialMs: 5, maxMs: 100 } },
       lease: { durationMs: 5_000, renewEveryMs: 1_000, onHeld: 'wait', owner: `shards-${consumer++}` },
     });
     const run = runChangeFeed(feed, {

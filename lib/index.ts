@@ -71,7 +71,7 @@ export type {
 } from './store';
 export { TransactionLimits } from './dynamo';
 export { DataLimits } from './store';
-export type { Logger, LogLevel } from './util';
+export type { Backoff, Logger, LogLevel, RetryOptions, Ttl } from './util';
 export {
   Projection,
   MultiSourceProjection,

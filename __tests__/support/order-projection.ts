@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import { Projection, ReadModel, type IndexDefinition, type KeyOfModel } from 'dynafold';
+import { Projection, ReadModel, type IndexDefinition, type KeyOfModel, type RetryOptions } from 'dynafold';
 import { evolveOrder, type OrderEvent, emptyOrder } from './orders';
 import { type orderStream } from './orders';
 
@@ -49,7 +49,7 @@ type OrderStream = ReturnType<typeof orderStream>;
 export function orderSummaryProjection<M extends ReadModel<typeof orderSummarySchema, Record<string, IndexDefinition>>>(
   stream: OrderStream,
   readModel: M,
-  options: { attempts?: number; concurrency?: number } = {},
+  options: { attempts?: number; concurrency?: number; retry?: RetryOptions } = {},
 ) {
   return new Projection({
     stream,
@@ -60,7 +60,9 @@ export function orderSummaryProjection<M extends ReadModel<typeof orderSummarySc
     evolve: (state, event) => evolveSummary(state, event),
     checkpoint: 'version',
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-    ...(options.attempts === undefined ? {} : { retry: { attempts: options.attempts } }),
+    ...(options.attempts === undefined && options.retry === undefined
+      ? {}
+      : { retry: { ...options.retry, ...(options.attempts === undefined ? {} : { attempts: options.attempts }) } }),
   });
 }
 

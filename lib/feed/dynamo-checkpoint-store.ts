@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CheckpointTable, isConditionFailure, tableFailure } from '../dynamo';
 import { CheckpointStoreError } from '../errors';
-import { requireNumber, requireTableName } from '../util';
+import { renamedOption, requireNumber, requireTableName, resolveTtl, warnDeprecated, type Logger, type Ttl } from '../util';
 import type { CheckpointStore, FeedKey, LeaseRecord, LeaseRequest, LeaseResult, ShardCheckpoint } from './checkpoint-store';
 
 /**
@@ -20,15 +20,22 @@ import type { CheckpointStore, FeedKey, LeaseRecord, LeaseRequest, LeaseResult, 
  *
  * @example
  * ```ts
- * new DynamoCheckpointStore({ client, table: 'checkpoints', finishedTtlMs: 72 * 3_600_000 })
+ * new DynamoCheckpointStore({ client, table: 'checkpoints', finishedTtl: { durationMs: 72 * 3_600_000 } })
  * ```
  */
 export interface DynamoCheckpointStoreOptions {
   readonly client: DynamoDBClient;
   /** The checkpoint table (see {@link DynamoCheckpointStore.tableDefinition}). */
   readonly table: string;
-  /** How long a finished shard's checkpoint is kept (its `ttl`); at least 28 hours. @defaultValue 48 hours */
+  /**
+   * How long a finished shard's checkpoint is kept (on the table's TTL attribute, `ttl`); at least 28
+   * hours. @defaultValue 48 hours ({@link DynamoCheckpointStoreDefaults.finishedTtl})
+   */
+  readonly finishedTtl?: Pick<Ttl, 'durationMs'> | undefined;
+  /** @deprecated use `finishedTtl: { durationMs }`; goes in the next minor version. */
   readonly finishedTtlMs?: number | undefined;
+  /** Receives the store's deprecation warnings. @defaultValue one JSON line through `console.warn` */
+  readonly logger?: Logger | undefined;
 }
 
 /**
@@ -36,11 +43,16 @@ export interface DynamoCheckpointStoreOptions {
  *
  * @example
  * ```ts
- * new DynamoCheckpointStore({ client, table, finishedTtlMs: DynamoCheckpointStoreDefaults.finishedTtlMs * 2 })
+ * new DynamoCheckpointStore({ client, table, finishedTtl: { durationMs: DynamoCheckpointStoreDefaults.finishedTtl.durationMs * 2 } })
  * ```
  */
 export const DynamoCheckpointStoreDefaults = {
-  finishedTtlMs: 48 * 3_600_000,
+  finishedTtl: { durationMs: 48 * 3_600_000 },
+  /** @deprecated use `finishedTtl.durationMs`; goes in the next minor version. */
+  get finishedTtlMs(): number {
+    warnDeprecated(undefined, 'DynamoCheckpointStoreDefaults.finishedTtlMs', 'DynamoCheckpointStoreDefaults.finishedTtl.durationMs');
+    return DynamoCheckpointStoreDefaults.finishedTtl.durationMs;
+  },
 } as const;
 
 /** What {@link DynamoCheckpointStore} allows, apart from the defaults. */
@@ -73,19 +85,33 @@ export class DynamoCheckpointStore implements CheckpointStore {
   private readonly table: string;
   private readonly finishedTtlMs: number;
 
-  /** Throws `ConfigurationError` for a missing table or a `finishedTtlMs` under 28 hours. */
+  /** Throws `ConfigurationError` for a missing table or a `finishedTtl` under 28 hours. */
   constructor(options: DynamoCheckpointStoreOptions) {
-    this.table = requireTableName('table', options.table, 'DynamoCheckpointStore');
-    // A finished shard's checkpoint must outlive the 24-hour retention plus a shard's lifetime.
-    this.finishedTtlMs = requireNumber(
-      'finishedTtlMs',
-      options.finishedTtlMs ?? DynamoCheckpointStoreDefaults.finishedTtlMs,
-      DynamoCheckpointStoreLimits.minFinishedTtlMs,
+    const where = 'DynamoCheckpointStore';
+    this.table = requireTableName('table', options.table, where);
+    const minimum = {
+      minMs: DynamoCheckpointStoreLimits.minFinishedTtlMs,
+      minLabel: `28 hours (${DynamoCheckpointStoreLimits.minFinishedTtlMs} ms)`,
+      attribute: CheckpointTable.ttlAttribute,
+      attributeChoosable: false,
+    };
+    const finishedTtl = renamedOption(
       {
-        minLabel: `28 hours (${DynamoCheckpointStoreLimits.minFinishedTtlMs} ms)`,
-        where: 'DynamoCheckpointStore',
+        newName: 'finishedTtl',
+        newValue: options.finishedTtl,
+        oldName: 'finishedTtlMs',
+        oldValue: options.finishedTtlMs,
+        replacement: 'finishedTtl: { durationMs }',
+        // Checked under the name it was given.
+        map: (durationMs: number) => ({
+          durationMs: requireNumber('finishedTtlMs', durationMs, minimum.minMs, { minLabel: minimum.minLabel, where }),
+        }),
       },
+      options.logger,
+      where,
     );
+    // A finished shard's checkpoint must outlive the 24-hour retention plus a shard's lifetime.
+    this.finishedTtlMs = resolveTtl('finishedTtl', finishedTtl ?? DynamoCheckpointStoreDefaults.finishedTtl, minimum, where).durationMs;
     this.client = options.client;
   }
 

@@ -2,7 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ConfigurationError } from '../errors';
-import { requireBackoff, requireInteger, requireNumber, requireText, type Backoff, type Logger } from '../util';
+import {
+  renamedOption,
+  requireBackoff,
+  requireInteger,
+  requireNumber,
+  requireText,
+  warnDeprecated,
+  type Backoff,
+  type Logger,
+  type RetryOptions,
+} from '../util';
 import type { CheckpointStore } from './checkpoint-store';
 import type { ShardMetrics } from './metrics';
 
@@ -69,7 +79,13 @@ export interface ChangeFeedOptions {
   readonly disabledSettleMs?: number | undefined;
   /** GetShardIterator / GetRecords calls in flight at once, across all shards. @defaultValue 16 */
   readonly maxConcurrentReads?: number | undefined;
-  /** Backoff for throttling, transient errors and re-reading a failed batch. @defaultValue `{ initialMs: 100, maxMs: 10000 }` */
+  /**
+   * How throttled and failed requests, and a failed batch, are tried again: waiting `backoff` between
+   * tries, without limit (throttling passes, and a feed that gave up would stall its shard), so only
+   * `backoff` may be set. @defaultValue backoff `{ initialMs: 100, maxMs: 10000 }` ({@link ChangeFeedDefaults.retry})
+   */
+  readonly retry?: Pick<RetryOptions, 'backoff'> | undefined;
+  /** @deprecated use `retry: { backoff }`; goes in the next minor version. */
   readonly backoff?: Backoff | undefined;
   /** The lease, or `false` to read without one. @defaultValue enabled with {@link ChangeFeedDefaults}.lease */
   readonly lease?: LeaseOptions | false | undefined;
@@ -98,7 +114,12 @@ export const ChangeFeedDefaults = {
   /** AWS documents no bound on how late DescribeStream lists a new shard: a margin of our choosing. */
   disabledSettleMs: 10_000,
   maxConcurrentReads: 16,
-  backoff: { initialMs: 100, maxMs: 10_000 },
+  retry: { backoff: { initialMs: 100, maxMs: 10_000 } },
+  /** @deprecated use `ChangeFeedDefaults.retry.backoff`; goes in the next minor version. */
+  get backoff(): Backoff {
+    warnDeprecated(undefined, 'ChangeFeedDefaults.backoff', 'ChangeFeedDefaults.retry.backoff');
+    return ChangeFeedDefaults.retry.backoff;
+  },
   lease: { durationMs: 30_000, onHeld: 'fail' },
   /**
    * A batch neither committed nor completed this many poll intervals after it was handed out is logged at
@@ -157,7 +178,6 @@ export function resolveChangeFeedOptions(options: ChangeFeedOptions): ResolvedCh
   if (startingPosition !== 'TRIM_HORIZON' && startingPosition !== 'LATEST') {
     throw new ConfigurationError("Expected `startingPosition` to be 'TRIM_HORIZON' or 'LATEST'");
   }
-  const backoff = requireBackoff('backoff', options.backoff ?? ChangeFeedDefaults.backoff);
   return {
     streamsClient,
     streamArn: requireText('streamArn', options.streamArn),
@@ -169,12 +189,35 @@ export function resolveChangeFeedOptions(options: ChangeFeedOptions): ResolvedCh
     describeIntervalMs: requireNumber('describeIntervalMs', options.describeIntervalMs ?? ChangeFeedDefaults.describeIntervalMs, 1),
     disabledSettleMs: requireNumber('disabledSettleMs', options.disabledSettleMs ?? ChangeFeedDefaults.disabledSettleMs, 0),
     maxConcurrentReads: requireInteger('maxConcurrentReads', options.maxConcurrentReads ?? ChangeFeedDefaults.maxConcurrentReads, 1),
-    backoff,
+    backoff: resolveFeedBackoff(options),
     lease: options.lease === false ? false : resolveLease(options.lease ?? {}),
     signal: options.signal,
     logger: options.logger,
     onMetrics: options.onMetrics,
   };
+}
+
+/** The feed's backoff, from `retry.backoff` or the deprecated `backoff` (named as given in errors). */
+function resolveFeedBackoff(options: ChangeFeedOptions): Backoff {
+  const retry = renamedOption(
+    {
+      newName: 'retry',
+      newValue: options.retry,
+      oldName: 'backoff',
+      oldValue: options.backoff,
+      map: (backoff: Backoff) => ({ backoff }),
+      replacement: 'retry: { backoff }',
+    },
+    options.logger,
+  );
+  const unbounded = (['attempts', 'maxElapsedMs'] as const).find((field) => (retry as RetryOptions | undefined)?.[field] !== undefined);
+  if (unbounded !== undefined) {
+    throw new ConfigurationError(
+      `The change feed retries without limit (a feed that gave up would stall its shard): leave out \`retry.${unbounded}\`.`,
+    );
+  }
+  const option = options.backoff === undefined ? 'retry.backoff' : 'backoff';
+  return requireBackoff(option, retry?.backoff ?? ChangeFeedDefaults.retry.backoff);
 }
 
 function resolveLease(lease: LeaseOptions): ResolvedLease {

@@ -1,6 +1,6 @@
 import { BackfillFailedError } from '../errors';
 import { EventStreamDefaults, type AnyEventStream, type InstanceRef, type StreamEvent } from '../store';
-import { backoffDelay, sleep, type RequestRate } from '../util';
+import { backoffDelay, mayRetry, sleep, type RequestRate } from '../util';
 import type { BackfillSettings } from './backfill-options';
 import { countsTowardsParking } from './parking';
 import { applyEntries } from './row-engine';
@@ -43,15 +43,19 @@ export async function backfillInstance<State>(
   const stream = runtime.streams.get(ref.streamName) as AnyEventStream;
   const fail = (error: unknown) =>
     run.signal.aborted ? run.signal.reason : new BackfillFailedError(runtime.name, `${ref.streamName}#${ref.streamId}`, error);
+  const started = Date.now();
   for (let transient = 0, counted = 0; ;) {
     try {
       return await applyInstance(runtime, stream, ref, run);
     } catch (error) {
       if (run.signal.aborted) throw fail(error);
-      const attempts = countsTowardsParking(error) ? ++counted : ++transient;
-      const allowed = countsTowardsParking(error) ? (runtime.poison?.afterAttempts ?? 1) : settings.retry.attempts;
-      if (attempts >= allowed) throw fail(error);
-      await sleep(backoffDelay(attempts - 1, settings.retry.backoff), run.signal);
+      const counts = countsTowardsParking(error);
+      const attempts = counts ? ++counted : ++transient;
+      const elapsed = Date.now() - started;
+      // Failures that count towards parking are bounded by the poison policy, transient ones by `retry`.
+      if (counts ? attempts >= (runtime.poison?.afterAttempts ?? 1) : !mayRetry(settings.retry, attempts, elapsed)) throw fail(error);
+      const delay = backoffDelay(attempts - 1, settings.retry.backoff);
+      await sleep(counts ? delay : Math.min(delay, settings.retry.maxElapsedMs - elapsed), run.signal);
     }
   }
 }

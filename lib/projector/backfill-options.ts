@@ -1,4 +1,4 @@
-import { requireBackoff, requireFunction, requireInteger, requireNumber, requireText, type Backoff } from '../util';
+import { requireFunction, requireInteger, requireNumber, requireText, resolveRetry, type ResolvedRetry, type RetryOptions } from '../util';
 import { ProjectionDefaults } from './defaults';
 
 /** Settings of `backfill` (see {@link ProjectionDefaults.backfill} for the defaults). */
@@ -25,7 +25,7 @@ export interface BackfillOptions {
   /** Items a scan page reads (progress is saved per page); DynamoDB's 1 MB page when absent. */
   readonly pageSize?: number | undefined;
   /** How a stream instance whose rows failed transiently (throttled, say) is tried again. */
-  readonly retry?: { readonly attempts?: number | undefined; readonly backoff?: Backoff | undefined } | undefined;
+  readonly retry?: RetryOptions | undefined;
 }
 
 /** How far a backfill is. */
@@ -63,14 +63,13 @@ export interface BackfillSettings {
   readonly restart: boolean;
   readonly requestsPerSecond: number | undefined;
   readonly pageSize: number | undefined;
-  readonly retry: { readonly attempts: number; readonly backoff: Backoff };
+  readonly retry: ResolvedRetry;
 }
 
 /** @internal */
 export function resolveBackfillOptions(projection: string, options: BackfillOptions): BackfillSettings {
   const where = `${projection}.backfill`;
   const defaults = ProjectionDefaults.backfill;
-  const backoff = options.retry?.backoff ?? defaults.retry.backoff;
   return {
     segments: requireInteger('segments', options.segments ?? defaults.segments, 1, 1_000_000, where),
     concurrency: requireInteger('concurrency', options.concurrency ?? defaults.concurrency, 1, undefined, where),
@@ -84,9 +83,6 @@ export function resolveBackfillOptions(projection: string, options: BackfillOpti
         ? undefined
         : requireNumber('throttle.requestsPerSecond', options.throttle.requestsPerSecond, 1, { unit: 'a number of requests', where }),
     pageSize: options.pageSize === undefined ? undefined : requireInteger('pageSize', options.pageSize, 1, undefined, where),
-    retry: {
-      attempts: requireInteger('retry.attempts', options.retry?.attempts ?? defaults.retry.attempts, 1, undefined, where),
-      backoff: requireBackoff('retry.backoff', backoff, where),
-    },
+    retry: resolveRetry(options.retry, defaults.retry, where),
   };
 }

@@ -9,6 +9,8 @@ export const ProjectionDefaults = {
    * waiting a jittered 15 ms growing ×1.5 to at most 300 ms between them — about 1.2 s in all.
    */
   retry: { attempts: 12, backoff: { initialMs: 15, maxMs: 300, factor: 1.5 } satisfies Backoff },
+  /** The attribute DynamoDB TTL expires tombstones on, when `tombstoneTtl` is set. */
+  tombstoneTtlAttribute: 'ttl',
   /**
    * Read-your-writes (`waitFor`): wait at most 5 s, then throw; read the row again after a jittered 10 ms
    * growing ×2 to 100 ms (a projector on the change feed polls every 100 ms or so).

@@ -1,7 +1,7 @@
 import { abortReason, cancelled, withSignal } from '../dynamo';
 import { ConcurrentModificationError } from '../errors';
 import { instanceKey, type StreamEvent } from '../store';
-import { backoffDelay, log, Semaphore, sleep, type LogLevel, type Logger } from '../util';
+import { backoffDelay, log, mayRetry, Semaphore, sleep, type LogLevel, type Logger } from '../util';
 import { EventFailure } from './fold-row';
 import type { AppliedOutcome, ApplyResult, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from './outcome';
 import { countsTowardsParking, eventRef, noteParkedEvents, recordFailure } from './parking';
@@ -106,7 +106,9 @@ export async function applyRow<State>(
   if (cancelled(signal)) return failed(abortReason(signal));
   try {
     let read = prefetched;
-    for (let attempt = 0; attempt < runtime.retry.attempts;) {
+    const started = Date.now();
+    let attempt = 0;
+    while (mayRetry(runtime.retry, attempt, Date.now() - started)) {
       const row = read ?? (await readRow<State>(runtime.store, group.key));
       read = undefined;
       // A replay folds through whatever reached the parked row by now, also events noted since it began.
@@ -157,7 +159,7 @@ export async function applyRow<State>(
         );
       return parked === undefined || plan.unpark === true ? failed(cause) : parkedOutcome(parked);
     }
-    return failed(new ConcurrentModificationError(runtime.name, group.key, runtime.retry.attempts));
+    return failed(new ConcurrentModificationError(runtime.name, group.key, attempt));
   } catch (error) {
     return failed(cancelled(signal) ? abortReason(signal) : failureOf(error, group).cause);
   }

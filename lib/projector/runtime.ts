@@ -1,7 +1,17 @@
 import { documentClient } from '../dynamo';
 import { ConfigurationError } from '../errors';
 import { ReadModel, type AnyEventStream, type StreamEvent } from '../store';
-import { requireBackoff, requireFunction, requireInteger, requireNumber, requireText, type Backoff, type Logger } from '../util';
+import {
+  requireFunction,
+  requireInteger,
+  requireText,
+  resolveRetry,
+  resolveTtl,
+  type Logger,
+  type ResolvedRetry,
+  type RetryOptions,
+  type Ttl,
+} from '../util';
 import { ProjectionDefaults } from './defaults';
 import { OutboxWriter, type OutboxOptions } from './outbox';
 import type { PoisonPolicy } from './parking';
@@ -34,7 +44,7 @@ export interface RowRuntime<State> {
   readonly poison: { readonly afterAttempts: number } | undefined;
   readonly logger: Logger | undefined;
   readonly concurrency: number;
-  readonly retry: { readonly attempts: number; readonly backoff: Backoff };
+  readonly retry: ResolvedRetry;
 }
 
 /** The parts of a runtime that don't depend on the row's state. */
@@ -58,7 +68,7 @@ export interface CommonProjectionOptions<M, State, Event> {
   /** Whether an event recreates a row `evolve` removed (from `initial`). @defaultValue never */
   readonly recreate?: ((event: Event) => boolean) | undefined;
   /** Let DynamoDB TTL delete tombstones this long after the removal (enable TTL on `attribute`); see the README for when that is safe. */
-  readonly tombstoneTtl?: { readonly durationMs: number; readonly attribute?: string | undefined } | undefined;
+  readonly tombstoneTtl?: Ttl | undefined;
   /** Write what the row applied to an outbox in the same transaction, for a relay to publish in order. */
   readonly outbox?: OutboxOptions<State, Event> | undefined;
   /**
@@ -73,8 +83,8 @@ export interface CommonProjectionOptions<M, State, Event> {
   readonly logger?: Logger | undefined;
   /** Rows processed at once. @defaultValue 10 */
   readonly concurrency?: number | undefined;
-  /** Tries of a row's conditional write against concurrent writers. @defaultValue 12 tries, ~1.2 s in all */
-  readonly retry?: { readonly attempts?: number | undefined; readonly backoff?: Backoff | undefined } | undefined;
+  /** Tries of a row's conditional write against concurrent writers. @defaultValue 12 tries, ~1.2 s in all, no time limit */
+  readonly retry?: RetryOptions | undefined;
 }
 
 /** What a kind of projection decides itself; the rest comes from the common options. */
@@ -98,10 +108,11 @@ export function resolveRuntime<State>(options: CommonProjectionOptions<unknown, 
   const where = `Projection ${name}`;
   requireFunction('evolve', parts.evolve, where);
   const concurrency = requireInteger('concurrency', options.concurrency ?? ProjectionDefaults.concurrency, 1, undefined, where);
-  const attempts = requireInteger('retry.attempts', options.retry?.attempts ?? ProjectionDefaults.retry.attempts, 1, undefined, where);
-  const backoff = requireBackoff('retry.backoff', options.retry?.backoff ?? ProjectionDefaults.retry.backoff, where);
-  const ttl = options.tombstoneTtl;
-  if (ttl !== undefined) requireNumber('tombstoneTtl.durationMs', ttl.durationMs, 1_000, { where });
+  const retry = resolveRetry(options.retry, ProjectionDefaults.retry, where);
+  const ttl =
+    options.tombstoneTtl === undefined
+      ? undefined
+      : resolveTtl('tombstoneTtl', options.tombstoneTtl, { minMs: 1_000, attribute: ProjectionDefaults.tombstoneTtlAttribute }, where);
   const poison = options.poison ?? 'retry';
   if (poison !== 'retry' && (typeof poison !== 'object' || poison === null || typeof poison.park !== 'object' || poison.park === null)) {
     throw new ConfigurationError(`${where}: expected \`poison\` to be 'retry' or { park: { afterAttempts } }.`);
@@ -115,7 +126,7 @@ export function resolveRuntime<State>(options: CommonProjectionOptions<unknown, 
       documents: documentClient(readModel.client),
       checkpoints: parts.checkpoints(name),
       revision: parts.revision || outbox !== undefined,
-      ...(ttl === undefined ? {} : { tombstoneTtl: { durationMs: ttl.durationMs, attribute: ttl.attribute ?? 'ttl' } }),
+      ...(ttl === undefined ? {} : { tombstoneTtl: ttl }),
     },
     streams: new Map(parts.streams.map((stream) => [stream.name, stream])),
     keyOf: parts.keyOf,
@@ -128,6 +139,6 @@ export function resolveRuntime<State>(options: CommonProjectionOptions<unknown, 
     poison: afterAttempts === undefined ? undefined : { afterAttempts },
     logger: options.logger,
     concurrency,
-    retry: { attempts, backoff },
+    retry,
   };
 }

@@ -1,6 +1,7 @@
-import { ConcurrencyError, ValidationError } from '../errors';
-import { backoffDelay, sleep, type Backoff } from '../util';
+import { ConcurrencyError } from '../errors';
+import { backoffDelay, mayRetry, sleep, type RetryOptions } from '../util';
 import { EventStreamDefaults } from './defaults';
+import { resolveCallRetry } from './event-stream-options';
 import type { AppendResult, StreamEvent } from './types';
 import type { Snapshot } from './snapshots';
 import type { InlineProjection, InlineResult } from './inline';
@@ -33,10 +34,11 @@ export interface Loaded<State> {
 export interface CommandOptions extends LoadOptions {
   /**
    * How a command that lost to a concurrent append (`ConcurrencyError`) loads, decides and appends again:
-   * `attempts` in all, waiting `backoff` between them.
-   * @defaultValue 10 attempts, 5 ms growing ×2 to 200 ms ({@link EventStreamDefaults})
+   * `attempts` in all, waiting `backoff` between them, none started `maxElapsedMs` after the first. Out of
+   * tries or time, the last `ConcurrencyError` is thrown. Invalid, the call fails with `ValidationError`.
+   * @defaultValue 10 attempts, 5 ms growing ×2 to 200 ms, no time limit ({@link EventStreamDefaults.commandRetry})
    */
-  readonly retry?: { readonly attempts?: number | undefined; readonly backoff?: Backoff | undefined } | undefined;
+  readonly retry?: RetryOptions | undefined;
   /**
    * Makes a repeated command append nothing and report the state. The events a repeated command decides
    * may differ (the state has moved on), so the key is bound to `request`, not to them: the same key with
@@ -112,13 +114,8 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
   decider: Decider<State, Event, NewEvent>,
   options: CommandOptions,
 ): Promise<CommandResult<State, Event>> {
-  const attempts = options.retry?.attempts ?? EventStreamDefaults.commandAttempts;
-  if (!Number.isSafeInteger(attempts) || attempts < 1) {
-    throw new ValidationError(`Expected \`retry.attempts\` of a command to be an integer ≥ 1, got ${String(attempts)}.`, [
-      { path: ['retry', 'attempts'], message: 'out of range' },
-    ]);
-  }
-  const backoff = options.retry?.backoff ?? EventStreamDefaults.commandBackoff;
+  const retry = resolveCallRetry(options.retry, EventStreamDefaults.commandRetry, 'a command');
+  const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     const { state, version } = await loadState(stream, streamId, decider, options);
     const decided = (await decider.decide?.(state, version)) ?? [];
@@ -143,8 +140,9 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
       for (const event of appended.events) next = decider.evolve(next, event);
       return { state: next, version: appended.version, events: appended.events, ...inline };
     } catch (error) {
-      if (!(error instanceof ConcurrencyError) || attempt + 1 >= attempts) throw error;
-      await sleep(backoffDelay(attempt, backoff), options.signal);
+      const elapsed = Date.now() - started;
+      if (!(error instanceof ConcurrencyError) || !mayRetry(retry, attempt + 1, elapsed)) throw error;
+      await sleep(Math.min(backoffDelay(attempt, retry.backoff), retry.maxElapsedMs - elapsed), options.signal);
     }
   }
 }

@@ -1,4 +1,7 @@
-import type { Backoff } from '../util';
+import { warnDeprecated, type Backoff } from '../util';
+
+/** A command's tries after a `ConcurrencyError`: 10 in all, waiting 5 ms growing ×2 to 200 ms between them. */
+const commandRetry = { attempts: 10, backoff: { initialMs: 5, maxMs: 200 } satisfies Backoff } as const;
 
 /** Defaults of {@link EventStream}, in one place. */
 export const EventStreamDefaults = {
@@ -10,10 +13,18 @@ export const EventStreamDefaults = {
    * 50 writers appending to one stream at once all land with it.
    */
   appendRetry: { attempts: 100, maxElapsedMs: 20_000, backoff: { initialMs: 5, maxMs: 1000, jitter: 'full' } satisfies Backoff },
-  /** The wait between a command's tries after a `ConcurrencyError`. */
-  commandBackoff: { initialMs: 5, maxMs: 200 } satisfies Backoff,
-  /** Retries of a command on `ConcurrencyError`. */
-  commandAttempts: 10,
+  /** How a command that lost to a concurrent append (`ConcurrencyError`) tries again: 10 tries, 5 ms growing ×2 to 200 ms. */
+  commandRetry,
+  /** @deprecated use `commandRetry.backoff`; goes in the next minor version. */
+  get commandBackoff(): Backoff {
+    warnDeprecated(undefined, 'EventStreamDefaults.commandBackoff', 'EventStreamDefaults.commandRetry.backoff');
+    return commandRetry.backoff;
+  },
+  /** @deprecated use `commandRetry.attempts`; goes in the next minor version. */
+  get commandAttempts(): number {
+    warnDeprecated(undefined, 'EventStreamDefaults.commandAttempts', 'EventStreamDefaults.commandRetry.attempts');
+    return commandRetry.attempts;
+  },
   /** Items per Query page when reading a stream. */
   readPageSize: 1000,
   /** The attribute DynamoDB TTL expires idempotency sentinels on, when `idempotencyTtl` is set. */

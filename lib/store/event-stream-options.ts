@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError, ValidationError } from '../errors';
-import { isWellFormed, requireInteger, requireTableName, type Backoff } from '../util';
+import { isWellFormed, resolveRetry, resolveTtl, requireTableName, type ResolvedRetry, type ResolvedTtl, type RetryOptions, type Ttl } from '../util';
 import type { CompressionOptions } from '../dynamo';
 import { EventStreamDefaults } from './defaults';
 import { Layout } from './layout';
@@ -32,7 +32,7 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
    * table's `attribute`); an expired sentinel no longer holds its key, even before DynamoDB deletes it.
    * @defaultValue sentinels are kept for ever; `attribute` defaults to `ttl`
    */
-  readonly idempotencyTtl?: { readonly durationMs: number; readonly attribute?: string | undefined } | undefined;
+  readonly idempotencyTtl?: Ttl | undefined;
 }
 
 /** Options of {@link EventStream.append}. */
@@ -55,10 +55,10 @@ export interface AppendOptions {
   /**
    * How an append that loses to concurrent writers tries again: at the head (no `expectedVersion`) when
    * another append took the next version, and whenever DynamoDB cancels the transaction for a concurrent
-   * one. Out of tries or time, it fails with `AppendContentionError`.
-   * @defaultValue 100 tries within 20 s ({@link EventStreamDefaults.appendRetry})
+   * one. Out of tries or time, it fails with `AppendContentionError`. Invalid, the call fails with `ValidationError`.
+   * @defaultValue 100 tries within 20 s, waiting a fully jittered 5 ms growing ×2 to 1 s ({@link EventStreamDefaults.appendRetry})
    */
-  readonly retry?: AppendRetry | undefined;
+  readonly retry?: RetryOptions | undefined;
   /** Cancels the append: every request is aborted and the call rejects with the signal's reason (nothing is written unless the transaction already went through). */
   readonly signal?: AbortSignal | undefined;
   /**
@@ -74,30 +74,29 @@ export interface AppendOptions {
   readonly waitFor?: WaitForProjections | undefined;
 }
 
-/** The retry budget of an append: whichever of the two runs out first ends it. */
-export interface AppendRetry {
-  /** Tries in all, the first included. @defaultValue 100 */
-  readonly attempts?: number | undefined;
-  /** No new try starts this long after the first one. @defaultValue 20000 */
-  readonly maxElapsedMs?: number | undefined;
-  /** The wait between tries. @defaultValue fully jittered, 5 ms growing ×2 to 1 s */
-  readonly backoff?: Backoff | undefined;
+/**
+ * The retry budget of an append: whichever of the two runs out first ends it.
+ * @deprecated the same as {@link RetryOptions}; goes in the next minor version.
+ */
+export type AppendRetry = RetryOptions;
+
+/**
+ * A call's retry options with `defaults` applied. A call has no construction to fail: an option it can't
+ * honour fails the call with `ValidationError`, as its other options do.
+ */
+export function resolveCallRetry(retry: RetryOptions | undefined, defaults: Parameters<typeof resolveRetry>[1], whose: string): ResolvedRetry {
+  try {
+    return resolveRetry(retry, defaults, whose === '' ? undefined : `Options of ${whose}`);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    throw new ValidationError(error.message, [{ path: ['retry'], message: 'out of range' }]);
+  }
 }
 
 /** Checks an append's options (not its events); throws `ValidationError` naming the first one that can't be honoured. */
 export function validateAppendOptions(streamName: string, options: AppendOptions): void {
-  const { expectedVersion, idempotencyKey, retry } = options;
+  const { expectedVersion, idempotencyKey } = options;
   validateInline(streamName, options.inline);
-  for (const [name, value] of [
-    ['attempts', retry?.attempts],
-    ['maxElapsedMs', retry?.maxElapsedMs],
-  ] as const) {
-    if (value !== undefined && (!Number.isSafeInteger(value) || value < (name === 'attempts' ? 1 : 0))) {
-      throw new ValidationError(`Expected \`retry.${name}\` to be an integer ≥ ${name === 'attempts' ? 1 : 0}, got ${String(value)}.`, [
-        { path: ['retry', name], message: 'out of range' },
-      ]);
-    }
-  }
   if (expectedVersion !== undefined && (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0)) {
     throw new ValidationError(`Expected \`expectedVersion\` to be an integer ≥ 0, got ${String(expectedVersion)}.`, [
       { path: ['expectedVersion'], message: 'not an integer ≥ 0' },
@@ -140,18 +139,7 @@ export function validateStreamOptions(options: EventStreamOptions<string, Readon
       throw new ConfigurationError(`Stream ${name}: the schema of event type ${type} is not a zod schema.`);
     }
   }
-  const ttl = options.idempotencyTtl;
-  if (ttl !== undefined) {
-    requireInteger('idempotencyTtl.durationMs', ttl.durationMs, 1_000, undefined, `Stream ${name}`);
-    const attribute = ttl.attribute ?? EventStreamDefaults.idempotencyTtlAttribute;
-    if (
-      typeof attribute !== 'string' ||
-      attribute === '' ||
-      [Layout.partitionKey, Layout.sortKey, Layout.idempotencyMarker, ...Object.values(SentinelAttributes)].includes(attribute as never)
-    ) {
-      throw new ConfigurationError(`Stream ${name}: expected \`idempotencyTtl.attribute\` to be an attribute name of its own, such as 'ttl'.`);
-    }
-  }
+  if (options.idempotencyTtl !== undefined) resolveIdempotencyTtl(options.idempotencyTtl, name);
   const compression = options.compression;
   if (compression !== undefined && compression !== false) {
     if (compression.algorithm !== undefined && compression.algorithm !== 'gzip' && compression.algorithm !== 'brotli') {
@@ -161,4 +149,18 @@ export function validateStreamOptions(options: EventStreamOptions<string, Readon
       throw new ConfigurationError(`Stream ${name}: expected \`compression.thresholdBytes\` to be an integer ≥ 0.`);
     }
   }
+}
+
+/** The idempotency TTL with its default attribute; throws `ConfigurationError` for one that can't be honoured. */
+export function resolveIdempotencyTtl(ttl: Ttl, streamName: string): ResolvedTtl {
+  return resolveTtl(
+    'idempotencyTtl',
+    ttl,
+    {
+      minMs: 1_000,
+      attribute: EventStreamDefaults.idempotencyTtlAttribute,
+      reserved: [Layout.partitionKey, Layout.sortKey, Layout.idempotencyMarker, ...Object.values(SentinelAttributes)],
+    },
+    `Stream ${streamName}`,
+  );
 }

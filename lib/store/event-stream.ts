@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AppendContentionError, ConcurrencyError, ValidationError } from '../errors';
-import { backoffDelay, merge, requireInteger, sleep } from '../util';
+import { backoffDelay, mayRetry, merge, requireInteger, sleep } from '../util';
 import { planItems, sendAppend, sentinelKey } from './append-transaction';
 import { sendInlineAppend } from './inline-append';
 import type { InlineResult } from './inline';
@@ -16,7 +16,14 @@ import { readEvents, readHead } from './stream-reader';
 import { waitForProjections } from './read-your-writes';
 import { instancePages } from './stream-instances';
 import type { AppendResult, EventOf, EventSchemas, NewEventOf, ReadRange, StreamIdOf } from './types';
-import { validateAppendOptions, validateStreamOptions, type AppendOptions, type EventStreamOptions } from './event-stream-options';
+import {
+  resolveCallRetry,
+  resolveIdempotencyTtl,
+  validateAppendOptions,
+  validateStreamOptions,
+  type AppendOptions,
+  type EventStreamOptions,
+} from './event-stream-options';
 
 export type { AppendOptions, AppendRetry, EventStreamOptions } from './event-stream-options';
 
@@ -73,9 +80,7 @@ export class EventStream<
             },
     };
     this.documents = documentClient(options.client);
-    const ttl = options.idempotencyTtl;
-    this.sentinelTtl =
-      ttl === undefined ? undefined : { durationMs: ttl.durationMs, attribute: ttl.attribute ?? EventStreamDefaults.idempotencyTtlAttribute };
+    this.sentinelTtl = options.idempotencyTtl === undefined ? undefined : resolveIdempotencyTtl(options.idempotencyTtl, options.name);
   }
 
   /** The string form of a stream id: its composite values joined with `#`. */
@@ -109,9 +114,7 @@ export class EventStream<
     }
     const streamId = this.formatStreamId(id);
     const valid = this.validateAppend(events, options);
-    const backoff = options.retry?.backoff ?? EventStreamDefaults.appendRetry.backoff;
-    const attempts = options.retry?.attempts ?? EventStreamDefaults.appendRetry.attempts;
-    const maxElapsedMs = options.retry?.maxElapsedMs ?? EventStreamDefaults.appendRetry.maxElapsedMs;
+    const retry = resolveCallRetry(options.retry, EventStreamDefaults.appendRetry, 'an append');
     const started = Date.now();
     const { signal } = options;
     // A version past the last a stream can hold (an ETag of 11 digits, say) is stale, not invalid: no
@@ -130,8 +133,8 @@ export class EventStream<
         throw new ConcurrencyError(this.name, streamId, expectedVersion, await this.version(streamId, { signal }));
       }
       const elapsed = Date.now() - started;
-      if (attempt >= attempts || elapsed >= maxElapsedMs) throw new AppendContentionError(this.name, streamId, attempt, elapsed);
-      await sleep(Math.min(backoffDelay(attempt - 1, backoff), maxElapsedMs - elapsed), signal);
+      if (!mayRetry(retry, attempt, elapsed)) throw new AppendContentionError(this.name, streamId, attempt, elapsed);
+      await sleep(Math.min(backoffDelay(attempt - 1, retry.backoff), retry.maxElapsedMs - elapsed), signal);
     }
   }
 

@@ -1,6 +1,11 @@
-/** Small helpers every module uses: backoff, abortable waits and the option validators. */
+/** Small helpers every module uses: backoff, abortable waits, the option validators and the shared option shapes (retry, TTL). */
 export { backoffDelay } from './backoff';
 export type { Backoff } from './backoff';
+export { mayRetry, resolveRetry } from './retry';
+export type { ResolvedRetry, RetryOptions } from './retry';
+export { resolveTtl } from './ttl';
+export type { ResolvedTtl, Ttl, TtlRules } from './ttl';
+export { renamedOption, warnDeprecated } from './deprecation';
 export { sleep } from './sleep';
 export { merge } from './merge';
 export { RequestRate } from './request-rate';
