@@ -1,10 +1,5 @@
 import { instanceKey, type InlinePlan, type StreamEvent, type TransactPut } from '../store';
-import { EventFailure } from './fold-row';
-import { withCallSignal } from './row-engine';
-import { callContext, planRows } from './row-plan';
-import { readRows, rowPut } from './row-store';
-import { checkpointsOf, foldWrite } from './row-write';
-import { rowIdOf, type RowRuntime } from './runtime';
+import { EventFailure, withCallSignal, callContext, planRows, readRows, rowPut, checkpointsOf, foldWrite, rowIdOf, type RowRuntime } from './engine';
 
 /**
  * A projection's rows for events about to be appended right after `previousVersion`, as Puts for the

@@ -11,19 +11,15 @@ import {
   type Stored,
   type StreamEvent,
 } from '../store';
-import type { Evolved } from './fold-row';
+import { type Evolved, applyEntries, type RowRuntime, type Entry, resolveRuntime, type CommonProjectionOptions } from './engine';
 import type { ApplyResult, EventRef, MultiSourceRowOutcome, ParkedRow } from './outcome';
 import { listParked, replayParked, retryParkedRows } from './parked-rows';
 import type { AnyProjection, CallOptions, EntryOptions, EventsOfStream, RowOfModel, StreamIdOfStream } from './types';
 import { backfillRows } from './backfill';
 import type { BackfillOptions, BackfillProgress } from './backfill-options';
 import { rebuildRow } from './rebuild';
-import { applyEntries } from './row-engine';
 import { planInline } from './inline';
 import { waitForEvents, waitForRow, type WaitForOptions } from './read-your-writes';
-import type { RowRuntime } from './runtime';
-import type { Entry } from './row-plan';
-import { resolveRuntime, type CommonProjectionOptions } from './runtime';
 
 type Key = Readonly<Record<string, unknown>>;
 

@@ -2,12 +2,19 @@ import { ValidationError } from '../errors';
 import { instanceKey, type StreamEvent } from '../store';
 import { log } from '../util';
 import type { EventRef, MultiSourceRowOutcome, ParkedRow, RowOutcome } from './outcome';
-import { parkedRows } from './parking';
-import { applyRow } from './row-engine';
-import { rowIdOf, type RowBasics, type RowRuntime } from './runtime';
-import { callContext, type CallContext } from './row-plan';
-import { readRow, type ReadRow } from './row-store';
-import { addresses, parkedEvents } from './row-write';
+import {
+  parkedRows,
+  applyRow,
+  rowIdOf,
+  type RowBasics,
+  type RowRuntime,
+  callContext,
+  type CallContext,
+  readRow,
+  type ReadRow,
+  addresses,
+  parkedEvents,
+} from './engine';
 
 type Key = Readonly<Record<string, unknown>>;
 type Outcome = RowOutcome | MultiSourceRowOutcome;

@@ -11,7 +11,7 @@ import {
   type Stored,
   type StreamEvent,
 } from '../store';
-import { resolveCheckpoint } from './checkpoint';
+import { resolveCheckpoint, applyEntries, type RowRuntime, type Entry, resolveRuntime } from './engine';
 import type { AppliedOutcome, ApplyResult, EventRef, ParkedOutcome, ParkedRow, RowOutcome } from './outcome';
 import { listParked, replayParked, retryParkedRows } from './parked-rows';
 import { processBatch, type ProcessBatchOptions, type ProcessResult } from './process-batch';
@@ -19,12 +19,8 @@ import type { StreamRecordLike } from './records';
 import { backfillRows } from './backfill';
 import type { BackfillOptions, BackfillProgress } from './backfill-options';
 import { rebuildStream, type RebuildResult } from './rebuild';
-import { applyEntries } from './row-engine';
 import { planInline } from './inline';
 import { waitForEvents, waitForRow, type WaitForOptions } from './read-your-writes';
-import type { RowRuntime } from './runtime';
-import type { Entry } from './row-plan';
-import { resolveRuntime } from './runtime';
 import type { AnyProjection, CallOptions, EntryOptions, EventsOfStream, ProjectionOptions, RowOfModel, StreamIdOfStream } from './types';
 
 export type { AnyProjection } from './types';

@@ -3,8 +3,7 @@ import { ReadYourWritesTimeoutError, ValidationError } from '../errors';
 import { instanceKey, RowAttributes, type ProjectedRow, type StreamEvent, type WaitTiming } from '../store';
 import { backoffDelay, requireBackoff, sleep, type Backoff } from '../util';
 import { ProjectionDefaults } from './defaults';
-import { rowFromItem } from './row-store';
-import { rowIdOf, type RowBasics } from './runtime';
+import { rowFromItem, rowIdOf, type RowBasics } from './engine';
 
 type Key = Readonly<Record<string, unknown>>;
 

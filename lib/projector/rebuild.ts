@@ -1,7 +1,5 @@
 import type { AnyEventStream, StreamEvent } from '../store';
-import { applyRow, withCallSignal } from './row-engine';
-import { rowIdOf, type RowRuntime } from './runtime';
-import { callContext, planRows } from './row-plan';
+import { applyRow, withCallSignal, rowIdOf, type RowRuntime, callContext, planRows } from './engine';
 
 /** What a rebuild wrote: each row's key and its checkpoint. No events: a rebuild replays no side effects. */
 export interface RebuildResult {

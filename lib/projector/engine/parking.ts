@@ -1,10 +1,10 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { asRequestError, isConditionFailure, isTransientError, pages, withSignal } from '../dynamo';
-import { AccessDeniedError, ConcurrentModificationError, DynamoRequestError, TableNotFoundError } from '../errors';
-import { RowAttributes, instanceKey, type StreamEvent } from '../store';
-import type { EventRef, ParkedRow } from './outcome';
-import type { RowGroup } from './row-plan';
-import { rowCondition, type FailureRecord, type ParkedRecord, type ReadRow, type RowStore } from './row-store';
+import { asRequestError, isConditionFailure, isTransientError, pages, withSignal } from '../../dynamo';
+import { AccessDeniedError, ConcurrentModificationError, DynamoRequestError, TableNotFoundError } from '../../errors';
+import { RowAttributes, instanceKey, type StreamEvent } from '../../store';
+import type { EventRef, ParkedRow } from '../outcome';
+import type { RowGroup } from './plan-rows';
+import { rowCondition, type FailureRecord, type ParkedRecord, type ReadRow, type RowStore } from './read-rows';
 
 type Key = Readonly<Record<string, unknown>>;
 

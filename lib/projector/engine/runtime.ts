@@ -1,13 +1,13 @@
-import { documentClient } from '../dynamo';
-import { ConfigurationError } from '../errors';
-import { ReadModel, type AnyEventStream, type StreamEvent } from '../store';
-import { requireBackoff, requireFunction, requireInteger, requireNumber, requireText, type Backoff, type Logger } from '../util';
-import { ProjectionDefaults } from './defaults';
-import { OutboxWriter, type OutboxOptions } from './outbox';
+import { documentClient } from '../../dynamo';
+import { ConfigurationError } from '../../errors';
+import { ReadModel, type AnyEventStream, type StreamEvent } from '../../store';
+import { requireBackoff, requireFunction, requireInteger, requireNumber, requireText, type Backoff, type Logger } from '../../util';
+import { ProjectionDefaults } from '../defaults';
+import { OutboxWriter, type OutboxOptions } from '../outbox';
 import type { PoisonPolicy } from './parking';
 import type { Evolved } from './fold-row';
-import type { RowGroup } from './row-plan';
-import type { RowStore } from './row-store';
+import type { RowGroup } from './plan-rows';
+import type { RowStore } from './read-rows';
 
 type Key = Readonly<Record<string, unknown>>;
 type Group = RowGroup<StreamEvent, Key>;

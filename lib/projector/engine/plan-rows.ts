@@ -1,5 +1,5 @@
-import { type StreamEvent, instanceKey } from '../store';
-import type { Logger } from '../util';
+import { type StreamEvent, instanceKey } from '../../store';
+import type { Logger } from '../../util';
 
 /** An input event and where it stood in the call's input. */
 export interface Entry<Event> {

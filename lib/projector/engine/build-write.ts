@@ -1,10 +1,10 @@
-import { ConfigurationError, MissingEventsError, MultipleSourcesError, RowTooLargeError, ValidationError } from '../errors';
-import { TransactionLimits, itemSize } from '../dynamo';
-import { instanceKey, type AnyEventStream, type StreamEvent } from '../store';
+import { ConfigurationError, MissingEventsError, MultipleSourcesError, RowTooLargeError, ValidationError } from '../../errors';
+import { TransactionLimits, itemSize } from '../../dynamo';
+import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
 import { EventFailure, foldRow, type FoldResult } from './fold-row';
-import type { EventRef, Rejected } from './outcome';
-import { holdsRange, type CallContext, type RowGroup } from './row-plan';
-import { rowItem, stubItem, writeRow, type ExtraPut, type ReadRow, type RowMarks } from './row-store';
+import type { EventRef, Rejected } from '../outcome';
+import { holdsRange, type CallContext, type RowGroup } from './plan-rows';
+import { rowItem, stubItem, writeRow, type ExtraPut, type ReadRow, type RowMarks } from './read-rows';
 import { rowIdOf, type RowRuntime } from './runtime';
 
 type Key = Readonly<Record<string, unknown>>;

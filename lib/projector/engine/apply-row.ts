@@ -1,13 +1,13 @@
-import { abortReason, cancelled, withSignal } from '../dynamo';
-import { ConcurrentModificationError } from '../errors';
-import { instanceKey, type StreamEvent } from '../store';
-import { backoffDelay, log, Semaphore, sleep, type LogLevel, type Logger } from '../util';
+import { abortReason, cancelled, withSignal } from '../../dynamo';
+import { ConcurrentModificationError } from '../../errors';
+import { instanceKey, type StreamEvent } from '../../store';
+import { backoffDelay, log, Semaphore, sleep, type LogLevel, type Logger } from '../../util';
 import { EventFailure } from './fold-row';
-import type { AppliedOutcome, ApplyResult, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from './outcome';
+import type { AppliedOutcome, ApplyResult, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from '../outcome';
 import { countsTowardsParking, eventRef, noteParkedEvents, recordFailure } from './parking';
-import { callContext, planRows, type CallContext, type Entry, type RowGroup } from './row-plan';
-import { readRow, readRows, type ReadRow } from './row-store';
-import { parkedEvents, tryWrite, type FoldPlan, type Step } from './row-write';
+import { callContext, planRows, type CallContext, type Entry, type RowGroup } from './plan-rows';
+import { readRow, readRows, type ReadRow } from './read-rows';
+import { parkedEvents, tryWrite, type FoldPlan, type Step } from './build-write';
 import { rowIdOf, type RowBasics, type RowRuntime } from './runtime';
 
 type Key = Readonly<Record<string, unknown>>;

@@ -1,9 +1,9 @@
 import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type ReadModel, RowAttributes } from '../store';
-import { KeyLimits, asRequestError, cancellationCodes, isConditionFailure, request } from '../dynamo';
-import { backoffDelay, sleep } from '../util';
-import { storedCheckpoint, type CheckpointField } from './checkpoint';
-import type { EventRef, ParkedRow } from './outcome';
+import { type ReadModel, RowAttributes } from '../../store';
+import { KeyLimits, asRequestError, cancellationCodes, isConditionFailure, request } from '../../dynamo';
+import { backoffDelay, sleep } from '../../util';
+import { storedCheckpoint, type CheckpointField } from './checkpoints';
+import type { EventRef, ParkedRow } from '../outcome';
 
 /**
  * How a projection keeps its rows: the model, where checkpoints live, and the optional row features.
