@@ -11,7 +11,16 @@ import {
   type Stored,
   type StreamEvent,
 } from '../store';
-import { type Evolved, applyEntries, type RowRuntime, type Entry, resolveRuntime, type CommonProjectionOptions } from './engine';
+import {
+  type Evolved,
+  multiSourceCheckpoints,
+  applyEntries,
+  type RowRuntime,
+  type Entry,
+  resolveRuntime,
+  type CommonProjectionOptions,
+  type Key,
+} from './engine';
 import type { ApplyResult, EventRef, MultiSourceRowOutcome, ParkedRow } from './outcome';
 import { listParked, replayParked, retryParkedRows } from './parked-rows';
 import type { AnyProjection, CallOptions, EntryOptions, EventsOfStream, RowOfModel, StreamIdOfStream } from './types';
@@ -20,8 +29,6 @@ import type { BackfillOptions, BackfillProgress } from './backfill-options';
 import { rebuildRow } from './rebuild';
 import { planInline } from './inline';
 import { waitForEvents, waitForRow, type WaitForOptions } from './read-your-writes';
-
-type Key = Readonly<Record<string, unknown>>;
 
 /** One source of a multi-source projection: a stream and the row each of its events feeds. */
 export interface Source<S, RowKey = Key> {
@@ -103,7 +110,7 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
       initial: (group, event) => initial(group.key, event),
       evolve: options.evolve,
       toItem: (state, group) => (toItem === undefined ? (state as Record<string, unknown>) : toItem(state, { key: group.key })),
-      checkpoints: () => ({ kind: 'perInstance' }),
+      checkpoints: () => multiSourceCheckpoints(),
       revision: true,
     });
     this.name = this.runtime.name;

@@ -14,9 +14,9 @@ import {
   type ReadRow,
   addresses,
   parkedEvents,
+  type Key,
 } from './engine';
 
-type Key = Readonly<Record<string, unknown>>;
 type Outcome = RowOutcome | MultiSourceRowOutcome;
 
 /** Every parked row of a projection's model, in no particular order (a Scan). */
@@ -50,13 +50,13 @@ export async function replayParked<State>(runtime: RowRuntime<State>, key: Key, 
   const group = { rowId: rowIdOf(runtime, key), key, streamId: parked.event.streamId, events, positions: [] as number[] };
   if (skip !== undefined && skip !== 'failing') requireHeld(runtime, row, group.rowId, call, skip);
   const skipping = skip === 'failing' ? parked.event : skip;
-  const outcome = await applyRow(
+  const outcome = await applyRow({
     runtime,
     group,
     call,
-    { mode: 'apply', unpark: true, ...(skipping === undefined ? {} : { skip: { event: skipping, error: parked.error } }) },
-    row,
-  );
+    fold: { mode: 'apply', unpark: true, ...(skipping === undefined ? {} : { skip: { event: skipping, error: parked.error } }) },
+    prefetched: row,
+  });
   if (outcome.status === 'applied') {
     const details = { projection: runtime.name, key, applied: outcome.applied.length, ...(skipping === undefined ? {} : { skipped: skipping }) };
     log(runtime.logger, 'info', details, 'parked row replayed');

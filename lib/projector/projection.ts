@@ -11,7 +11,7 @@ import {
   type Stored,
   type StreamEvent,
 } from '../store';
-import { resolveCheckpoint, applyEntries, type RowRuntime, type Entry, resolveRuntime } from './engine';
+import { resolveCheckpoint, singleSourceCheckpoints, applyEntries, type RowRuntime, type Entry, resolveRuntime, type Key } from './engine';
 import type { AppliedOutcome, ApplyResult, EventRef, ParkedOutcome, ParkedRow, RowOutcome } from './outcome';
 import { listParked, replayParked, retryParkedRows } from './parked-rows';
 import { processBatch, type ProcessBatchOptions, type ProcessResult } from './process-batch';
@@ -24,8 +24,6 @@ import { waitForEvents, waitForRow, type WaitForOptions } from './read-your-writ
 import type { AnyProjection, CallOptions, EntryOptions, EventsOfStream, ProjectionOptions, RowOfModel, StreamIdOfStream } from './types';
 
 export type { AnyProjection } from './types';
-
-type Key = Readonly<Record<string, unknown>>;
 
 /** The result of a projection's own `processBatch`. */
 export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<
@@ -80,7 +78,7 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
       evolve: options.evolve,
       toItem: (state, group) =>
         toItem === undefined ? (state as Record<string, unknown>) : toItem(state, { streamId: stream.parseStreamId(group.streamId), key: group.key }),
-      checkpoints: (name) => ({ kind: 'field', field: resolveCheckpoint(options.checkpoint, (readModel as ReadModel).schema, `Projection ${name}`) }),
+      checkpoints: (name) => singleSourceCheckpoints(resolveCheckpoint(options.checkpoint, (readModel as ReadModel).schema, `Projection ${name}`)),
       revision: options.revision === true,
     });
     this.name = this.runtime.name;

@@ -1,45 +1,105 @@
-import { z } from 'zod';
-import { ConfigurationError } from '../../errors';
+import { MultipleSourcesError } from '../../errors';
+import { RowAttributes, instanceKey, type StreamEvent } from '../../store';
+import type { AppliedOutcome, MultiSourceAppliedOutcome } from '../outcome';
+import type { CheckpointField } from './checkpoint-field';
+import type { Key, RowGroup } from './plan-rows';
 
-/** Where a row keeps its checkpoint: a numeric field storing `version + offset`. */
-export interface CheckpointField {
-  readonly field: string;
-  readonly offset: number;
-  /** Rows written before the projection may lack the field: then every event applies. */
-  readonly optional: boolean;
+/** What a stored item records of its checkpoints (see `ReadRow`). */
+export interface StoredCheckpoints {
+  /** The last version considered of each source instance (by `instanceKey`) the row records. */
+  readonly checkpoints: ReadonlyMap<string, number>;
+  /** A single-source row's checkpoint when it does not record its source instance. */
+  readonly unattributed: number | undefined;
+  /** The stored checkpoint field's value, `undefined` when the row or its checkpoint field is absent. */
+  readonly storedCheckpoint: number | undefined;
 }
 
-/** Resolves the `checkpoint` option and checks the field is a number in the row schema. */
-export function resolveCheckpoint(
-  option: string | { readonly field: string; readonly offset?: number | undefined },
-  schema: z.ZodObject,
-  where: string,
-): CheckpointField {
-  const { field, offset = 0 } = typeof option === 'string' ? { field: option } : option;
-  if (typeof field !== 'string' || field === '')
-    throw new ConfigurationError(`${where}: expected \`checkpoint\` to name a numeric field of the row.`);
-  if (!Number.isInteger(offset)) throw new ConfigurationError(`${where}: expected \`checkpoint.offset\` to be an integer.`);
-  const fieldSchema = schema.shape[field] as z.ZodType | undefined;
-  if (fieldSchema === undefined) throw new ConfigurationError(`${where}: the checkpoint field \`${field}\` is not in the read model's schema.`);
-  const { inner, optional } = unwrap(fieldSchema);
-  if (!(inner instanceof z.ZodNumber)) {
-    throw new ConfigurationError(`${where}: the checkpoint field \`${field}\` must be a number in the read model's schema.`);
-  }
-  return { field, offset, optional };
+/** What an applied row reports in common, whatever feeds it. */
+type Handled = Omit<AppliedOutcome, 'streamId' | 'version'>;
+
+/**
+ * Where a kind of row keeps its checkpoints, chosen once per projection: every stage that reads, writes,
+ * conditions or reports a checkpoint asks this object instead of telling the kinds apart itself.
+ */
+export interface CheckpointStrategy {
+  /** The checkpoints a stored item records. */
+  readonly fromItem: (item: Readonly<Record<string, unknown>>) => StoredCheckpoints;
+  /** The row's fields with the checkpoint a row writes among them (before the model validates them). */
+  readonly withField: (fields: Readonly<Record<string, unknown>>, checkpoints: ReadonlyMap<string, number>) => Record<string, unknown>;
+  /** Records whose checkpoints an item holds, on the item about to be written. */
+  readonly mark: (item: Record<string, unknown>, checkpoints: ReadonlyMap<string, number>) => void;
+  /** The stored checkpoint a write's condition must find unchanged: `attribute` and its value, or none. */
+  readonly condition: (read: StoredCheckpoints) => { readonly attribute: string; readonly value: number | undefined } | undefined;
+  /** The row's checkpoints for a call's events (a single-source row refuses another instance's events). */
+  readonly forGroup: (projection: string, group: RowGroup<StreamEvent, Key>, row: StoredCheckpoints) => ReadonlyMap<string, number>;
+  /** How many source instances a row too large to write names in its error (`undefined`: not the point). */
+  readonly sourcesOfTooLarge: (instances: number) => number | undefined;
+  /** An applied row's outcome, with its checkpoints as the kind reports them. */
+  readonly outcome: (
+    handled: Handled,
+    group: RowGroup<StreamEvent, Key>,
+    checkpoints: ReadonlyMap<string, number>,
+  ) => AppliedOutcome | MultiSourceAppliedOutcome;
 }
 
-function unwrap(schema: z.ZodType): { inner: z.ZodType; optional: boolean } {
-  let inner = schema;
-  let optional = false;
-  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable || inner instanceof z.ZodDefault) {
-    if (!(inner instanceof z.ZodDefault)) optional = true;
-    inner = inner.unwrap() as z.ZodType;
-  }
-  return { inner, optional };
+/**
+ * A single-source row keeps its checkpoint in a field of its own (`version + offset`) and records the one
+ * stream instance feeding it.
+ */
+export function singleSourceCheckpoints(field: CheckpointField): CheckpointStrategy {
+  return {
+    fromItem: (item) => {
+      const stored = item[field.field];
+      const value = typeof stored === 'number' ? stored - field.offset : undefined;
+      const source = item[RowAttributes.source];
+      const checkpoint = value ?? 0;
+      return {
+        checkpoints: new Map(typeof source === 'string' ? [[source, checkpoint]] : []),
+        unattributed: typeof source === 'string' ? undefined : checkpoint,
+        storedCheckpoint: typeof stored === 'number' ? stored : undefined,
+      };
+    },
+    withField: (fields, checkpoints) => {
+      const [[source, version] = []] = [...checkpoints];
+      return source !== undefined && version !== undefined ? { ...fields, [field.field]: version + field.offset } : { ...fields };
+    },
+    mark: (item, checkpoints) => {
+      const [source] = checkpoints.keys();
+      if (source !== undefined) item[RowAttributes.source] = source;
+    },
+    condition: (read) => ({ attribute: field.field, value: read.storedCheckpoint }),
+    forGroup: (projection, group, row) => {
+      const instances = new Set([...group.events.map(instanceKey), ...row.checkpoints.keys()]);
+      if (instances.size > 1) throw new MultipleSourcesError(projection, group.key, [...instances].sort());
+      const [instance] = instances;
+      return new Map(instance === undefined ? [] : [[instance, row.checkpoints.get(instance) ?? row.unattributed ?? 0]]);
+    },
+    sourcesOfTooLarge: () => undefined,
+    outcome: (handled, group, checkpoints) => ({
+      ...handled,
+      streamId: group.streamId,
+      version: checkpoints.get(instanceKey(group.events[0] as StreamEvent)) ?? 0,
+    }),
+  };
 }
 
-/** The last applied stream version a stored row records, or `undefined` when it records none. */
-export function storedCheckpoint(checkpoint: CheckpointField, item: Readonly<Record<string, unknown>>): number | undefined {
-  const value = item[checkpoint.field];
-  return typeof value === 'number' ? value - checkpoint.offset : undefined;
+/** A multi-source row keeps a checkpoint per source instance, in a map. */
+export function multiSourceCheckpoints(): CheckpointStrategy {
+  return {
+    fromItem: (item) => {
+      const checkpoints = new Map<string, number>();
+      const map = item[RowAttributes.sources];
+      if (typeof map === 'object' && map !== null)
+        for (const [instance, version] of Object.entries(map)) if (typeof version === 'number') checkpoints.set(instance, version);
+      return { checkpoints, unattributed: undefined, storedCheckpoint: undefined };
+    },
+    withField: (fields) => ({ ...fields }),
+    mark: (item, checkpoints) => {
+      item[RowAttributes.sources] = Object.fromEntries(checkpoints);
+    },
+    condition: () => undefined,
+    forGroup: (_projection, _group, row) => row.checkpoints,
+    sourcesOfTooLarge: (instances) => instances,
+    outcome: (handled, _group, checkpoints) => ({ ...handled, sources: Object.fromEntries(checkpoints) }),
+  };
 }

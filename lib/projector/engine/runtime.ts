@@ -6,10 +6,8 @@ import { ProjectionDefaults } from '../defaults';
 import { OutboxWriter, type OutboxOptions } from '../outbox';
 import type { PoisonPolicy } from './parking';
 import type { Evolved } from './fold-row';
-import type { RowGroup } from './plan-rows';
-import type { RowStore } from './read-rows';
-
-type Key = Readonly<Record<string, unknown>>;
+import type { Key, RowGroup } from './plan-rows';
+import type { RowStore } from './row-store';
 type Group = RowGroup<StreamEvent, Key>;
 
 /**
