@@ -18,7 +18,7 @@ export { addresses, buildWrite, checkpointsOf } from './build-write';
 export { applyRow } from './apply-row';
 export { applyEntries, withCallSignal } from './apply-entries';
 export { resolveRuntime, rowIdOf } from './runtime';
-export type { CommonProjectionOptions, RowBasics, RowRuntime } from './runtime';
+export type { CommonProjectionOptions, RowBasics, RowKindParts, RowRuntime } from './runtime';
 export { countsTowardsParking, eventRef, parkedEvents, parkedRows } from './parking';
 export type { PoisonPolicy } from './parking';
 export { multiSourceCheckpoints, singleSourceCheckpoints } from './checkpoints';

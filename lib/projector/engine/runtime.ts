@@ -89,7 +89,7 @@ export interface RowKindParts<State> {
 }
 
 /** Validates the common options and assembles a projection's runtime; throws `ConfigurationError` naming the first bad option. */
-export function resolveRuntime<State>(options: CommonProjectionOptions<unknown, State, StreamEvent>, parts: RowKindParts<State>): RowRuntime<State> {
+export function resolveRuntime<State, Event>(options: CommonProjectionOptions<unknown, State, Event>, parts: RowKindParts<State>): RowRuntime<State> {
   const { readModel } = options;
   if (!(readModel instanceof ReadModel)) throw new ConfigurationError('Expected `readModel` to be a ReadModel.');
   const name = requireText('name', options.name ?? parts.defaultName, 'Projection');
@@ -105,6 +105,7 @@ export function resolveRuntime<State>(options: CommonProjectionOptions<unknown, 
     throw new ConfigurationError(`${where}: expected \`poison\` to be 'retry' or { park: { afterAttempts } }.`);
   }
   const afterAttempts = poison === 'retry' ? undefined : requireInteger('poison.park.afterAttempts', poison.park.afterAttempts, 1, undefined, where);
+  // The engine hands the callbacks (`recreate`, the outbox's) only the events of the projection's own streams: its `Event`s.
   const outbox = options.outbox === undefined ? undefined : new OutboxWriter(name, readModel, options.outbox as OutboxOptions<unknown, StreamEvent>);
   return {
     name,
@@ -120,7 +121,7 @@ export function resolveRuntime<State>(options: CommonProjectionOptions<unknown, 
     initial: parts.initial,
     evolve: parts.evolve as RowRuntime<State>['evolve'],
     ...(options.terminal === undefined ? {} : { terminal: options.terminal }),
-    ...(options.recreate === undefined ? {} : { recreate: options.recreate }),
+    ...(options.recreate === undefined ? {} : { recreate: options.recreate as RowRuntime<State>['recreate'] }),
     toItem: parts.toItem,
     ...(outbox === undefined ? {} : { outbox }),
     poison: afterAttempts === undefined ? undefined : { afterAttempts },
