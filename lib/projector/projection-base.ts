@@ -1,10 +1,20 @@
 import type { AnyEventStream, InlinePlan, InlineProjection, KeyOfModel, ProjectedRow, ReadModel, Stored, StreamEvent } from '../store';
 import { backfillRows } from './backfill';
 import type { BackfillOptions, BackfillProgress } from './backfill-options';
-import { applyEntries, resolveRuntime, type CommonProjectionOptions, type Entry, type Key, type RowKindParts, type RowRuntime } from './engine';
+import {
+  applyEntries,
+  listParked,
+  replayParked,
+  resolveRuntime,
+  retryParkedRows,
+  type CommonProjectionOptions,
+  type Entry,
+  type Key,
+  type RowKindParts,
+  type RowRuntime,
+} from './engine';
 import { planInline } from './inline';
 import type { ApplyResult, EventRef, MultiSourceRowOutcome, ParkedRow, RowOutcome } from './outcome';
-import { listParked, replayParked, retryParkedRows } from './parked-rows';
 import { waitForEvents, type WaitForOptions } from './read-your-writes';
 import type { AnyProjection, EntryOptions, RowOfModel } from './types';
 

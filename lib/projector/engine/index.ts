@@ -19,7 +19,7 @@ export { applyRow } from './apply-row';
 export { applyEntries, withCallSignal } from './apply-entries';
 export { resolveRuntime, rowIdOf } from './runtime';
 export type { CommonProjectionOptions, RowBasics, RowKindParts, RowRuntime } from './runtime';
-export { countsTowardsParking, eventRef, parkedEvents, parkedRows } from './parking';
+export { countsTowardsParking, eventRef, listParked, replayParked, retryParkedRows } from './parking';
 export type { PoisonPolicy } from './parking';
 export { multiSourceCheckpoints, singleSourceCheckpoints } from './checkpoints';
 export { resolveCheckpoint } from './checkpoint-field';

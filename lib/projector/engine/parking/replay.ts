@@ -1,21 +1,15 @@
-import { ValidationError } from '../errors';
-import { instanceKey, type StreamEvent } from '../store';
-import { log } from '../util';
-import type { EventRef, MultiSourceRowOutcome, ParkedRow, RowOutcome } from './outcome';
-import {
-  parkedRows,
-  applyRow,
-  rowIdOf,
-  type RowBasics,
-  type RowRuntime,
-  callContext,
-  type CallContext,
-  readRow,
-  type ReadRow,
-  addresses,
-  parkedEvents,
-  type Key,
-} from './engine';
+import { ValidationError } from '../../../errors';
+import { instanceKey, type AnyEventStream, type StreamEvent } from '../../../store';
+import { log } from '../../../util';
+import type { EventRef, MultiSourceRowOutcome, ParkedRow, RowOutcome } from '../../outcome';
+import { applyRow } from '../apply-row';
+import { addresses } from '../build-write';
+import { callContext, type CallContext } from '../call-context';
+import type { Key } from '../plan-rows';
+import { eventsAbove } from '../read-gaps';
+import { readRow, type ReadRow } from '../read-rows';
+import { rowIdOf, type RowBasics, type RowRuntime } from '../runtime';
+import { parkedRows } from './updates';
 
 type Outcome = RowOutcome | MultiSourceRowOutcome;
 
@@ -111,4 +105,25 @@ function requireHeld(runtime: RowBasics, row: ReadRow<unknown>, rowId: string, c
       `or no event to skip the one it is parked on, ${JSON.stringify(parked.event)}.`,
     [{ path: ['event'], message: 'not an event of the parked row' }],
   );
+}
+
+/**
+ * The last event of each source instance that reached a parked row (its `through`), read from the
+ * store: a replay of the row folds from its checkpoints up to them.
+ */
+export async function parkedEvents(
+  streams: ReadonlyMap<string, AnyEventStream>,
+  row: ReadRow<unknown>,
+  call: CallContext<StreamEvent>,
+): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  for (const [instance, through] of Object.entries(row.parked?.through ?? {})) {
+    const separator = instance.indexOf('#');
+    const stream = streams.get(instance.slice(0, separator));
+    if (stream === undefined) continue;
+    const checkpoint = row.checkpoints.get(instance) ?? row.unattributed ?? 0;
+    const last = (await eventsAbove(stream, instance.slice(separator + 1), call, checkpoint, through)).at(-1);
+    if (last !== undefined) events.push(last);
+  }
+  return events;
 }
