@@ -1,7 +1,9 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoRequestError } from '../../errors';
 import { RowAttributes } from '../../store';
 import { KeyLimits, request } from '../../dynamo';
-import { backoffDelay, sleep } from '../../util';
+import { backoffDelay, sleep, type Backoff } from '../../util';
+import { ProjectionDefaults } from '../defaults';
 import type { StoredCheckpoints } from './checkpoints';
 import type { Key } from './plan-rows';
 import { parkingFromItem, type ParkingRecords } from './parking';
@@ -68,11 +70,25 @@ export async function readRow<State>(store: RowStore, key: Key): Promise<ReadRow
   return rowFromItem(store, result.Item);
 }
 
+/** How `readRows` asks again for keys DynamoDB left unprocessed, and when it gives up. */
+export interface UnprocessedRetry {
+  /** Requests per 100 keys, the first included. */
+  readonly attempts: number;
+  readonly backoff: Backoff;
+}
+
 /**
  * Reads the rows of a call in as few requests as DynamoDB allows: one strongly consistent BatchGetItem
- * per 100 keys (a single row is one GetItem). Keys it leaves unprocessed are asked for again.
+ * per 100 keys (a single row is one GetItem). Keys it leaves unprocessed are asked for again after a
+ * backoff, `retry.attempts` requests in all; then it rejects with a `DynamoRequestError`. An aborted
+ * `signal` ends the wait between requests with the signal's reason.
  */
-export async function readRows<State>(store: RowStore, keys: ReadonlyArray<Key>, _signal?: AbortSignal): Promise<Array<ReadRow<State>>> {
+export async function readRows<State>(
+  store: RowStore,
+  keys: ReadonlyArray<Key>,
+  signal?: AbortSignal,
+  retry: UnprocessedRetry = ProjectionDefaults.unprocessedKeys,
+): Promise<Array<ReadRow<State>>> {
   if (keys.length === 1) return [await readRow<State>(store, keys[0] as Key)];
   const { readModel } = store;
   const ids = keys.map((key) => readModel.keyOf(key));
@@ -81,7 +97,8 @@ export async function readRows<State>(store: RowStore, keys: ReadonlyArray<Key>,
   for (let start = 0; start < ids.length; start += KeyLimits.batchGetKeys) {
     let pending: Record<string, unknown>[] = ids.slice(start, start + KeyLimits.batchGetKeys);
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await sleep(backoffDelay(attempt - 1, { initialMs: 10, maxMs: 500 }));
+      if (attempt === retry.attempts) throw unprocessed(readModel.table, pending.length, attempt);
+      if (attempt > 0) await sleep(backoffDelay(attempt - 1, retry.backoff), signal);
       const keysToRead = pending;
       const result = await request('BatchGetItem', readModel.table, () =>
         store.documents.send(new BatchGetCommand({ RequestItems: { [readModel.table]: { Keys: keysToRead, ConsistentRead: true } } })),
@@ -91,4 +108,12 @@ export async function readRows<State>(store: RowStore, keys: ReadonlyArray<Key>,
     }
   }
   return ids.map((id) => rowFromItem<State>(store, found.get(idOf(id))));
+}
+
+/** DynamoDB kept leaving keys unprocessed (throttled reads, most often): the call's rows read themselves one by one. */
+function unprocessed(table: string, keys: number, attempts: number): DynamoRequestError {
+  return new DynamoRequestError(
+    'BatchGetItem',
+    new Error(`${keys} keys of ${table} were still unprocessed after ${attempts} requests: DynamoDB is throttling the reads; try again later.`),
+  );
 }
