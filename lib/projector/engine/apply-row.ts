@@ -132,26 +132,17 @@ function failureOf(error: unknown, group: Group): { cause: unknown; event: Strea
   return { cause: error, event: group.events[0] as StreamEvent };
 }
 
+/** What every outcome of the row names: its key and stream, what this call applied to it, its records' positions. */
+function rowOf(group: Group, steps: ReadonlyArray<Step>) {
+  return { key: group.key, streamId: group.streamId, applied: steps.flatMap((step) => step.applied), positions: group.positions };
+}
+
 function failedOutcome(group: Group, steps: ReadonlyArray<Step>, error: unknown): FailedOutcome {
-  return {
-    status: 'failed',
-    key: group.key,
-    streamId: group.streamId,
-    error,
-    applied: steps.flatMap((step) => step.applied),
-    positions: group.positions,
-  };
+  return { status: 'failed', ...rowOf(group, steps), error };
 }
 
 function parkedOutcome(group: Group, steps: ReadonlyArray<Step>, parked: ParkedRow): ParkedOutcome {
-  return {
-    status: 'parked',
-    key: group.key,
-    streamId: group.streamId,
-    parked,
-    applied: steps.flatMap((step) => step.applied),
-    positions: group.positions,
-  };
+  return { status: 'parked', ...rowOf(group, steps), parked };
 }
 
 function appliedOutcome(checkpoints: CheckpointStrategy, group: Group, steps: ReadonlyArray<Step>): RowResult {
