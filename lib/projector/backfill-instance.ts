@@ -2,9 +2,7 @@ import { BackfillFailedError } from '../errors';
 import { EventStreamDefaults, type AnyEventStream, type InstanceRef, type StreamEvent } from '../store';
 import { backoffDelay, mayRetry, sleep, type RequestRate } from '../util';
 import type { BackfillSettings } from './backfill-options';
-import { countsTowardsParking } from './parking';
-import { applyEntries } from './row-engine';
-import type { RowRuntime } from './runtime';
+import { countsTowardsParking, applyEntries, type RowRuntime } from './engine';
 
 /** The counts a backfill keeps as it goes. */
 export interface Tally {

@@ -7,7 +7,7 @@ import { RequestRate, Semaphore } from '../util';
 import { backfillInstance, type InstanceRun, type Tally } from './backfill-instance';
 import { BackfillProgressStore, type SegmentProgress } from './backfill-progress';
 import { resolveBackfillOptions, type BackfillOptions, type BackfillProgress, type BackfillSettings } from './backfill-options';
-import type { RowBasics, RowRuntime } from './runtime';
+import type { RowBasics, RowRuntime } from './engine';
 
 /** The streams of a projection that share one events table: one scan lists the instances of them all. */
 interface TableScan {

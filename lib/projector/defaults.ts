@@ -12,6 +12,12 @@ export const ProjectionDefaults = {
   /** The attribute DynamoDB TTL expires tombstones on, when `tombstoneTtl` is set. */
   tombstoneTtlAttribute: 'ttl',
   /**
+   * A call reads its rows in BatchGetItems, asking again for the keys DynamoDB leaves unprocessed: 10
+   * requests in all, waiting a jittered 10 ms growing ×2 to 500 ms between them (about 2.5 s at most);
+   * then each row reads itself (an append with inline projections fails with `DynamoRequestError`).
+   */
+  unprocessedKeys: { attempts: 10, backoff: { initialMs: 10, maxMs: 500 } satisfies Backoff },
+  /**
    * Read-your-writes (`waitFor`): wait at most 5 s, then throw; read the row again after a jittered 10 ms
    * growing ×2 to 100 ms (a projector on the change feed polls every 100 ms or so).
    */

@@ -16,10 +16,10 @@ export type {
   ApplyResult,
   Rejected,
 } from './outcome';
-export type { PoisonPolicy } from './parking';
+export type { PoisonPolicy } from './engine';
 export { processBatch, answerAfter } from './process-batch';
 export type { ProcessBatchOptions, ProcessResult, Unrouted, OutcomeOf, OnBatch, BatchMetrics, ProjectionMetrics } from './process-batch';
-export type { ApplyStats } from './row-plan';
+export type { ApplyStats } from './engine';
 export { BatchResponse, batchResponse } from './batch-response';
 export type { PartialBatchResponse } from './batch-response';
 export type { StreamRecordLike, RecordSource, RecordReading, DecodeFailure } from './records';
@@ -41,7 +41,7 @@ export { removeRow } from './skip';
 export type { RemoveRow } from './skip';
 export { MultiSourceProjection } from './multi-source-projection';
 export type { MultiSourceProjectionOptions, Source, Sources } from './multi-source-projection';
-export type { CommonProjectionOptions } from './runtime';
+export type { CommonProjectionOptions } from './engine';
 export { OutboxRelay, OutboxRelayDefaults } from './outbox-relay';
 export type { OutboxRelayOptions, RelayResult } from './outbox-relay';
 export { outboxTableDefinition } from './outbox';

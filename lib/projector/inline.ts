@@ -1,15 +1,10 @@
 import { instanceKey, type InlinePlan, type StreamEvent, type TransactPut } from '../store';
-import { EventFailure } from './fold-row';
-import { withCallSignal } from './row-engine';
-import { callContext, planRows } from './row-plan';
-import { readRows, rowPut } from './row-store';
-import { checkpointsOf, foldWrite } from './row-write';
-import { rowIdOf, type RowRuntime } from './runtime';
+import { EventFailure, withCallSignal, callContext, planRows, readRows, rowPut, checkpointsOf, buildWrite, rowIdOf, type RowRuntime } from './engine';
 
 /**
  * A projection's rows for events about to be appended right after `previousVersion`, as Puts for the
  * append's transaction. The row engine's own pieces do it: the events planned per row as a delivery would
- * be, each row read strongly consistent, folded by `foldWrite` and conditioned by `rowPut` exactly as the
+ * be, each row read strongly consistent, folded by `buildWrite` and conditioned by `rowPut` exactly as the
  * projector's write. A row applies inline only when its checkpoint is at `previousVersion`: then the fold
  * needs no event but the appended ones (no gap read), and the row condition plus the append's contiguity
  * check make the row and the events commit together or not at all. Anything else is left to the
@@ -32,6 +27,7 @@ export async function planInline<State>(
   const rows = await readRows<State>(
     withCallSignal(runtime, signal).store,
     groups.map((group) => group.key),
+    signal,
   );
   // The appended events are all the fold may use: a row that needs another is behind, and waits for the projector.
   const call = callContext(plan.inHand);
@@ -43,7 +39,7 @@ export async function planInline<State>(
     if (row.parked !== undefined) return { kind: 'deferred', reason: 'parked' };
     const checkpoints = checkpointsOf(runtime, group, row);
     if ((checkpoints.get(instanceKey(group.events[0] as StreamEvent)) ?? 0) !== previousVersion) return { kind: 'deferred', reason: 'behind' };
-    const folded = await foldWrite(runtime, group, call, row, { mode: 'apply' }).catch((error: unknown) => {
+    const folded = await buildWrite(runtime, group, call, row, { mode: 'apply' }).catch((error: unknown) => {
       throw error instanceof EventFailure ? error.cause : error;
     });
     if (folded.step.failure !== undefined) return { kind: 'deferred', reason: 'failed', error: folded.step.failure.cause };

@@ -3,29 +3,18 @@ import {
   EventStream,
   instanceKey,
   type AnyEventStream,
-  type InlinePlan,
-  type InlineProjection,
   type KeyOfModel,
   type ProjectedRow,
   type ReadModel,
   type Stored,
   type StreamEvent,
 } from '../store';
-import type { Evolved } from './fold-row';
-import type { ApplyResult, EventRef, MultiSourceRowOutcome, ParkedRow } from './outcome';
-import { listParked, replayParked, retryParkedRows } from './parked-rows';
-import type { AnyProjection, CallOptions, EntryOptions, EventsOfStream, RowOfModel, StreamIdOfStream } from './types';
-import { backfillRows } from './backfill';
-import type { BackfillOptions, BackfillProgress } from './backfill-options';
+import { type Evolved, multiSourceCheckpoints, type CommonProjectionOptions, type Key } from './engine';
+import type { ApplyResult, MultiSourceRowOutcome } from './outcome';
+import { ProjectionBase } from './projection-base';
+import type { CallOptions, EventsOfStream, RowOfModel, StreamIdOfStream } from './types';
 import { rebuildRow } from './rebuild';
-import { applyEntries } from './row-engine';
-import { planInline } from './inline';
-import { waitForEvents, waitForRow, type WaitForOptions } from './read-your-writes';
-import type { RowRuntime } from './runtime';
-import type { Entry } from './row-plan';
-import { resolveRuntime, type CommonProjectionOptions } from './runtime';
-
-type Key = Readonly<Record<string, unknown>>;
+import { waitForRow, type WaitForOptions } from './read-your-writes';
 
 /** One source of a multi-source projection: a stream and the row each of its events feeds. */
 export interface Source<S, RowKey = Key> {
@@ -71,15 +60,14 @@ export interface MultiSourceProjectionOptions<Streams extends Record<string, Any
  * })
  * ```
  */
-export class MultiSourceProjection<Streams extends Record<string, AnyEventStream>, M extends ReadModel = ReadModel, State = Record<string, unknown>>
-  implements AnyProjection, InlineProjection
-{
-  readonly name: string;
-  readonly readModel: M;
+export class MultiSourceProjection<
+  Streams extends Record<string, AnyEventStream>,
+  M extends ReadModel = ReadModel,
+  State = Record<string, unknown>,
+> extends ProjectionBase<M, State, SourceEvents<Streams>, MultiSourceRowOutcome, MultiSourceRowOutcome<SourceEvents<Streams>, Key>> {
   readonly streams: ReadonlyArray<AnyEventStream>;
   /** Type-level only: the events this projection folds. */
   declare readonly $event: SourceEvents<Streams>;
-  private readonly runtime: RowRuntime<State>;
 
   constructor(options: MultiSourceProjectionOptions<Streams, M, State>) {
     const sources = Object.values(options.sources ?? {}) as Array<Source<AnyEventStream>>;
@@ -95,7 +83,7 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
       throw new ConfigurationError(`Projection ${options.name ?? [...byName.keys()].join('+')}: expected \`initial\` to be a function.`);
     const initial = options.initial as (key: Key, event: StreamEvent) => State;
     const toItem = options.toItem as ((state: State, context: { key: Key }) => Record<string, unknown>) | undefined;
-    this.runtime = resolveRuntime<State>(options as never, {
+    super(options, {
       defaultName: `${[...byName.keys()].join('+')}->${(options.readModel as ReadModel | undefined)?.name}`,
       streams: sources.map((source) => source.stream),
       keyOf: (event) => {
@@ -107,11 +95,9 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
       initial: (group, event) => initial(group.key, event),
       evolve: options.evolve,
       toItem: (state, group) => (toItem === undefined ? (state as Record<string, unknown>) : toItem(state, { key: group.key })),
-      checkpoints: () => ({ kind: 'perInstance' }),
+      checkpoints: () => multiSourceCheckpoints(),
       revision: true,
     });
-    this.name = this.runtime.name;
-    this.readModel = options.readModel;
     this.streams = sources.map((source) => source.stream);
   }
 
@@ -126,33 +112,6 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
     ) as Promise<ApplyResult<SourceEvents<Streams>, Key, MultiSourceRowOutcome<SourceEvents<Streams>, Key>>>;
   }
 
-  /** @internal plans this projection's rows for an append's transaction (the append's `inline` option). */
-  planInline(events: ReadonlyArray<StreamEvent>, previousVersion: number, signal?: AbortSignal): Promise<InlinePlan> {
-    return planInline(this.runtime, events, previousVersion, signal);
-  }
-
-  /** @internal */
-  applyEntries(
-    entries: ReadonlyArray<Entry<StreamEvent>>,
-    options: EntryOptions = {},
-  ): Promise<ApplyResult<StreamEvent, Key, MultiSourceRowOutcome>> {
-    return applyEntries(this.runtime, entries, { signal: options.signal, logger: options.logger }) as Promise<
-      ApplyResult<StreamEvent, Key, MultiSourceRowOutcome>
-    >;
-  }
-
-  /**
-   * Brings every row up to date over the whole history, while deliveries go on: a parallel Scan lists the
-   * stream instances, and each instance's events are applied through the same conditional writes as a
-   * delivery, so both can run at once and no event is applied twice. Writes no outbox messages. Progress
-   * is saved per scan segment in the read model's table; after a crash, call it again to resume. Resolves
-   * the final progress.
-   * Each source stream's instances are listed (one scan per events table).
-   */
-  backfill(options: BackfillOptions = {}): Promise<BackfillProgress> {
-    return backfillRows(this.runtime, options);
-  }
-
   /**
    * Re-derives one row from every source instance it records, from version 1 up to each instance's
    * checkpoint (after `evolve` changed, say). It moves no checkpoint and writes no outbox message.
@@ -160,11 +119,6 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
    */
   rebuild(key: KeyOfModel<M>, options: CallOptions = {}): Promise<Readonly<Record<string, number>>> {
     return rebuildRow(this.runtime, key, options.signal);
-  }
-
-  /** The rows parked by the `poison` policy, with why (a Scan of the model's table). */
-  parkedRows(options: { signal?: AbortSignal | undefined } = {}): AsyncIterable<ParkedRow<Key>> {
-    return listParked(this.runtime as RowRuntime<unknown>, options.signal);
   }
 
   /**
@@ -184,23 +138,5 @@ export class MultiSourceProjection<Streams extends Record<string, AnyEventStream
   ): Promise<ProjectedRow<Stored<RowOfModel<M>>>> {
     const instance = instanceKey({ streamName: at.stream.name, streamId: at.stream.formatStreamId(at.streamId as never) });
     return waitForRow(this.runtime, { key, instance, version: at.version }, at);
-  }
-
-  /** Read-your-writes after an append: waits for every row `events` feed (see {@link MultiSourceProjection.waitFor}). */
-  waitForEvents(events: ReadonlyArray<StreamEvent>, options: WaitForOptions = {}): Promise<ReadonlyArray<ProjectedRow<Stored<RowOfModel<M>>>>> {
-    return waitForEvents(this.runtime, events, options);
-  }
-
-  /** Replays a parked row (or every parked row) from its checkpoints, as `Projection.retryParked` does. */
-  retryParked(key?: KeyOfModel<M>): Promise<ReadonlyArray<MultiSourceRowOutcome<SourceEvents<Streams>, Key>>> {
-    return retryParkedRows(this.runtime, key) as Promise<unknown> as Promise<ReadonlyArray<MultiSourceRowOutcome<SourceEvents<Streams>, Key>>>;
-  }
-
-  /** Skips a parked row's failing event on purpose (or `options.event`), then replays the rest. */
-  async skipParked(
-    key: KeyOfModel<M>,
-    options: { event?: EventRef | undefined } = {},
-  ): Promise<MultiSourceRowOutcome<SourceEvents<Streams>, Key> | undefined> {
-    return (await replayParked(this.runtime, key, options.event ?? 'failing')) as MultiSourceRowOutcome<SourceEvents<Streams>, Key> | undefined;
   }
 }

@@ -3,7 +3,7 @@ import { ConfigurationError, MessageTooLargeError } from '../errors';
 import { requireTableName } from '../util';
 import type { ReadModel, StreamEvent } from '../store';
 import { compress, decompress, TransactionLimits, itemSize, keyedTableDefinition } from '../dynamo';
-import type { ExtraPut } from './row-store';
+import type { ExtraPut } from './engine';
 
 /** Options of a projection's outbox: messages written in the same transaction as the row. */
 export interface OutboxOptions<State, Event> {

@@ -1,5 +1,5 @@
 import type { StreamEvent } from '../store';
-import type { ApplyStats } from './row-plan';
+import type { ApplyStats } from './engine';
 
 /** An event `terminal` rejected, with the error `evolve` threw for it. */
 export interface Rejected<Event> {

@@ -2,11 +2,10 @@ import { ValidationError } from '../errors';
 import { decoder, type AnyEventStream, type StreamEvent } from '../store';
 import { batchResponse, type PartialBatchResponse } from './batch-response';
 import { log, resolveLogger, type Logger } from '../util';
-import { eventRef } from './parking';
+import { eventRef, type Entry } from './engine';
 import type { ApplyResult, MultiSourceRowOutcome, RowOutcome } from './outcome';
 import type { AnyProjection, EventsOfStream } from './types';
 import { imageReader, recordTime, type DecodeFailure, type RecordReading, type StreamRecordLike } from './records';
-import type { Entry } from './row-plan';
 
 /** Options of {@link processBatch}. */
 export interface ProcessBatchOptions<

@@ -1,35 +1,14 @@
 import { ConfigurationError } from '../errors';
-import {
-  EventStream,
-  instanceKey,
-  type AnyEventStream,
-  type InlinePlan,
-  type InlineProjection,
-  type KeyOfModel,
-  type ProjectedRow,
-  type ReadModel,
-  type Stored,
-  type StreamEvent,
-} from '../store';
-import { resolveCheckpoint } from './checkpoint';
-import type { AppliedOutcome, ApplyResult, EventRef, ParkedOutcome, ParkedRow, RowOutcome } from './outcome';
-import { listParked, replayParked, retryParkedRows } from './parked-rows';
+import { EventStream, instanceKey, type AnyEventStream, type ProjectedRow, type ReadModel, type Stored, type StreamEvent } from '../store';
+import { resolveCheckpoint, singleSourceCheckpoints, type Key } from './engine';
+import type { AppliedOutcome, ApplyResult, ParkedOutcome, RowOutcome } from './outcome';
+import { ProjectionBase } from './projection-base';
 import { processBatch, type ProcessBatchOptions, type ProcessResult } from './process-batch';
 import type { StreamRecordLike } from './records';
-import { backfillRows } from './backfill';
-import type { BackfillOptions, BackfillProgress } from './backfill-options';
 import { rebuildStream, type RebuildResult } from './rebuild';
-import { applyEntries } from './row-engine';
-import { planInline } from './inline';
-import { waitForEvents, waitForRow, type WaitForOptions } from './read-your-writes';
-import type { RowRuntime } from './runtime';
-import type { Entry } from './row-plan';
-import { resolveRuntime } from './runtime';
-import type { AnyProjection, CallOptions, EntryOptions, EventsOfStream, ProjectionOptions, RowOfModel, StreamIdOfStream } from './types';
-
+import { waitForRow, type WaitForOptions } from './read-your-writes';
+import type { AnyProjection, CallOptions, EventsOfStream, ProjectionOptions, RowOfModel, StreamIdOfStream } from './types';
 export type { AnyProjection } from './types';
-
-type Key = Readonly<Record<string, unknown>>;
 
 /** The result of a projection's own `processBatch`. */
 export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<
@@ -58,13 +37,12 @@ export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<
  * const { response } = await summaries.processBatch(event.Records, { source: 'lambda' })
  * ```
  */
-export class Projection<S extends AnyEventStream = AnyEventStream, M extends ReadModel = ReadModel, State = Record<string, unknown>>
-  implements AnyProjection, InlineProjection
-{
-  readonly name: string;
+export class Projection<
+  S extends AnyEventStream = AnyEventStream,
+  M extends ReadModel = ReadModel,
+  State = Record<string, unknown>,
+> extends ProjectionBase<M, State, EventsOfStream<S>, RowOutcome, RowOutcome<EventsOfStream<S>, Key>> {
   readonly stream: S;
-  readonly readModel: M;
-  private readonly runtime: RowRuntime<State>;
 
   constructor(options: ProjectionOptions<S, M, State>) {
     const { stream, readModel } = options;
@@ -76,7 +54,7 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
     const key = options.key as (streamId: Record<string, string>, event: StreamEvent) => Key | undefined;
     const initial = options.initial as (streamId: Record<string, string>, event: StreamEvent) => State;
     const toItem = options.toItem as ((state: State, context: { streamId: Record<string, string>; key: Key }) => Record<string, unknown>) | undefined;
-    this.runtime = resolveRuntime<State>(options as never, {
+    super(options, {
       defaultName: `${stream.name}->${(readModel as ReadModel | undefined)?.name}`,
       streams: [stream],
       keyOf: (event) => key(stream.parseStreamId(event.streamId), event),
@@ -84,12 +62,10 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
       evolve: options.evolve,
       toItem: (state, group) =>
         toItem === undefined ? (state as Record<string, unknown>) : toItem(state, { streamId: stream.parseStreamId(group.streamId), key: group.key }),
-      checkpoints: (name) => ({ kind: 'field', field: resolveCheckpoint(options.checkpoint, (readModel as ReadModel).schema, `Projection ${name}`) }),
+      checkpoints: (name) => singleSourceCheckpoints(resolveCheckpoint(options.checkpoint, (readModel as ReadModel).schema, `Projection ${name}`)),
       revision: options.revision === true,
     });
-    this.name = this.runtime.name;
     this.stream = stream;
-    this.readModel = readModel;
   }
 
   /** The streams this projection folds: its one stream. */
@@ -118,18 +94,6 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
     if (outcome === undefined) return undefined;
     if (outcome.status === 'failed') throw outcome.error;
     return outcome;
-  }
-
-  /** @internal plans this projection's rows for an append's transaction (the append's `inline` option). */
-  planInline(events: ReadonlyArray<StreamEvent>, previousVersion: number, signal?: AbortSignal): Promise<InlinePlan> {
-    return planInline(this.runtime, events, previousVersion, signal);
-  }
-
-  /** @internal applies events at given positions (records' positions, for processBatch). */
-  applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>, options: EntryOptions = {}): Promise<ApplyResult<StreamEvent, Key, RowOutcome>> {
-    return applyEntries(this.runtime, entries, { signal: options.signal, logger: options.logger }) as Promise<
-      ApplyResult<StreamEvent, Key, RowOutcome>
-    >;
   }
 
   /**
@@ -175,28 +139,6 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
   }
 
   /**
-   * Brings every row up to date over the whole history, while deliveries go on: a parallel Scan lists the
-   * stream instances, and each instance's events are applied through the same conditional writes as a
-   * delivery, so both can run at once and no event is applied twice. Writes no outbox messages. Progress
-   * is saved per scan segment in the read model's table; after a crash, call it again to resume. Resolves
-   * the final progress.
-   *
-   * @example
-   * ```ts
-   * await summaries.backfill({ segments: 8, concurrency: 32, throttle: { requestsPerSecond: 500 },
-   *   onProgress: (p) => console.log(`${p.instancesDone}/${p.instancesEstimate ?? '?'}`) })
-   * ```
-   */
-  backfill(options: BackfillOptions = {}): Promise<BackfillProgress> {
-    return backfillRows(this.runtime, options);
-  }
-
-  /** The rows parked by the `poison` policy, with why (a Scan of the model's table). */
-  parkedRows(options: { signal?: AbortSignal | undefined } = {}): AsyncIterable<ParkedRow<Key>> {
-    return listParked(this.runtime as RowRuntime<unknown>, options.signal);
-  }
-
-  /**
    * Read-your-writes: reads the row at `key` strongly consistent, with a growing backoff, until its
    * checkpoint reflects at least stream version `version` (of `streamId`, when given; a row is fed by one
    * stream instance), and resolves it. `version` must be an event that addresses this row (the row's
@@ -216,32 +158,5 @@ export class Projection<S extends AnyEventStream = AnyEventStream, M extends Rea
     const instance =
       at.streamId === undefined ? undefined : instanceKey({ streamName: this.stream.name, streamId: this.stream.formatStreamId(at.streamId) });
     return waitForRow(this.runtime, { key, instance, version: at.version }, at);
-  }
-
-  /** Read-your-writes after an append: waits for every row `events` address (see {@link Projection.waitFor}). */
-  waitForEvents(events: ReadonlyArray<StreamEvent>, options: WaitForOptions = {}): Promise<ReadonlyArray<ProjectedRow<Stored<RowOfModel<M>>>>> {
-    return waitForEvents(this.runtime, events, options);
-  }
-
-  /**
-   * Replays a parked row (or every parked row) from its checkpoint, once its `evolve` is fixed: every event
-   * that reached it is applied exactly once, in order, and the row is unparked. A row that fails again
-   * stays parked, one more attempt counted, on the event that failed (what came before it is written).
-   * Resolves an outcome per row replayed; a row's error (a throttled read, say) is its failed outcome, so
-   * the rows replayed before it are still reported. Rejects only for a key that is none (`ValidationError`)
-   * or when listing the parked rows fails, before any is replayed.
-   */
-  retryParked(key?: KeyOfModel<M>): Promise<ReadonlyArray<RowOutcome<EventsOfStream<S>, Key>>> {
-    return retryParkedRows(this.runtime, key) as Promise<unknown> as Promise<ReadonlyArray<RowOutcome<EventsOfStream<S>, Key>>>;
-  }
-
-  /**
-   * Skips a parked row's failing event on purpose (or `options.event`, which must be one the row holds),
-   * which the row records, then replays the rest as `retryParked` does; the skip is saved even when a later
-   * event fails. Resolves `undefined` for a row that is not parked; rejects with a `ValidationError` for a
-   * key that is none or an event the row does not hold.
-   */
-  async skipParked(key: KeyOfModel<M>, options: { event?: EventRef | undefined } = {}): Promise<RowOutcome<EventsOfStream<S>, Key> | undefined> {
-    return (await replayParked(this.runtime, key, options.event ?? 'failing')) as RowOutcome<EventsOfStream<S>, Key> | undefined;
   }
 }

@@ -3,10 +3,7 @@ import { ReadYourWritesTimeoutError, ValidationError } from '../errors';
 import { instanceKey, RowAttributes, type ProjectedRow, type StreamEvent, type WaitTiming } from '../store';
 import { backoffDelay, requireBackoff, sleep, type Backoff } from '../util';
 import { ProjectionDefaults } from './defaults';
-import { rowFromItem } from './row-store';
-import { rowIdOf, type RowBasics } from './runtime';
-
-type Key = Readonly<Record<string, unknown>>;
+import { rowFromItem, rowIdOf, type RowBasics, type Key } from './engine';
 
 /** Options of `waitFor`: how long to wait, what to do then, and how often to read. */
 export interface WaitForOptions extends WaitTiming {

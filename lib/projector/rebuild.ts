@@ -1,7 +1,5 @@
 import type { AnyEventStream, StreamEvent } from '../store';
-import { applyRow, withCallSignal } from './row-engine';
-import { rowIdOf, type RowRuntime } from './runtime';
-import { callContext, planRows } from './row-plan';
+import { applyRow, withCallSignal, rowIdOf, type RowRuntime, callContext, planRows } from './engine';
 
 /** What a rebuild wrote: each row's key and its checkpoint. No events: a rebuild replays no side effects. */
 export interface RebuildResult {
@@ -28,7 +26,7 @@ export async function rebuildStream<State>(
   );
   const rows: Array<{ key: Readonly<Record<string, unknown>>; version: number }> = [];
   for (const group of plan.rows.values()) {
-    const outcome = await applyRow(runtime, group, callContext(plan.inHand, signal), { mode: 'rebuild' });
+    const outcome = await applyRow({ runtime, group, call: callContext(plan.inHand, signal), fold: { mode: 'rebuild' } });
     if (outcome.status === 'failed') throw outcome.error;
     rows.push({ key: group.key, version: 'version' in outcome ? outcome.version : 0 });
   }
@@ -45,7 +43,7 @@ export async function rebuildRow<State>(
 ): Promise<Readonly<Record<string, number>>> {
   const runtime = withCallSignal(projection, signal);
   const group = { rowId: rowIdOf(runtime, key), key, streamId: '', events: [] as StreamEvent[], positions: [] as number[] };
-  const outcome = await applyRow(runtime, group, callContext(undefined, signal), { mode: 'rebuild' });
+  const outcome = await applyRow({ runtime, group, call: callContext(undefined, signal), fold: { mode: 'rebuild' } });
   if (outcome.status === 'failed') throw outcome.error;
   return 'sources' in outcome ? outcome.sources : {};
 }

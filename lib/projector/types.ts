@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import type { AnyEventStream, IndexDefinition, KeyOfModel, ReadModel, StreamEvent } from '../store';
 import type { ApplyResult, MultiSourceRowOutcome, RowOutcome } from './outcome';
-import type { Entry } from './row-plan';
-import type { CommonProjectionOptions } from './runtime';
+import type { Entry, CommonProjectionOptions } from './engine';
 import type { RemoveRow, SkipEvent } from './skip';
 import type { Logger } from '../util';
 

@@ -1,15 +1,16 @@
-import { ValidationError } from '../errors';
-import { instanceKey, type StreamEvent } from '../store';
-import { log } from '../util';
-import type { EventRef, MultiSourceRowOutcome, ParkedRow, RowOutcome } from './outcome';
-import { parkedRows } from './parking';
-import { applyRow } from './row-engine';
-import { rowIdOf, type RowBasics, type RowRuntime } from './runtime';
-import { callContext, type CallContext } from './row-plan';
-import { readRow, type ReadRow } from './row-store';
-import { addresses, parkedEvents } from './row-write';
+import { ValidationError } from '../../../errors';
+import { instanceKey, type AnyEventStream, type StreamEvent } from '../../../store';
+import { log } from '../../../util';
+import type { EventRef, MultiSourceRowOutcome, ParkedRow, RowOutcome } from '../../outcome';
+import { applyRow } from '../apply-row';
+import { addresses } from '../build-write';
+import { callContext, type CallContext } from '../call-context';
+import type { Key } from '../plan-rows';
+import { eventsAbove } from '../read-gaps';
+import { readRow, type ReadRow } from '../read-rows';
+import { rowIdOf, type RowBasics, type RowRuntime } from '../runtime';
+import { parkedRows } from './updates';
 
-type Key = Readonly<Record<string, unknown>>;
 type Outcome = RowOutcome | MultiSourceRowOutcome;
 
 /** Every parked row of a projection's model, in no particular order (a Scan). */
@@ -43,13 +44,13 @@ export async function replayParked<State>(runtime: RowRuntime<State>, key: Key, 
   const group = { rowId: rowIdOf(runtime, key), key, streamId: parked.event.streamId, events, positions: [] as number[] };
   if (skip !== undefined && skip !== 'failing') requireHeld(runtime, row, group.rowId, call, skip);
   const skipping = skip === 'failing' ? parked.event : skip;
-  const outcome = await applyRow(
+  const outcome = await applyRow({
     runtime,
     group,
     call,
-    { mode: 'apply', unpark: true, ...(skipping === undefined ? {} : { skip: { event: skipping, error: parked.error } }) },
-    row,
-  );
+    fold: { mode: 'apply', unpark: true, ...(skipping === undefined ? {} : { skip: { event: skipping, error: parked.error } }) },
+    prefetched: row,
+  });
   if (outcome.status === 'applied') {
     const details = { projection: runtime.name, key, applied: outcome.applied.length, ...(skipping === undefined ? {} : { skipped: skipping }) };
     log(runtime.logger, 'info', details, 'parked row replayed');
@@ -104,4 +105,25 @@ function requireHeld(runtime: RowBasics, row: ReadRow<unknown>, rowId: string, c
       `or no event to skip the one it is parked on, ${JSON.stringify(parked.event)}.`,
     [{ path: ['event'], message: 'not an event of the parked row' }],
   );
+}
+
+/**
+ * The last event of each source instance that reached a parked row (its `through`), read from the
+ * store: a replay of the row folds from its checkpoints up to them.
+ */
+export async function parkedEvents(
+  streams: ReadonlyMap<string, AnyEventStream>,
+  row: ReadRow<unknown>,
+  call: CallContext<StreamEvent>,
+): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  for (const [instance, through] of Object.entries(row.parked?.through ?? {})) {
+    const separator = instance.indexOf('#');
+    const stream = streams.get(instance.slice(0, separator));
+    if (stream === undefined) continue;
+    const checkpoint = row.checkpoints.get(instance) ?? row.unattributed ?? 0;
+    const last = (await eventsAbove(stream, instance.slice(separator + 1), call, checkpoint, through)).at(-1);
+    if (last !== undefined) events.push(last);
+  }
+  return events;
 }

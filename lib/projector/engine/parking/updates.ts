@@ -1,39 +1,16 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { asRequestError, isConditionFailure, isTransientError, pages, withSignal } from '../dynamo';
-import { AccessDeniedError, ConcurrentModificationError, DynamoRequestError, TableNotFoundError } from '../errors';
-import { RowAttributes, instanceKey, type StreamEvent } from '../store';
-import type { EventRef, ParkedRow } from './outcome';
-import type { RowGroup } from './row-plan';
-import { rowCondition, type FailureRecord, type ParkedRecord, type ReadRow, type RowStore } from './row-store';
-
-type Key = Readonly<Record<string, unknown>>;
-
-/**
- * What a projection does with a row whose events keep failing: `'retry'` fails its records on every
- * delivery (the source holds the shard); `park` sets the row aside after `afterAttempts` failed attempts,
- * so the shard moves on, until `retryParked` or `skipParked`.
- */
-export type PoisonPolicy = 'retry' | { readonly park: { readonly afterAttempts: number } };
-
-/**
- * Whether a row's failure counts towards parking it. Transient failures (throttling, server errors,
- * timeouts, lost races) never do: they pass by themselves. Nor does a missing or refused table: that is
- * the deployment's fault, not the row's, and parking would set aside every row until it is fixed.
- */
-export function countsTowardsParking(error: unknown): boolean {
-  if (error instanceof ConcurrentModificationError || error instanceof TableNotFoundError || error instanceof AccessDeniedError) return false;
-  if (error instanceof DynamoRequestError) return !isTransientError(error.cause);
-  return !isTransientError(error);
-}
-
-/** The identity of an event, as parked rows and skipped events record it. */
-export function eventRef(event: StreamEvent): EventRef {
-  return { streamName: event.streamName, streamId: event.streamId, version: event.version, type: event.type };
-}
-
-function errorOf(error: unknown): { name: string; message: string } {
-  return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
-}
+import { asRequestError, isConditionFailure, pages, withSignal } from '../../../dynamo';
+import { RowAttributes, instanceKey, type StreamEvent } from '../../../store';
+import { log, type LogLevel } from '../../../util';
+import type { ParkedRow } from '../../outcome';
+import type { CallContext } from '../call-context';
+import type { Key, RowGroup } from '../plan-rows';
+import type { ReadRow } from '../read-rows';
+import type { RowStore } from '../row-store';
+import type { RowRuntime } from '../runtime';
+import { rowCondition } from '../write-row';
+import { countsTowardsParking, errorOf, eventRef } from './policy';
+import type { FailureRecord, ParkedRecord } from './records';
 
 /**
  * Counts a failed attempt on the row, and parks it once it reached `afterAttempts` (or, when it is parked
@@ -87,6 +64,43 @@ export async function recordFailure(
   const written = await update(store, group.key, `SET ${sets.join(', ')}${remove}`, condition, names, values);
   if (!written) return 'lost';
   return parked === undefined ? undefined : withoutSeen(parked);
+}
+
+/**
+ * Counts a row's failure towards parking it, when the projection parks rows and the failure is not
+ * transient, and logs it (to the projection's logger and the call's). Resolves `undefined` for a failure
+ * not counted, `'counted'` while the row is only counted, the parked row once it is parked, or `'lost'`
+ * when the row changed since it was read.
+ */
+export async function countFailure(
+  runtime: Pick<RowRuntime<unknown>, 'name' | 'store' | 'poison' | 'logger'>,
+  call: CallContext<StreamEvent>,
+  group: RowGroup<StreamEvent, Key>,
+  row: ReadRow<unknown>,
+  failure: { readonly event: StreamEvent; readonly error: unknown },
+): Promise<ParkedRow | 'counted' | 'lost' | undefined> {
+  if (runtime.poison === undefined || !countsTowardsParking(failure.error)) return undefined;
+  const parked = await recordFailure(runtime.store, group, row, failure, runtime.poison.afterAttempts);
+  if (parked === 'lost') return 'lost';
+  const details = { projection: runtime.name, key: group.key, event: eventRef(failure.event), err: failure.error };
+  if (parked === undefined) {
+    logRow(runtime, call, 'warn', details, 'row failed; the attempt counts towards parking it');
+    return 'counted';
+  }
+  logRow(runtime, call, 'error', { ...details, attempts: parked.attempts }, 'row parked: its events are set aside until retryParked or skipParked');
+  return parked;
+}
+
+/** Logs what happened to a row to the projection's logger and to the call's, when the caller gave another. */
+function logRow(
+  runtime: Pick<RowRuntime<unknown>, 'logger'>,
+  call: CallContext<StreamEvent>,
+  level: LogLevel,
+  details: Record<string, unknown>,
+  message: string,
+): void {
+  log(runtime.logger, level, details, message);
+  if (call.logger !== runtime.logger) log(call.logger, level, details, message);
 }
 
 /**

@@ -1,5 +1,7 @@
-import { type StreamEvent, instanceKey } from '../store';
-import type { Logger } from '../util';
+import { type StreamEvent, instanceKey } from '../../store';
+
+/** A row's key: its key fields, as a projection's `key` returned them. */
+export type Key = Readonly<Record<string, unknown>>;
 
 /** An input event and where it stood in the call's input. */
 export interface Entry<Event> {
@@ -8,9 +10,9 @@ export interface Entry<Event> {
 }
 
 /** The events of one call that fold into one row. */
-export interface RowGroup<Event, Key> {
+export interface RowGroup<Event, RowKey> {
   readonly rowId: string;
-  readonly key: Key;
+  readonly key: RowKey;
   readonly streamId: string;
   /** Deduplicated, in version order. */
   readonly events: Event[];
@@ -20,33 +22,9 @@ export interface RowGroup<Event, Key> {
 /** Versions of each stream instance (by {@link instanceKey}) the call holds, whatever row they address: they fill gaps for free. */
 export type InHand<Event> = Map<string, Map<number, Event>>;
 
-/** What a call's rows add up to, for metrics. */
-export interface ApplyStats {
-  /** Row writes (conditional Puts or transactions) that went through. */
-  rowsWritten: number;
-  /** Strongly consistent reads of a stream to fill a gap. */
-  gapReads: number;
-  /** Row writes that lost to a concurrent writer (and were tried again). */
-  lostRaces: number;
-}
-
-/** What the rows of one call share: the events in hand, the counts, the caller's signal and logger. */
-export interface CallContext<Event> {
-  readonly inHand: InHand<Event>;
-  readonly stats: ApplyStats;
-  /** Once aborted, no row starts and every request in flight is cut short. */
-  readonly signal?: AbortSignal | undefined;
-  /** The caller's logger (`processBatch`, `lambdaHandler`, `runChangeFeed`): told what happens to failing rows, besides the projection's own. */
-  readonly logger?: Logger | undefined;
-}
-
-/** A fresh context for a call. */
-export function callContext<Event>(inHand: InHand<Event> = new Map(), signal?: AbortSignal, logger?: Logger): CallContext<Event> {
-  return { inHand, stats: { rowsWritten: 0, gapReads: 0, lostRaces: 0 }, signal, logger };
-}
-
-export interface Plan<Event, Key> {
-  readonly rows: Map<string, RowGroup<Event, Key>>;
+/** A call's events planned per row. */
+export interface RowPlan<Event, RowKey> {
+  readonly rows: Map<string, RowGroup<Event, RowKey>>;
   readonly ignored: number[];
   readonly inHand: InHand<Event>;
   /** Events whose `key` threw: each fails on its own. */
@@ -57,12 +35,12 @@ export interface Plan<Event, Key> {
  * Groups a call's events by row: sorted and deduplicated by version, so an out-of-order or redelivered
  * batch needs no read to put right. `rowIdOf` turns a key into a stable identity (its stored key).
  */
-export function planRows<Event extends StreamEvent, Key>(
+export function planRows<Event extends StreamEvent, RowKey>(
   entries: ReadonlyArray<Entry<Event>>,
-  keyOf: (event: Event) => Key | undefined,
-  rowIdOf: (key: Key) => string,
-): Plan<Event, Key> {
-  const rows = new Map<string, RowGroup<Event, Key>>();
+  keyOf: (event: Event) => RowKey | undefined,
+  rowIdOf: (key: RowKey) => string,
+): RowPlan<Event, RowKey> {
+  const rows = new Map<string, RowGroup<Event, RowKey>>();
   const ignored: number[] = [];
   const inHand: InHand<Event> = new Map();
   const keyFailures: Array<{ entry: Entry<Event>; error: unknown }> = [];
@@ -72,7 +50,7 @@ export function planRows<Event extends StreamEvent, Key>(
     let versions = inHand.get(instance);
     if (versions === undefined) inHand.set(instance, (versions = new Map()));
     versions.set(event.version, event);
-    let key: Key | undefined;
+    let key: RowKey | undefined;
     let rowId: string;
     try {
       key = keyOf(event);

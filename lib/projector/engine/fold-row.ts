@@ -1,5 +1,5 @@
-import type { Rejected } from './outcome';
-import { removeRow, skipEvent, type RemoveRow, type SkipEvent } from './skip';
+import type { Rejected } from '../outcome';
+import { removeRow, skipEvent, type RemoveRow, type SkipEvent } from '../skip';
 
 /** What `evolve` may answer: the next state, `skipEvent`, or `removeRow`. */
 export type Evolved<State> = State | SkipEvent | RemoveRow;

@@ -1,6 +1,6 @@
-import { documentClient } from '../dynamo';
-import { ConfigurationError } from '../errors';
-import { ReadModel, type AnyEventStream, type StreamEvent } from '../store';
+import { documentClient } from '../../dynamo';
+import { ConfigurationError } from '../../errors';
+import { ReadModel, type AnyEventStream, type StreamEvent } from '../../store';
 import {
   requireFunction,
   requireInteger,
@@ -11,15 +11,13 @@ import {
   type ResolvedRetry,
   type RetryOptions,
   type Ttl,
-} from '../util';
-import { ProjectionDefaults } from './defaults';
-import { OutboxWriter, type OutboxOptions } from './outbox';
+} from '../../util';
+import { ProjectionDefaults } from '../defaults';
+import { OutboxWriter, type OutboxOptions } from '../outbox';
 import type { PoisonPolicy } from './parking';
 import type { Evolved } from './fold-row';
-import type { RowGroup } from './row-plan';
+import type { Key, RowGroup } from './plan-rows';
 import type { RowStore } from './row-store';
-
-type Key = Readonly<Record<string, unknown>>;
 type Group = RowGroup<StreamEvent, Key>;
 
 /**
@@ -101,7 +99,7 @@ export interface RowKindParts<State> {
 }
 
 /** Validates the common options and assembles a projection's runtime; throws `ConfigurationError` naming the first bad option. */
-export function resolveRuntime<State>(options: CommonProjectionOptions<unknown, State, StreamEvent>, parts: RowKindParts<State>): RowRuntime<State> {
+export function resolveRuntime<State, Event>(options: CommonProjectionOptions<unknown, State, Event>, parts: RowKindParts<State>): RowRuntime<State> {
   const { readModel } = options;
   if (!(readModel instanceof ReadModel)) throw new ConfigurationError('Expected `readModel` to be a ReadModel.');
   const name = requireText('name', options.name ?? parts.defaultName, 'Projection');
@@ -118,6 +116,7 @@ export function resolveRuntime<State>(options: CommonProjectionOptions<unknown, 
     throw new ConfigurationError(`${where}: expected \`poison\` to be 'retry' or { park: { afterAttempts } }.`);
   }
   const afterAttempts = poison === 'retry' ? undefined : requireInteger('poison.park.afterAttempts', poison.park.afterAttempts, 1, undefined, where);
+  // The engine hands the callbacks (`recreate`, the outbox's) only the events of the projection's own streams: its `Event`s.
   const outbox = options.outbox === undefined ? undefined : new OutboxWriter(name, readModel, options.outbox as OutboxOptions<unknown, StreamEvent>);
   return {
     name,
@@ -133,7 +132,7 @@ export function resolveRuntime<State>(options: CommonProjectionOptions<unknown, 
     initial: parts.initial,
     evolve: parts.evolve as RowRuntime<State>['evolve'],
     ...(options.terminal === undefined ? {} : { terminal: options.terminal }),
-    ...(options.recreate === undefined ? {} : { recreate: options.recreate }),
+    ...(options.recreate === undefined ? {} : { recreate: options.recreate as RowRuntime<State>['recreate'] }),
     toItem: parts.toItem,
     ...(outbox === undefined ? {} : { outbox }),
     poison: afterAttempts === undefined ? undefined : { afterAttempts },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigurationError } from '../errors';
+import { ConfigurationError } from '../../errors';
 
 /** Where a row keeps its checkpoint: a numeric field storing `version + offset`. */
 export interface CheckpointField {
@@ -36,10 +36,4 @@ function unwrap(schema: z.ZodType): { inner: z.ZodType; optional: boolean } {
     inner = inner.unwrap() as z.ZodType;
   }
   return { inner, optional };
-}
-
-/** The last applied stream version a stored row records, or `undefined` when it records none. */
-export function storedCheckpoint(checkpoint: CheckpointField, item: Readonly<Record<string, unknown>>): number | undefined {
-  const value = item[checkpoint.field];
-  return typeof value === 'number' ? value - checkpoint.offset : undefined;
 }

@@ -1,13 +1,16 @@
-import { ConfigurationError, MissingEventsError, MultipleSourcesError, RowTooLargeError, ValidationError } from '../errors';
-import { TransactionLimits, itemSize } from '../dynamo';
-import { instanceKey, type AnyEventStream, type StreamEvent } from '../store';
+import { ConfigurationError, RowTooLargeError, ValidationError } from '../../errors';
+import { TransactionLimits, itemSize } from '../../dynamo';
+import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
 import { EventFailure, foldRow, type FoldResult } from './fold-row';
-import type { EventRef, Rejected } from './outcome';
-import { holdsRange, type CallContext, type RowGroup } from './row-plan';
-import { rowItem, stubItem, writeRow, type ExtraPut, type ReadRow, type RowMarks } from './row-store';
+import type { EventRef, Rejected } from '../outcome';
+import type { CallContext } from './call-context';
+import { keptRecords } from './parking';
+import type { Key, RowGroup } from './plan-rows';
+import type { ReadRow } from './read-rows';
+import { eventsAbove } from './read-gaps';
+import { rowItem, stubItem, type ExtraPut, type RowMarks } from './write-row';
 import { rowIdOf, type RowRuntime } from './runtime';
 
-type Key = Readonly<Record<string, unknown>>;
 type Group = RowGroup<StreamEvent, Key>;
 type Rows = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' | 'keyOf'>;
 
@@ -16,7 +19,7 @@ type Rows = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' | 'keyOf'>;
  * `'rebuild'` re-derives it from version 1 up to the checkpoints it has, moving none of them and writing
  * no outbox messages (events past a checkpoint are left to the next delivery, which applies them).
  */
-export interface FoldPlan {
+export interface FoldOptions {
   readonly mode: 'apply' | 'rebuild';
   /** Apply although the row is parked, and write even if nothing changed, which unparks it (`retryParked`, `skipParked`). */
   readonly unpark?: boolean | undefined;
@@ -41,46 +44,8 @@ export interface Step {
   readonly failure?: EventFailure<StreamEvent> | undefined;
 }
 
-/**
- * One read-fold-write of a row; `'lost'` when another writer changed it since it was read. A failure
- * leaves as an `EventFailure` naming the event it is put down to: the event whose `evolve` threw, else the
- * first event the write would have applied.
- */
-export async function tryWrite<State>(
-  runtime: RowRuntime<State>,
-  group: Group,
-  call: CallContext<StreamEvent>,
-  row: ReadRow<State>,
-  plan: FoldPlan,
-): Promise<Step | 'lost'> {
-  let attempted = group.events[0] as StreamEvent;
-  try {
-    return await foldAndWrite(runtime, group, call, row, plan, (event) => (attempted = event));
-  } catch (error) {
-    throw error instanceof EventFailure ? error : new EventFailure(attempted, error);
-  }
-}
-
-async function foldAndWrite<State>(
-  runtime: RowRuntime<State>,
-  group: Group,
-  call: CallContext<StreamEvent>,
-  row: ReadRow<State>,
-  plan: FoldPlan,
-  attempting: (event: StreamEvent) => void,
-): Promise<Step | 'lost'> {
-  const folded = await foldWrite(runtime, group, call, row, plan, attempting);
-  if (folded.write === undefined) return folded.step;
-  if (!(await writeRow(runtime.store, row, folded.write.item, folded.write.extras))) {
-    call.stats.lostRaces++;
-    return 'lost';
-  }
-  call.stats.rowsWritten++;
-  return folded.step;
-}
-
 /** A fold of a row, and the write it needs (none when nothing changed): the row's item and its outbox messages. */
-export interface FoldedWrite {
+export interface BuiltWrite {
   /** What the write does once it went through. */
   readonly step: Step;
   readonly write?: { readonly item: Record<string, unknown>; readonly extras: ReadonlyArray<ExtraPut> } | undefined;
@@ -90,19 +55,19 @@ export interface FoldedWrite {
  * Folds a row's events from what was read and builds the write that brings it forward, without sending
  * it: a delivery sends it on its own, an append with inline projections in its own transaction.
  */
-export async function foldWrite<State>(
+export async function buildWrite<State>(
   runtime: RowRuntime<State>,
   group: Group,
   call: CallContext<StreamEvent>,
   row: ReadRow<State>,
-  plan: FoldPlan,
+  fold: FoldOptions,
   attempting: (event: StreamEvent) => void = () => undefined,
-): Promise<FoldedWrite> {
-  const { mode, skip } = plan;
+): Promise<BuiltWrite> {
+  const { mode, skip } = fold;
   const stored = checkpointsOf(runtime, group, row);
   const checkpoints = new Map(stored);
   const alreadyApplied = mode === 'apply' ? group.events.filter((event) => event.version <= (stored.get(instanceKey(event)) ?? 0)) : [];
-  const batch = mode === 'apply' && plan.messages !== false ? runtime.outbox?.batch(group.key, (row.revision ?? 0) + 1) : undefined;
+  const batch = mode === 'apply' && fold.messages !== false ? runtime.outbox?.batch(group.key, (row.revision ?? 0) + 1) : undefined;
   let state = mode === 'apply' ? row.state : undefined;
   let removed = mode === 'apply' ? row.removed : false;
   let lastState: State | undefined;
@@ -166,7 +131,7 @@ export async function foldWrite<State>(
   }
   const written = removed ? lastState : state;
   const unchanged: Step = { applied, alreadyApplied, skipped, rejected, checkpoints: stored, revision: row.revision, more: false };
-  const unparking = plan.unpark === true && row.parked !== undefined;
+  const unparking = fold.unpark === true && row.parked !== undefined;
   if (mode === 'rebuild' && (!row.exists || written === undefined)) return { step: unchanged };
   if (mode === 'apply' && !changed && !unparking) return { step: unchanged };
   if (written === undefined && !changed && !unparking) return { step: unchanged };
@@ -201,33 +166,13 @@ function passes(folded: FoldResult<unknown, StreamEvent>, skipping: number | und
   return !folded.stopped || (folded.stoppedAt?.version ?? 0) > skipping;
 }
 
-/**
- * The failure and parking records a write of the row keeps, since the write replaces the whole item: the
- * failed attempts while their event is still ahead of its instance's checkpoint (another source's events
- * don't reset the count), and the parked record unless this write completes a replay (`unparks`); a write
- * that keeps it marks it seen, as any change of the parked row.
- */
-function keptRecords(row: ReadRow<unknown>, checkpoints: ReadonlyMap<string, number>, unparks: boolean): Pick<RowMarks, 'failures' | 'parked'> {
-  const { failures, parked } = row;
-  return {
-    ...(failures !== undefined && (checkpoints.get(instanceKey(failures.event)) ?? 0) < failures.event.version ? { failures } : {}),
-    ...(parked !== undefined && !unparks ? { parked: { ...parked, seen: parked.seen + 1 } } : {}),
-  };
-}
-
 /** The row's checkpoints; a single-source row fed by another instance than the call's events refuses them. */
 export function checkpointsOf(runtime: Rows, group: Group, row: ReadRow<unknown>): ReadonlyMap<string, number> {
-  if (runtime.store.checkpoints.kind === 'perInstance') return row.checkpoints;
-  const instances = new Set([...group.events.map(instanceKey), ...row.checkpoints.keys()]);
-  if (instances.size > 1) {
-    throw new MultipleSourcesError(runtime.name, group.key, [...instances].sort());
-  }
-  const [instance] = instances;
-  return new Map(instance === undefined ? [] : [[instance, row.checkpoints.get(instance) ?? row.unattributed ?? 0]]);
+  return runtime.store.checkpoints.forGroup(runtime.name, group, row);
 }
 
 /** What each source instance contributes to one fold: its versions `from` (exclusive) to `to`, in a fixed order of instances. */
-function foldRanges(runtime: Rows, group: Group, stored: ReadonlyMap<string, number>, mode: FoldPlan['mode']) {
+function foldRanges(runtime: Rows, group: Group, stored: ReadonlyMap<string, number>, mode: FoldOptions['mode']) {
   const ranges: Array<{ stream: AnyEventStream; streamId: string; instance: string; from: number; to: number }> = [];
   if (mode === 'apply') {
     const highest = new Map<string, StreamEvent>();
@@ -262,55 +207,6 @@ export function addresses(runtime: Rows, event: StreamEvent, rowId: string): boo
   return key !== undefined && rowIdOf(runtime, key) === rowId;
 }
 
-/**
- * The last event of each source instance that reached a parked row (its `through`), read from the
- * store: a replay of the row folds from its checkpoints up to them.
- */
-export async function parkedEvents(
-  streams: ReadonlyMap<string, AnyEventStream>,
-  row: ReadRow<unknown>,
-  call: CallContext<StreamEvent>,
-): Promise<StreamEvent[]> {
-  const events: StreamEvent[] = [];
-  for (const [instance, through] of Object.entries(row.parked?.through ?? {})) {
-    const separator = instance.indexOf('#');
-    const stream = streams.get(instance.slice(0, separator));
-    if (stream === undefined) continue;
-    const checkpoint = row.checkpoints.get(instance) ?? row.unattributed ?? 0;
-    const last = (await eventsAbove(stream, instance.slice(separator + 1), call, checkpoint, through)).at(-1);
-    if (last !== undefined) events.push(last);
-  }
-  return events;
-}
-
-/**
- * The stream's events from checkpoint + 1 to `highest`: from the call's own events when they hold every
- * version (those of other rows and ignored ones count), else from ONE strongly consistent read bounded
- * at `highest`. What is read is kept in hand for the call's other rows and retries.
- */
-export async function eventsAbove(
-  stream: AnyEventStream,
-  streamId: string,
-  call: CallContext<StreamEvent>,
-  checkpoint: number,
-  highest: number,
-): Promise<StreamEvent[]> {
-  const instance = instanceKey({ streamName: stream.name, streamId });
-  let versions = call.inHand.get(instance);
-  if (!holdsRange(versions, checkpoint + 1, highest)) {
-    const read = await stream.readFrom(streamId, checkpoint, { toVersion: highest, signal: call.signal });
-    call.stats.gapReads++;
-    if (versions === undefined) call.inHand.set(instance, (versions = new Map()));
-    for (const event of read) versions.set(event.version, event);
-    if (!holdsRange(versions, checkpoint + 1, highest)) {
-      throw new MissingEventsError(stream.name, streamId, checkpoint + 1, highest);
-    }
-  }
-  const events: StreamEvent[] = [];
-  for (let version = checkpoint + 1; version <= highest; version++) events.push(versions?.get(version) as StreamEvent);
-  return events;
-}
-
 function assertSameRow(runtime: Rows, key: Key, item: Record<string, unknown>): void {
   for (const [attribute, value] of Object.entries(runtime.store.readModel.keyOf(key))) {
     if (item[attribute] !== value) {
@@ -326,5 +222,5 @@ function assertSameRow(runtime: Rows, key: Key, item: Record<string, unknown>): 
 function assertFits(runtime: Rows, key: Key, item: Record<string, unknown>, instances: number): void {
   const size = itemSize(item);
   if (size <= TransactionLimits.itemBytes) return;
-  throw new RowTooLargeError(runtime.name, key, size, runtime.store.checkpoints.kind === 'perInstance' ? instances : undefined);
+  throw new RowTooLargeError(runtime.name, key, size, runtime.store.checkpoints.sourcesOfTooLarge(instances));
 }

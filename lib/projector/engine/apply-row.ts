@@ -1,0 +1,164 @@
+import { abortReason, cancelled } from '../../dynamo';
+import { ConcurrentModificationError } from '../../errors';
+import type { StreamEvent } from '../../store';
+import { backoffDelay, mayRetry, sleep } from '../../util';
+import type { AppliedOutcome, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from '../outcome';
+import { buildWrite, type FoldOptions, type Step } from './build-write';
+import type { CallContext } from './call-context';
+import type { CheckpointStrategy } from './checkpoints';
+import { EventFailure } from './fold-row';
+import { countFailure, noteParkedEvents, parkedEvents } from './parking';
+import type { Key, RowGroup } from './plan-rows';
+import { readRow, type ReadRow } from './read-rows';
+import type { RowRuntime } from './runtime';
+import { writeRow } from './write-row';
+
+type Group = RowGroup<StreamEvent, Key>;
+
+/** What bringing one row forward reports. */
+export type RowResult = AppliedOutcome | MultiSourceAppliedOutcome | FailedOutcome | ParkedOutcome;
+
+/** One row to bring forward, and how. */
+export interface RowApplication<State> {
+  readonly runtime: RowRuntime<State>;
+  /** The row's events of the call. */
+  readonly group: Group;
+  readonly call: CallContext<StreamEvent>;
+  readonly fold: FoldOptions;
+  /** The row as the call read it already (`readRows`); `undefined` reads it first. */
+  readonly prefetched?: ReadRow<State> | undefined;
+}
+
+/**
+ * What one attempt at a row ends in: its outcome, or another attempt, after a lost race (which waits and
+ * counts towards `retry.attempts`) or because the fold goes on with another write (which does neither).
+ */
+type Attempt = RowResult | 'lostRace' | 'moreWrites';
+
+/**
+ * Brings one row forward: one strongly consistent read of the row (or the one read for the whole call,
+ * `prefetched`), at most one read of each source instance to fill a gap, one conditional write. A lost
+ * race re-reads and tries again after a jittered, growing delay; a row that loses every try fails with
+ * `ConcurrentModificationError`. A fold whose outbox messages don't fit one transaction goes on with
+ * another write. With a `park` policy, a failure that is not transient is counted on the row, and the
+ * row is parked once the count is reached; a parked row records how far its events reached instead.
+ */
+export async function applyRow<State>(application: RowApplication<State>): Promise<RowResult> {
+  const { runtime, group, call } = application;
+  const { signal } = call;
+  const steps: Step[] = [];
+  const failed = (error: unknown) => failedOutcome(group, steps, error);
+  if (cancelled(signal)) return failed(abortReason(signal));
+  try {
+    let read = application.prefetched;
+    const started = Date.now();
+    let lostRaces = 0;
+    while (mayRetry(runtime.retry, lostRaces, Date.now() - started)) {
+      const row = read ?? (await readRow<State>(runtime.store, group.key));
+      read = undefined;
+      const attempt = await attemptRow(application, row, steps);
+      if (attempt === 'moreWrites') continue;
+      if (attempt !== 'lostRace') return attempt;
+      await sleep(backoffDelay(lostRaces, runtime.retry.backoff), signal);
+      lostRaces++;
+    }
+    return failed(new ConcurrentModificationError(runtime.name, group.key, lostRaces));
+  } catch (error) {
+    return failed(cancelled(signal) ? abortReason(signal) : failureOf(error, group).cause);
+  }
+}
+
+/** One read-fold-write of the row as read, or the parking of its failure; adds the write's step to `steps`. */
+async function attemptRow<State>(application: RowApplication<State>, row: ReadRow<State>, steps: Step[]): Promise<Attempt> {
+  const { runtime, group, call, fold } = application;
+  const { signal } = call;
+  // A replay folds through whatever reached the parked row by now, also events noted since it began.
+  const target = fold.unpark === true && row.parked !== undefined ? { ...group, events: await parkedEvents(runtime.streams, row, call) } : group;
+  if (fold.mode === 'apply' && row.parked !== undefined && fold.unpark !== true) {
+    const parked = await noteParkedEvents(runtime.store, group, row.parked);
+    return parked === 'lost' ? 'lostRace' : parkedOutcome(group, steps, parked);
+  }
+  let failure: unknown;
+  let now = row;
+  try {
+    const step = await tryWrite(runtime, target, call, row, fold);
+    if (step === 'lost') return 'lostRace';
+    steps.push(step);
+    if (step.failure === undefined) return step.more ? 'moreWrites' : appliedOutcome(runtime.store.checkpoints, target, steps);
+    // What came before the failing event was written: the failure is counted on the row as it is now.
+    failure = step.failure;
+    now = await readRow<State>(runtime.store, group.key);
+  } catch (error) {
+    failure = error;
+  }
+  // A cancelled call says nothing about the row: never counted towards parking it.
+  if (cancelled(signal)) return failedOutcome(group, steps, abortReason(signal));
+  const { cause, event } = failureOf(failure, target);
+  const counted = fold.mode === 'rebuild' ? undefined : await countFailure(runtime, call, group, now, { event, error: cause });
+  if (counted === 'lost') return 'lostRace';
+  return counted === undefined || counted === 'counted' || fold.unpark === true
+    ? failedOutcome(group, steps, cause)
+    : parkedOutcome(group, steps, counted);
+}
+
+/**
+ * One read-fold-write of a row; `'lost'` when another writer changed it since it was read. A failure
+ * leaves as an `EventFailure` naming the event it is put down to: the event whose `evolve` threw, else the
+ * first event the write would have applied.
+ */
+async function tryWrite<State>(
+  runtime: RowRuntime<State>,
+  group: Group,
+  call: CallContext<StreamEvent>,
+  row: ReadRow<State>,
+  fold: FoldOptions,
+): Promise<Step | 'lost'> {
+  let attempted = group.events[0] as StreamEvent;
+  try {
+    const built = await buildWrite(runtime, group, call, row, fold, (event) => (attempted = event));
+    if (built.write === undefined) return built.step;
+    if (!(await writeRow(runtime.store, row, built.write.item, built.write.extras))) {
+      call.stats.lostRaces++;
+      return 'lost';
+    }
+    call.stats.rowsWritten++;
+    return built.step;
+  } catch (error) {
+    throw error instanceof EventFailure ? error : new EventFailure(attempted, error);
+  }
+}
+
+/** The error a write failed with, and the event it is put down to (see `EventFailure`). */
+function failureOf(error: unknown, group: Group): { cause: unknown; event: StreamEvent } {
+  if (error instanceof EventFailure) return { cause: error.cause, event: error.event as StreamEvent };
+  return { cause: error, event: group.events[0] as StreamEvent };
+}
+
+/** What every outcome of the row names: its key and stream, what this call applied to it, its records' positions. */
+function rowOf(group: Group, steps: ReadonlyArray<Step>) {
+  return { key: group.key, streamId: group.streamId, applied: steps.flatMap((step) => step.applied), positions: group.positions };
+}
+
+function failedOutcome(group: Group, steps: ReadonlyArray<Step>, error: unknown): FailedOutcome {
+  return { status: 'failed', ...rowOf(group, steps), error };
+}
+
+function parkedOutcome(group: Group, steps: ReadonlyArray<Step>, parked: ParkedRow): ParkedOutcome {
+  return { status: 'parked', ...rowOf(group, steps), parked };
+}
+
+function appliedOutcome(checkpoints: CheckpointStrategy, group: Group, steps: ReadonlyArray<Step>): RowResult {
+  const first = steps[0] as Step;
+  const last = steps[steps.length - 1] as Step;
+  const handled = {
+    status: 'applied' as const,
+    key: group.key,
+    applied: steps.flatMap((step) => step.applied),
+    alreadyApplied: first.alreadyApplied,
+    skipped: steps.flatMap((step) => step.skipped),
+    rejected: steps.flatMap((step) => step.rejected),
+    revision: last.revision,
+    positions: group.positions,
+  };
+  return checkpoints.outcome(handled, group, last.checkpoints);
+}
