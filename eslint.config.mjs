@@ -51,6 +51,38 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Type-aware rules where a forgotten `await` or a promise passed where a callback is expected would be a
+    // bug: the library and the programs that run it. Types come from tsconfig.json (it includes all four).
+    files: ['lib/**/*.ts', 'examples/**/*.ts', 'bench/**/*.ts', 'chaos/**/*.ts'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // `Promise.all([maybeAWrite, undefined])` is how a step is skipped; an array with no promise at all is still caught.
+      '@typescript-eslint/await-thenable': ['error', { allowMixedPromiseArrays: true }],
+      // An abort rejects with the signal's own reason, and a caught error is passed on as it was: both untyped.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      // An `async` method without `await` implements a Promise interface and turns a throw into a rejection.
+      '@typescript-eslint/require-await': 'off',
+      // `any` is banned where it is written (no-explicit-any); what these would flag is where it enters by itself:
+      // runtime checks of a caller's input (Array.isArray narrows to any[]), the SDK's item records, AbortSignal.reason.
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    // A test that forgets to await a promise (the test kit's `thenRows`, `thenEvents`) passes without checking anything.
+    files: ['__tests__/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': ['error', { allowMixedPromiseArrays: true }],
+    },
+  },
   prettier,
   {
     // The fresh apps of the package check: plain Node scripts and jest tests, CommonJS and ESM, as a user writes them.

@@ -41,7 +41,7 @@ function withImage(template: DynamoDBRecord, image: Image | undefined, patch: Re
   record.dynamodb['SequenceNumber'] = String(fakeSequence);
   if (image === undefined) delete record.dynamodb['NewImage'];
   else record.dynamodb['NewImage'] = image;
-  return Object.assign(record, patch) as unknown as DynamoDBRecord;
+  return Object.assign(record, patch);
 }
 
 /** The world the corpus runs in: an Order stream and a Ledger stream with a two-field id. */
@@ -145,7 +145,7 @@ export function badCases(world: BadInputWorld): BadCase[] {
     { kind: 'marker of the wrong type', records: [patched((img) => (img['_df'] = { N: '1' }))], answers: ['skipped'] },
     {
       kind: 'snapshot item of the stream',
-      records: [withImage(world.snapshot, clone(world.snapshot.dynamodb?.NewImage) as unknown as Image)],
+      records: [withImage(world.snapshot, clone(world.snapshot.dynamodb?.NewImage))],
       answers: ['skipped'],
     },
     { kind: 'version as a string', records: [patched((img) => (img['version'] = { S: '3' }))], answers: ['decodeFailure'] },

@@ -107,7 +107,7 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
       if (!log.enabled || (commands !== undefined && !commands.has(command))) return next(args);
       log.calls++;
       if (random() >= options.rate) return next(args);
-      const input = ((args as { input?: Record<string, unknown> }).input ?? {}) as Record<string, unknown>;
+      const input = (args as { input?: Record<string, unknown> }).input ?? {};
       const streams = (context.clientName ?? '').includes('Streams');
       const firstPut =
         TRANSACT_COMMANDS.has(command) && Array.isArray(input['TransactItems'])

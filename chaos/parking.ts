@@ -109,7 +109,7 @@ function rowOf(name: Rows, key: object): string {
 }
 
 function parking(bound: Bound, name: Rows): Parking {
-  return bound.projections[name] as unknown as Parking;
+  return bound.projections[name];
 }
 
 /** Whether a row named in a diverged-row line is one the bugs hit. */
@@ -183,7 +183,7 @@ async function listParked(projection: { parkedRows(): AsyncIterable<ParkedRow<ob
  * row parked on a later event, skips that too half the time. Each skip is retried until saved.
  */
 async function skipSome(run: PoisonRun, name: Rows, clean: Bound, skipped: Set<string>, random: () => number): Promise<void> {
-  const parked = (await listParked(clean.projections[name] as unknown as Parking)) ?? [];
+  const parked = (await listParked(clean.projections[name])) ?? [];
   const chosen = parked.filter(() => random() < 0.5);
   if (chosen.length === 0 && parked[0] !== undefined) chosen.push(parked[0]);
   for (const row of chosen) {
@@ -199,7 +199,7 @@ async function skipSome(run: PoisonRun, name: Rows, clean: Bound, skipped: Set<s
 }
 
 async function parkedOn(clean: Bound, name: Rows, key: object): Promise<EventRef | undefined> {
-  const parked = (await listParked(clean.projections[name] as unknown as Parking)) ?? [];
+  const parked = (await listParked(clean.projections[name])) ?? [];
   return parked.find((row) => JSON.stringify(row.key) === JSON.stringify(key))?.event;
 }
 

@@ -101,7 +101,7 @@ async function main(): Promise<number> {
     process.env['DYNAMODB_ENDPOINT'] = local.endpoint;
   }
   const config: ClientConfig = {
-    endpoint: process.env['DYNAMODB_ENDPOINT'] as string,
+    endpoint: process.env['DYNAMODB_ENDPOINT'],
     region: DynamoLocalDefaults.region,
     credentials: { ...DynamoLocalDefaults.credentials },
   };

@@ -307,7 +307,7 @@ export async function readTruth(bound: Bound, ids: Partial<WorldIds>): Promise<T
   const programs = new Map<string, StreamEvent[]>();
   const accounts = new Map<string, StreamEvent[]>();
   for (const orderId of ids.orders ?? []) orders.set(orderId, await bound.orders.read({ orderId }));
-  for (const sensorId of ids.sensors ?? []) sensors.set(sensorId, (await bound.sensors.read({ sensorId })) as SensorEvent[]);
+  for (const sensorId of ids.sensors ?? []) sensors.set(sensorId, await bound.sensors.read({ sensorId }));
   for (const purchaseId of ids.purchases ?? []) purchases.set(purchaseId, await bound.purchases.read({ purchaseId }));
   for (const programId of ids.programs ?? []) programs.set(programId, await bound.loyalty.read({ programId }));
   for (const accountId of ids.accounts ?? []) accounts.set(accountId, await bound.accounts.read({ accountId }));

@@ -1,4 +1,4 @@
-import { ValidationError } from 'dynafold';
+import { DecodeError, ValidationError } from 'dynafold';
 import { joinComposite, splitComposite } from '../../lib/store/composite';
 import { compress, decompress } from '../../lib/dynamo/compression';
 import { fromEventItem, toEventItem, validateNewEvent, type EventCodec } from '../../lib/store/event-codec';
@@ -97,6 +97,13 @@ describe('event items', () => {
     });
     const base64 = { ...item, data: Buffer.from(item['data'] as Uint8Array).toString('base64') };
     expect(fromEventItem(codec, base64)).toEqual(decoded);
+  });
+
+  test('an item whose compression attribute is not a name says so, and what it holds', () => {
+    const event = validateNewEvent(codec, { type: 'OrderPlaced', data: { customer: 'y'.repeat(200) } }, 0);
+    const item = { ...toEventItem(codec, 'o-1', 7, event, '2024-01-01T00:00:00.000Z'), enc: { algorithm: 'brotli' } };
+    expect(() => fromEventItem(codec, item)).toThrow(DecodeError);
+    expect(() => fromEventItem(codec, item)).toThrow(/compression attribute 'enc' holds {"algorithm":"brotli"}, not an algorithm's name/);
   });
 
   test('zod output is what gets stored', () => {

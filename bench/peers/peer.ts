@@ -23,7 +23,7 @@ export interface Peer {
   /** Appends one event to a contended stream: learns the head, appends, tries again on a conflict. Resolves the conflicts met. */
   appendContended(orderId: string): Promise<number>;
   /** Loads the stream and folds it into the order summary. */
-  load(orderId: string): Promise<Summary>;
+  readonly load: (orderId: string) => Promise<Summary>;
   /** Loads from the latest snapshot (saved first where the library saves them on its own); `undefined` without snapshots. */
   readonly loadWithSnapshot: ((orderId: string) => Promise<Summary>) | undefined;
   /** Makes the snapshot `loadWithSnapshot` starts from, where the library leaves that to the caller. */

@@ -19,7 +19,7 @@ export interface Clients {
   readonly streams: DynamoDBStreamsClient;
   readonly meter: Meter;
   readonly streamsMeter: Meter;
-  destroy(): void;
+  readonly destroy: () => void;
 }
 
 export async function startLocal(): Promise<DynamoLocal> {

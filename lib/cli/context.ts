@@ -97,7 +97,7 @@ export class CommandContext {
       const { DynamoDBStreamsClient: Streams } = require('@aws-sdk/client-dynamodb-streams') as {
         DynamoDBStreamsClient: typeof DynamoDBStreamsClient;
       };
-      this.streams = new Streams(this.settings as NonNullable<ConstructorParameters<typeof DynamoDBStreamsClient>[0]>);
+      this.streams = new Streams(this.settings);
     }
     return this.streams;
   }

@@ -136,7 +136,7 @@ export class MultiSourceProjection<
     key: Key,
     at: WaitForOptions & { readonly stream: S; readonly streamId: StreamIdOfStream<S> | string; readonly version: number },
   ): Promise<ProjectedRow<Stored<RowOfModel<M>>>> {
-    const instance = instanceKey({ streamName: at.stream.name, streamId: at.stream.formatStreamId(at.streamId as never) });
+    const instance = instanceKey({ streamName: at.stream.name, streamId: at.stream.formatStreamId(at.streamId) });
     return waitForRow(this.runtime, { key, instance, version: at.version }, at);
   }
 }

@@ -113,7 +113,7 @@ export async function processBatch<
 >(records: ReadonlyArray<R>, options: ProcessBatchOptions<P, St, R>): Promise<ProcessResult<P, St, R>> {
   if (!Array.isArray(records)) throw new ValidationError('processBatch expects an array of stream records (event.Records).');
   const started = performance.now();
-  const projections = Object.entries(options.projections) as Array<[string, AnyProjection]>;
+  const projections = Object.entries<AnyProjection>(options.projections);
   const extra = Object.entries(options.streams ?? {});
   // Keys name where each stream came from, so a marker shared by two streams is reported by both names.
   const decode = decoder(

@@ -79,7 +79,7 @@ export class Projection<
    */
   applyBatch(events: ReadonlyArray<EventsOfStream<S>>, options: CallOptions = {}): Promise<ApplyResult<EventsOfStream<S>, Key>> {
     return this.applyEntries(
-      events.map((event, position) => ({ event: event as StreamEvent, position })),
+      events.map((event, position) => ({ event: event, position })),
       options,
     ) as Promise<ApplyResult<EventsOfStream<S>, Key>>;
   }
@@ -104,9 +104,9 @@ export class Projection<
     records: ReadonlyArray<R>,
     options: Omit<ProcessBatchOptions<Record<'projection', AnyProjection>, Record<string, never>, R>, 'projections' | 'streams'> = {},
   ): Promise<ProjectionBatchResult<EventsOfStream<S>, R>> {
-    const result = await processBatch(records, { ...options, projections: { projection: this as AnyProjection } });
+    const result = await processBatch(records, { ...options, projections: { projection: this } });
     return {
-      outcomes: result.outcomes.projection as ReadonlyArray<RowOutcome<EventsOfStream<S>, Key>>,
+      outcomes: result.outcomes.projection,
       ignored: result.ignored.projection,
       decodeFailures: result.decodeFailures,
       failedRecords: result.failedRecords,

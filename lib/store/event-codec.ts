@@ -175,9 +175,14 @@ export function fromEventItem(codec: EventCodec, item: Readonly<Record<string, u
 function decodeData(where: string, streamName: string, data: unknown, encoding: unknown): unknown {
   if (encoding === undefined) return data;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'base64') : data instanceof Uint8Array ? data : undefined;
-  if (bytes === undefined || typeof encoding !== 'string') {
-    throw new DecodeError(`${where} is marked as ${String(encoding)}-compressed but its data is not binary.`, streamName);
+  if (typeof encoding !== 'string') {
+    const held = JSON.stringify(encoding);
+    throw new DecodeError(
+      `${where}: its compression attribute '${Layout.encoding}' holds ${held}, not an algorithm's name: an append never writes that.`,
+      streamName,
+    );
   }
+  if (bytes === undefined) throw new DecodeError(`${where} is marked as ${encoding}-compressed but its data is not binary.`, streamName);
   try {
     return JSON.parse(decompress(bytes, encoding)) as unknown;
   } catch (cause) {

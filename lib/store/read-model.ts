@@ -133,7 +133,7 @@ export class ReadModel<
         { cause: parsed.error },
       );
     }
-    const fields = withoutUndefined(parsed.data as Record<string, unknown>);
+    const fields = withoutUndefined(parsed.data);
     const unfit = attributeIssues(fields, [], 'item');
     if (unfit.length > 0) {
       throw new ValidationError(`A ${this.name} row can't be stored: ${describeDataIssues(unfit)}.`, unfit);

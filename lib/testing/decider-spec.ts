@@ -111,7 +111,7 @@ function whenOf<State, Events extends EventSchemas>(
         if (!(error instanceof expected)) {
           throw new SpecAssertionError(`${header}: expected a ${expected.name}, but the command threw ${describe(error)}`, { actual: error });
         }
-      } else if ((expected as (error: unknown) => boolean | void)(error) === false) {
+      } else if (expected(error) === false) {
         throw new SpecAssertionError(`${header}: the command threw ${describe(error)}, which the predicate refused`, { actual: error });
       }
       return error;

@@ -136,8 +136,7 @@ export function projectionSpec<P extends SpecProjection>(
   const settings = resolveOptions(options);
   return {
     given: (given) => ({
-      thenRows: (rows, check) =>
-        runSpec(build, settings, given as ReadonlyArray<Given<SpecProjection>>, rows as ReadonlyArray<ExpectedRow<P>>, check),
+      thenRows: (rows, check) => runSpec(build, settings, given as ReadonlyArray<Given<SpecProjection>>, rows, check),
     }),
   };
 }
@@ -211,7 +210,7 @@ async function appendAndRead(
 ): Promise<LambdaStreamRecord[]> {
   for (const [index, entry] of given.entries()) {
     const stream = streamOf(projection, entry.stream, index) as EventStream;
-    await stream.append(entry.streamId as string, entry.events as ReadonlyArray<NewEventOf<Record<string, never>>>);
+    await stream.append(entry.streamId, entry.events);
   }
   // Loaded here, not with the module: only a projection spec needs the Streams client.
   const { DynamoDBStreamsClient } = await import('@aws-sdk/client-dynamodb-streams');
@@ -257,7 +256,7 @@ async function deliverOnce(
     settings,
   );
   const ledger: DeliveryLedger = { applied: new Map(), alreadyApplied: 0, setAside: new Set(), batches: 0, retries: 0 };
-  const handler = (onBatch: OnSpecBatch) => lambdaHandler({ projections: { spec: projection as AnyProjection }, onBatch });
+  const handler = (onBatch: OnSpecBatch) => lambdaHandler({ projections: { spec: projection }, onBatch });
   await deliverLanes(plan, records, eventIds, handler, ledger, { maxTries: settings.maxTriesPerBatch, header, seed: settings.seed });
 
   const twice = [...ledger.applied].filter(([, count]) => count > 1).map(([id, count]) => `${id} (${count} times)`);
@@ -276,7 +275,7 @@ async function deliverOnce(
 async function checkRows<P extends SpecProjection>(projection: P, rows: ReadonlyArray<ExpectedRow<P>>, header: string, seed: number): Promise<void> {
   const actual = await Promise.all(
     rows.map(async ({ key }) => {
-      const stored = await projection.readModel.get(key as Readonly<Record<string, unknown>>, { consistent: true, includeHidden: true });
+      const stored = await projection.readModel.get(key, { consistent: true, includeHidden: true });
       if (stored === undefined) return { key, row: undefined };
       const { createdAt: _created, updatedAt: _updated, ...row } = stored as Record<string, unknown>;
       return { key, row };

@@ -24,6 +24,7 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
  * `(message, details)`. A pino logger is told apart by its `levels` and `bindings`.
  */
 export function log(logger: Logger | undefined, level: LogLevel, details: Record<string, unknown>, message: string): void {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with `.call(logger, ...)` below
   const method = logger?.[level];
   if (method === undefined) return;
   try {

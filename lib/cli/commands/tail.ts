@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../../errors';
 import { ChangeFeedConsumer, MemoryCheckpointStore } from '../../feed';
-import { decoder, type AnyEventStream, type StreamImage } from '../../store';
+import { decoder, type AnyEventStream } from '../../store';
 import type { CommandContext } from '../context';
 import { ExitCodes } from '../exit-codes';
 import { onInterrupt } from '../interrupt';
@@ -41,7 +41,7 @@ export async function tailCommand(context: CommandContext, name: string, options
     for (const record of batch.records) {
       if (options.limit !== undefined && shown >= options.limit) break;
       if (record.eventName !== 'INSERT' || record.dynamodb?.NewImage === undefined) continue;
-      const decoded = decode(record.dynamodb.NewImage as StreamImage);
+      const decoded = decode(record.dynamodb.NewImage);
       if (decoded === undefined) continue;
       const event = decoded.event;
       if (context.out.json) process.stdout.write(`${JSON.stringify(event)}\n`);

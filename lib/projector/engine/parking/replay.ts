@@ -55,7 +55,7 @@ export async function replayParked<State>(runtime: RowRuntime<State>, key: Key, 
     const details = { projection: runtime.name, key, applied: outcome.applied.length, ...(skipping === undefined ? {} : { skipped: skipping }) };
     log(runtime.logger, 'info', details, 'parked row replayed');
   }
-  return outcome as Outcome;
+  return outcome;
 }
 
 /** Replays every parked row (or the one of `key`), one after another; resolves an outcome per row. */
@@ -89,7 +89,7 @@ function requireRowKey(runtime: RowBasics, key: unknown): void {
  * record a skip that never happened (and replay the row's failing event again).
  */
 function requireHeld(runtime: RowBasics, row: ReadRow<unknown>, rowId: string, call: CallContext<StreamEvent>, ref: EventRef): void {
-  const described = JSON.stringify(ref) ?? String(ref);
+  const described = JSON.stringify(ref) ?? typeof ref;
   const valid = typeof ref === 'object' && ref !== null && typeof ref.streamName === 'string' && typeof ref.streamId === 'string';
   const instance = valid ? instanceKey(ref) : undefined;
   const held = instance === undefined ? undefined : call.inHand.get(instance)?.get(ref.version);
