@@ -48,7 +48,9 @@ test('the Lambda handler example handles a real DynamoDB Streams event', async (
 }, 180_000);
 
 test('the feed service in serve mode picks up writes that come after it started, and stays healthy', async () => {
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'examples', 'feed-service.ts')], {
+  // node with tsx's loader, not the tsx command: that one waits 30 ms for its child to acknowledge a
+  // signal and then kills it (exit 143), which a loaded machine fails to meet.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'examples', 'feed-service.ts')], {
     cwd: root,
     env: { ...process.env, PORT: '0', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -82,7 +84,8 @@ test('the feed service in serve mode picks up writes that come after it started,
 
 /** Starts an example service on a free port and resolves its address once it listens. */
 async function serve(file: string): Promise<{ address: string; stop: () => Promise<number | null> }> {
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), [join(root, 'examples', file)], {
+  // node with tsx's loader, so SIGTERM reaches the service itself (see the feed service's test).
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'examples', file)], {
     cwd: root,
     // A busy machine (the other test worker on the same DynamoDB Local) can hold the feed back past 5 s.
     env: { ...process.env, PORT: '0', READ_YOUR_WRITES_MS: '30000', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
