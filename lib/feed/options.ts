@@ -210,7 +210,7 @@ function resolveFeedBackoff(options: ChangeFeedOptions): Backoff {
     },
     options.logger,
   );
-  const unbounded = (['attempts', 'maxElapsedMs'] as const).find((field) => (retry)?.[field] !== undefined);
+  const unbounded = (['attempts', 'maxElapsedMs'] as const).find((field) => retry?.[field] !== undefined);
   if (unbounded !== undefined) {
     throw new ConfigurationError(
       `The change feed retries without limit (a feed that gave up would stall its shard): leave out \`retry.${unbounded}\`.`,
