@@ -234,27 +234,29 @@ async function checkStillParked(run: PoisonRun, clean: Bound, skipped: ReadonlyS
     new Map(((await listParked(clean.projections[name] as unknown as Parking)) ?? []).map((row) => [rowOf(name, row.key), row]));
   const parked = { summaries: await parkedBy('summaries'), customers: await parkedBy('customers') };
   const kept = <E extends StreamEvent>(events: ReadonlyArray<E>) => events.filter((event) => !skipped.has(eventKey(event)));
-  const wrong = (message: string) => {
+  const wrong = (message: string, event?: EventRef) => {
     summary.divergedRows++;
-    summary.problem(`${when}: ${message}`);
+    summary.problem(`${when}: ${message}${event === undefined ? '' : history(run, skipped, event)}`);
   };
   for (const [name, rows] of [
     ['summaries', poison.orders],
     ['customers', poison.customers],
   ] as const) {
-    for (const [row, record] of parked[name]) if (!rows.has(row)) wrong(`${name} ${row}, which no bug hits, is parked on ${eventKey(record.event)}`);
+    for (const [row, record] of parked[name])
+      if (!rows.has(row)) wrong(`${name} ${row}, which no bug hits, is parked on ${eventKey(record.event)}`, record.event);
   }
   for (const orderId of poison.orders) {
     const events = kept(truth.orders.get(orderId) ?? []);
     const first = events.find((event) => chokes(poison, 'orders', orderId, event));
     const record = parked.summaries.get(orderId);
     if (first === undefined) {
-      if (record !== undefined) wrong(`order ${orderId} is parked on ${eventKey(record.event)}, though none of its events fails now`);
+      if (record !== undefined) wrong(`order ${orderId} is parked on ${eventKey(record.event)}, though none of its events fails now`, record.event);
       continue;
     }
     if (record?.event.version !== first.version) {
       wrong(
         `order ${orderId} must be parked on ${eventKey(first)}, its first event that still fails; it is ${record === undefined ? 'not parked' : `parked on ${eventKey(record.event)}`}`,
+        record?.event,
       );
       continue;
     }
@@ -267,9 +269,17 @@ async function checkStillParked(run: PoisonRun, clean: Bound, skipped: ReadonlyS
     const failing = kept(customerEvents(truth)).filter((event) => customerOf(event) === customer && chokes(poison, 'customers', customer, event));
     const record = parked.customers.get(customer);
     if (failing.length === 0) {
-      if (record !== undefined) wrong(`customer ${customer} is parked on ${eventKey(record.event)}, though none of its events fails now`);
+      if (record !== undefined)
+        wrong(`customer ${customer} is parked on ${eventKey(record.event)}, though none of its events fails now`, record.event);
     } else if (record === undefined) wrong(`customer ${customer} is not parked, though ${failing.length} of its events still fail`);
     else if (!failing.some((event) => eventKey(event) === eventKey(record.event)))
-      wrong(`customer ${customer} is parked on ${eventKey(record.event)}, which does not fail now`);
+      wrong(`customer ${customer} is parked on ${eventKey(record.event)}, which does not fail now`, record.event);
   }
+}
+
+/** What the replays and skips did to the event a row is parked on, for a problem about that row. */
+function history(run: PoisonRun, skipped: ReadonlySet<string>, event: EventRef): string {
+  const key = eventKey(event);
+  const notes = run.notes.get(key);
+  return ` (${key} ${skipped.has(key) ? 'was skipped' : 'was not skipped'}; ${notes === undefined ? 'no replay or skip touched it' : notes.join('; ')})`;
 }

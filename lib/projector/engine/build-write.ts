@@ -140,7 +140,7 @@ export async function buildWrite<State>(
     checkpoints,
     removed,
     ...(skip !== undefined && skipDone ? { skipped: [{ ...skip, skippedAt: new Date().toISOString() }] } : {}),
-    ...keptRecords(row, checkpoints, unparking && failure === undefined && !more),
+    ...keptRecords(row, checkpoints, unparking && failure === undefined && !more, unparking ? failure : undefined),
   };
   // A row that does not exist keeps its checkpoint past a skipped event and its bookkeeping in a stub.
   const item =

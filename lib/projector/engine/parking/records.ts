@@ -1,6 +1,8 @@
-import { RowAttributes, instanceKey } from '../../../store';
+import { RowAttributes, instanceKey, type StreamEvent } from '../../../store';
 import type { EventRef, ParkedRow } from '../../outcome';
+import type { EventFailure } from '../fold-row';
 import type { RowMarks } from '../write-row';
+import { errorOf, eventRef } from './policy';
 
 /** Failed attempts at a row's next events, as stored on the row. */
 export interface FailureRecord {
@@ -81,12 +83,21 @@ export function parkingCondition(read: ParkingRecords, names: Record<string, str
  * The failure and parking records a write of the row keeps, since the write replaces the whole item: the
  * failed attempts while their event is still ahead of its instance's checkpoint (another source's events
  * don't reset the count), and the parked record unless this write completes a replay (`unparks`); a write
- * that keeps it marks it seen, as any change of the parked row.
+ * that keeps it marks it seen, as any change of the parked row. A replay's write that stops at a failing
+ * event (`replayFailure`) parks the row on that one itself: the event it was parked on may now be behind the
+ * checkpoints (replayed or skipped), and counting the failure is a later write that a fault can keep from
+ * happening.
  */
-export function keptRecords(row: ParkingRecords, checkpoints: ReadonlyMap<string, number>, unparks: boolean): Pick<RowMarks, 'failures' | 'parked'> {
+export function keptRecords(
+  row: ParkingRecords,
+  checkpoints: ReadonlyMap<string, number>,
+  unparks: boolean,
+  replayFailure: EventFailure<StreamEvent> | undefined,
+): Pick<RowMarks, 'failures' | 'parked'> {
   const { failures, parked } = row;
+  const failedAt = replayFailure === undefined ? {} : { event: eventRef(replayFailure.event), error: errorOf(replayFailure.cause) };
   return {
     ...(failures !== undefined && (checkpoints.get(instanceKey(failures.event)) ?? 0) < failures.event.version ? { failures } : {}),
-    ...(parked !== undefined && !unparks ? { parked: { ...parked, seen: parked.seen + 1 } } : {}),
+    ...(parked !== undefined && !unparks ? { parked: { ...parked, ...failedAt, seen: parked.seen + 1 } } : {}),
   };
 }
