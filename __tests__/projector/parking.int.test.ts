@@ -444,38 +444,44 @@ test('skipParked saves its skip when the next event fails too: the row stays par
   expect(await collect(accounts.parkedRows())).toEqual([]);
 });
 
-test('a skip saved by a replay that fails before the failure is counted leaves the row parked on the event that failed, not on the skipped one', async () => {
-  const stream = ledgerStream(client, events.name, 'A');
-  const faulty = new DynamoDBClient({ ...localConfig(), maxAttempts: 1 });
-  const faults = injectFaults(faulty, { seed: 3, rate: 1, kinds: ['throttle'], commands: ['GetItemCommand'] });
-  faults.enabled = false;
-  const poison = poisonAmounts(21, 22);
-  const model = accountModel(faulty, viewsTable, `SkipUncounted${++models}`);
-  const accounts = accountsProjection(stream, model, {
-    revision: true,
-    poison: { park: { afterAttempts: 1 } },
-    // The replay's fold chokes on v3 after skipping v2: the skip is written, then the re-read that counts the failure is throttled.
-    isPoison: (event) => {
-      if (event.version === 3 && poison.isPoison(event)) faults.enabled = true;
-      return poison.isPoison(event);
-    },
-  });
-  const written = await deposit(stream, 'uncounted', [1, 21, 22, 5]);
-  expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'parked', parked: { event: { version: 2 } } });
-  const failing = (await collect(accounts.parkedRows()))[0]?.event;
+// The replay's fold chokes on v3 after skipping v2 and writes the skip; then a fault keeps the failure from being counted.
+test.each([
+  ['the re-read that counts the failure is throttled', 'reread', { kinds: ['throttle'], commands: ['GetItemCommand'] }],
+  ["the write's answer is lost", 'unanswered', { kinds: ['lostResponse'] }],
+] as const)(
+  'a skip saved by a replay that fails before the failure is counted (%s) leaves the row parked on the event that failed, not on the skipped one',
+  async (_, id, fault) => {
+    const stream = ledgerStream(client, events.name, 'A');
+    const faulty = new DynamoDBClient({ ...localConfig(), maxAttempts: 1 });
+    const faults = injectFaults(faulty, { seed: 3, rate: 1, readModelTables: [viewsTable], ...fault });
+    faults.enabled = false;
+    const poison = poisonAmounts(21, 22);
+    const model = accountModel(faulty, viewsTable, `SkipUncounted${++models}`);
+    const accounts = accountsProjection(stream, model, {
+      revision: true,
+      poison: { park: { afterAttempts: 1 } },
+      isPoison: (event) => {
+        if (event.version === 3 && poison.isPoison(event)) faults.enabled = true;
+        return poison.isPoison(event);
+      },
+    });
+    const written = await deposit(stream, id, [1, 21, 22, 5]);
+    expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'parked', parked: { event: { version: 2 } } });
+    const failing = (await collect(accounts.parkedRows()))[0]?.event;
 
-  const skip = await accounts.skipParked({ id: 'uncounted' }, { event: failing });
-  faults.enabled = false;
-  expect(skip).toMatchObject({ status: 'failed', error: expect.any(DynamoRequestError) });
-  expect(await model.getItem({ id: 'uncounted' })).toMatchObject({ version: 2, [RowAttributes.skippedEvents]: [{ event: { version: 2 } }] });
-  // The skip is saved: the row is parked on v3, which still fails, so a caller retrying the skip of v2 is told it is past it.
-  const [parked] = await collect(accounts.parkedRows());
-  expect(parked).toMatchObject({ event: { version: 3 }, error: { name: 'Poisoned', message: expect.stringContaining('@3') } });
-  await expect(accounts.skipParked({ id: 'uncounted' }, { event: failing })).rejects.toThrow(ValidationError);
-  expect(await accounts.skipParked({ id: 'uncounted' })).toMatchObject({ status: 'applied', version: 4 });
-  expect(await collect(accounts.parkedRows())).toEqual([]);
-  faulty.destroy();
-});
+    const skip = await accounts.skipParked({ id }, { event: failing });
+    faults.enabled = false;
+    expect(skip).toMatchObject({ status: 'failed', error: expect.any(DynamoRequestError) });
+    expect(await model.getItem({ id })).toMatchObject({ version: 2, [RowAttributes.skippedEvents]: [{ event: { version: 2 } }] });
+    // The skip is saved: the row is parked on v3, which still fails, so a caller retrying the skip of v2 is told it is past it.
+    const [parked] = await collect(accounts.parkedRows());
+    expect(parked).toMatchObject({ event: { version: 3 }, error: { name: 'Poisoned', message: expect.stringContaining('@3') } });
+    await expect(accounts.skipParked({ id }, { event: failing })).rejects.toThrow(ValidationError);
+    expect(await accounts.skipParked({ id })).toMatchObject({ status: 'applied', version: 4 });
+    expect(await collect(accounts.parkedRows())).toEqual([]);
+    faulty.destroy();
+  },
+);
 
 test("a multi-source row parks after afterAttempts failures of one source although another source's events are applied in between", async () => {
   const a = ledgerStream(client, events.name, 'A');

@@ -199,7 +199,8 @@ export function resolveChangeFeedOptions(options: ChangeFeedOptions): ResolvedCh
 
 /** The feed's backoff, from `retry.backoff` or the deprecated `backoff` (named as given in errors). */
 function resolveFeedBackoff(options: ChangeFeedOptions): Backoff {
-  const retry = renamedOption(
+  // Typed as the full shape: a caller in plain JavaScript may pass `attempts` or `maxElapsedMs`, refused below.
+  const retry = renamedOption<RetryOptions, Backoff>(
     {
       newName: 'retry',
       newValue: options.retry,
