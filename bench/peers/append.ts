@@ -34,7 +34,10 @@ export function contendedRound(m: Metered, round: number, writers: number, appen
     let conflicts = 0;
     await pool(writers * appendsPerWriter, writers, async () => {
       const start = performance.now();
-      conflicts += await m.peer.appendContended(orderId);
+      // Awaited first: `conflicts += await …` reads `conflicts` before the await, so concurrent writers' counts
+      // overwrite each other.
+      const met = await m.peer.appendContended(orderId);
+      conflicts += met;
       latency(performance.now() - start);
     });
     return conflicts;
