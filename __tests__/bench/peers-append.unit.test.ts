@@ -1,5 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { contendedRound } from '../../bench/peers/append';
+import { attachBilling } from '../../bench/cost/billed';
+import { ItemBook } from '../../bench/cost/item-book';
 import { capacity } from '../../bench/peers/capacity';
 import type { Metered } from '../../bench/peers/measure';
 import type { Peer } from '../../bench/peers/peer';
@@ -26,7 +28,12 @@ describe('the contended round', () => {
   test('counts the conflicts of every writer, however their appends interleave', async () => {
     // No request is sent: the meters only add middleware to the client.
     const client = new DynamoDBClient({ region: 'us-east-1' });
-    const m: Metered = { peer: conflictingPeer(client, 3), meter: meter(client), capacity: capacity(client) };
+    const m: Metered = {
+      peer: conflictingPeer(client, 3),
+      meter: meter(client),
+      capacity: capacity(client),
+      billed: attachBilling(client, new ItemBook()),
+    };
     try {
       const round = await contendedRound(m, 0, 10, 2);
       expect(round.events).toBe(20);

@@ -6,6 +6,8 @@ const sample = (ms: number, events: number, latencies: number[], extra: Partial<
   requests: events,
   readUnits: 0,
   writeUnits: events * 2,
+  billedReadUnits: 0,
+  billedWriteUnits: events * 4,
   latencies,
   conflicts: 0,
   ...extra,
@@ -29,6 +31,8 @@ describe('the peers benchmark measures', () => {
     expect(s.p99).toBe(4);
     expect(s.requestsPerEvent).toBe(1);
     expect(s.writeUnitsPerEvent).toBe(2);
+    expect(s.billedWriteUnitsPerEvent).toBe(4);
+    expect(s.dollarsPerMillionEvents).toBe(4 * 0.625);
     expect(s.conflictsPerEvent).toBe(0.2);
   });
 });

@@ -1,21 +1,24 @@
+import { billed, type Billed } from '../cost/billed';
+import { dollars } from '../cost/pricing';
 import { capacity, type Capacity } from './capacity';
 import { meter, type Meter } from '../support/meter';
 import type { Endpoint } from '../support/local';
 import { median, percentile, sum } from '../support/stats';
 import type { Peer } from './peer';
 
-/** A peer with its requests and capacity units counted by middleware on its client. */
+/** A peer with its requests, DynamoDB Local's capacity units and AWS's billed units counted by middleware on its client. */
 export interface Metered {
   readonly peer: Peer;
   readonly meter: Meter;
   readonly capacity: Capacity;
+  readonly billed: Billed;
 }
 
 export type PeerFactory = (endpoint: Endpoint, prefix: string) => Promise<Peer>;
 
 export async function metered(factory: PeerFactory, endpoint: Endpoint, prefix: string): Promise<Metered> {
   const peer = await factory(endpoint, prefix);
-  return { peer, meter: meter(peer.client), capacity: capacity(peer.client) };
+  return { peer, billed: await billed(peer.client), meter: meter(peer.client), capacity: capacity(peer.client) };
 }
 
 /** What one timed piece of work cost. */
@@ -25,6 +28,9 @@ export interface Sample {
   readonly requests: number;
   readonly readUnits: number;
   readonly writeUnits: number;
+  /** What AWS bills for the same requests (bench/cost). */
+  readonly billedReadUnits: number;
+  readonly billedWriteUnits: number;
   /** Per operation (an append, a load, a batch), in ms. */
   readonly latencies: number[];
   readonly conflicts: number;
@@ -34,6 +40,7 @@ export interface Sample {
 export async function sample(m: Metered, events: number, work: (latency: (ms: number) => void) => Promise<number>): Promise<Sample> {
   m.meter.reset();
   m.capacity.reset();
+  m.billed.reset();
   const latencies: number[] = [];
   const start = performance.now();
   const conflicts = await work((ms) => latencies.push(ms));
@@ -43,6 +50,8 @@ export async function sample(m: Metered, events: number, work: (latency: (ms: nu
     requests: m.meter.total(),
     readUnits: m.capacity.readUnits,
     writeUnits: m.capacity.writeUnits,
+    billedReadUnits: m.billed.readUnits,
+    billedWriteUnits: m.billed.writeUnits,
     latencies,
     conflicts,
   };
@@ -64,12 +73,18 @@ export interface Summed {
   readonly requestsPerEvent: number;
   readonly readUnitsPerEvent: number;
   readonly writeUnitsPerEvent: number;
+  readonly billedReadUnitsPerEvent: number;
+  readonly billedWriteUnitsPerEvent: number;
+  /** On-demand dollars per million events of the billed units (us-east-1). */
+  readonly dollarsPerMillionEvents: number;
   readonly conflictsPerEvent: number;
 }
 
 export function summed(samples: ReadonlyArray<Sample>): Summed {
   const events = sum(samples.map((s) => s.events));
   const latencies = samples.flatMap((s) => s.latencies);
+  const billedReadUnitsPerEvent = sum(samples.map((s) => s.billedReadUnits)) / events;
+  const billedWriteUnitsPerEvent = sum(samples.map((s) => s.billedWriteUnits)) / events;
   return {
     eventsPerSecond: median(samples.map((s) => s.events / (s.ms / 1000))),
     p50: percentile(latencies, 50),
@@ -78,6 +93,9 @@ export function summed(samples: ReadonlyArray<Sample>): Summed {
     requestsPerEvent: sum(samples.map((s) => s.requests)) / events,
     readUnitsPerEvent: sum(samples.map((s) => s.readUnits)) / events,
     writeUnitsPerEvent: sum(samples.map((s) => s.writeUnits)) / events,
+    billedReadUnitsPerEvent,
+    billedWriteUnitsPerEvent,
+    dollarsPerMillionEvents: dollars(billedWriteUnitsPerEvent, billedReadUnitsPerEvent) * 1e6,
     conflictsPerEvent: sum(samples.map((s) => s.conflicts)) / events,
   };
 }

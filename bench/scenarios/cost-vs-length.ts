@@ -2,6 +2,7 @@ import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { ReadModifyWrite } from '../baselines/read-modify-write';
 import { ReloadAndFold } from '../baselines/reload-and-fold';
 import { ViewRows } from '../baselines/view-rows';
+import { billed } from '../cost/billed';
 import { clients } from '../support/local';
 import { evolveSummary, fillOrder, initialSummary, orderTables, summaries, summaryProjection } from '../support/orders';
 import { asLambdaRecord, eventOf, readAllRecords } from '../support/records';
@@ -16,6 +17,10 @@ interface Cost {
   requests: number;
   itemsRead: number;
   ms: number;
+  /** AWS-billed request units (bench/cost), and their on-demand dollars per million events. */
+  billedReadUnits: number;
+  billedWriteUnits: number;
+  dollarsPerMillion: number;
 }
 
 /**
@@ -31,6 +36,7 @@ export const costVsLength: Scenario = {
     const results: Record<number, Record<string, Cost>> = {};
     try {
       const { events, views, stream } = await orderTables(c.client, 'cost');
+      const bill = await billed(c.client);
       const ids = (length: number) => Array.from({ length: perLength }, (_, i) => `len${length}-${i}`);
       await pool(LENGTHS.length * perLength, 8, (i) => {
         const length = LENGTHS[Math.floor(i / perLength)] as number;
@@ -65,11 +71,19 @@ export const costVsLength: Scenario = {
         const batches = ids(length).flatMap((orderId) => chunks((byOrder.get(orderId) ?? []).slice(-K).map(asLambdaRecord), BATCH));
         const measure = async (handle: (batch: ReturnType<typeof asLambdaRecord>[]) => Promise<unknown>): Promise<Cost> => {
           c.meter.reset();
+          bill.reset();
           const start = performance.now();
           for (const batch of batches) await handle(batch);
           const ms = performance.now() - start;
           const applied = ids(length).length * K;
-          return { requests: c.meter.total() / applied, itemsRead: c.meter.itemsRead / applied, ms: ms / applied };
+          return {
+            requests: c.meter.total() / applied,
+            itemsRead: c.meter.itemsRead / applied,
+            ms: ms / applied,
+            billedReadUnits: bill.readUnits / applied,
+            billedWriteUnits: bill.writeUnits / applied,
+            dollarsPerMillion: (bill.dollars() / applied) * 1e6,
+          };
         };
         results[length] = {
           dynafold: await measure((batch) => projection.processBatch(batch, { source: 'lambda' })),
@@ -94,12 +108,28 @@ export const costVsLength: Scenario = {
       const ours = at(length, 'dynafold')[metric];
       const theirs = at(length, baseline)[metric];
       const against = baseline === 'reload' ? 'reload-and-fold' : 'read-modify-write';
-      return { scenario: '1 cost', measure: `${label}, n=${length}`, dynafold: ours, baseline: theirs, against, ratio: ours / theirs };
+      return {
+        scenario: '1 cost',
+        measure: `${label}, n=${length}`,
+        dynafold: ours,
+        baseline: theirs,
+        against,
+        ...(theirs === 0 ? {} : { ratio: ours / theirs }),
+      };
     };
     for (const length of LENGTHS)
       rows.push(compare(length, 'requests/event', 'requests', 'reload'), compare(length, 'items read/event', 'itemsRead', 'reload'));
     for (const length of LENGTHS) rows.push(compare(length, 'requests/event', 'requests', 'rmw'));
     for (const length of LENGTHS) rows.push(compare(length, 'ms/event', 'ms', 'reload'));
+    for (const baseline of ['reload', 'rmw'] as const) {
+      for (const length of LENGTHS) {
+        rows.push(
+          compare(length, 'AWS-billed write units/event', 'billedWriteUnits', baseline),
+          compare(length, 'AWS-billed read units/event', 'billedReadUnits', baseline),
+          compare(length, '$ per million events (on-demand us-east-1)', 'dollarsPerMillion', baseline),
+        );
+      }
+    }
     const requests = LENGTHS.map((length) => at(length, 'dynafold').requests);
     const growth = Math.max(...requests) / Math.min(...requests);
     const reloadItems = at(1000, 'reload').itemsRead / at(10, 'reload').itemsRead;
@@ -117,6 +147,7 @@ export const costVsLength: Scenario = {
       notes: [
         `${perLength} streams per length; the last ${K} events delivered in order, in batches of ${BATCH}, as Lambda-shaped records.`,
         'n=10 delivers whole streams: the first batch finds no row, so dynafold reads 1 item per 10 events there, 1 per 5 above.',
+        "AWS-billed units: the same requests priced by AWS's rules (bench/cost/pricing.ts) at on-demand us-east-1 prices; the stream records themselves are free to a Lambda trigger.",
       ],
       details: { lengths: LENGTHS, k: K, batch: BATCH, perLength, results },
     };

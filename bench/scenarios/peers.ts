@@ -6,6 +6,7 @@ import { GUARANTEES } from '../peers/guarantees';
 import { fillForLoad, loadRound, LOAD_LENGTHS } from '../peers/load';
 import { alternate, metered, summed, type Metered, type Sample, type Summed } from '../peers/measure';
 import { deliver, expectedSummary, inOrderLanes, projectedIds, recordsOf, shuffledLanes, writeWorkload, type Delivery } from '../peers/projection';
+import { ON_DEMAND_PRICES } from '../cost/pricing';
 import { clients } from '../support/local';
 import type { Row, Scenario, ScenarioContext, ScenarioResult } from '../support/report';
 import { median, sum } from '../support/stats';
@@ -59,6 +60,13 @@ function sampleRows(label: string, by: ReadonlyMap<string, Summed>, figures: Rea
   return figures.flatMap(([measure, pick]) => compare(`${label}: ${measure}`, pick(ours), new Map(peers.map(([name, s]) => [name, pick(s)]))));
 }
 
+/** AWS's bill beside DynamoDB Local's units: billed write and read units per event and on-demand dollars per million events. */
+const BILLED: ReadonlyArray<[string, (s: Summed) => number]> = [
+  ['AWS-billed write units/event ↓', (s) => s.billedWriteUnitsPerEvent],
+  ['AWS-billed read units/event ↓', (s) => s.billedReadUnitsPerEvent],
+  ['$ per million events (on-demand us-east-1) ↓', (s) => s.dollarsPerMillionEvents],
+];
+
 const sumUp = (samples: Map<string, Sample[]>) => new Map([...samples].map(([name, list]) => [name, summed(list)]));
 
 /**
@@ -89,6 +97,7 @@ export const peers: Scenario = {
           ['p99 ms ↓', (s) => s.p99],
           ['requests/event ↓', (s) => s.requestsPerEvent],
           ['write units/event ↓', (s) => s.writeUnitsPerEvent],
+          ...BILLED,
         ]),
       );
 
@@ -104,6 +113,7 @@ export const peers: Scenario = {
           ['conflicts/event', (s) => s.conflictsPerEvent],
           ['requests/event ↓', (s) => s.requestsPerEvent],
           ['write units/event ↓', (s) => s.writeUnitsPerEvent],
+          ...BILLED,
         ]),
       );
       details['append'] = Object.fromEntries(appends);
@@ -139,6 +149,16 @@ export const peers: Scenario = {
               `${label}: requests ↓`,
               ours.requestsPerEvent,
               figure((s) => s.requestsPerEvent),
+            ),
+            ...compare(
+              `${label}: AWS-billed read units ↓`,
+              ours.billedReadUnitsPerEvent,
+              figure((s) => s.billedReadUnitsPerEvent),
+            ),
+            ...compare(
+              `${label}: $ per million loads (on-demand us-east-1) ↓`,
+              ours.dollarsPerMillionEvents,
+              figure((s) => s.dollarsPerMillionEvents),
             ),
           );
         }
@@ -176,6 +196,7 @@ export const peers: Scenario = {
             ['requests/event ↓', (x) => x.requestsPerEvent],
             ['read units/event ↓', (x) => x.readUnitsPerEvent],
             ['write units/event ↓', (x) => x.writeUnitsPerEvent],
+            ...BILLED,
           ]),
         );
         const wrong = (name: string) => sum((by.get(name) ?? []).map((d) => d.wrong));
@@ -200,6 +221,7 @@ export const peers: Scenario = {
         ...GUARANTEES,
         `Rounds rotate the peers' order (${size.appendRounds} append, ${size.contendedRounds} contended, ${size.loadRounds} load rounds); events/s is the median round, percentiles pool the rounds.`,
         'Capacity units are what DynamoDB Local reports with ReturnConsumedCapacity TOTAL (set on every request by middleware); it does not double transactional writes as AWS bills them.',
+        `AWS-billed units: every request each library sent, priced by AWS's rules (bench/cost/pricing.ts: writes per 1 KB, reads per 4 KB, a Query's items summed, eventually consistent at half, transaction items twice, UpdateItem at the larger size, index writes on top) at on-demand us-east-1 prices ($${ON_DEMAND_PRICES.dollarsPerMillionWriteUnits} per million write units, $${ON_DEMAND_PRICES.dollarsPerMillionReadUnits} per million read units). Stream reads by Lambda are free and not counted.`,
         "Projection: the peers' real stream records in batches of 100 with Lambda's retry contract (MaximumRetryAttempts 2): in order on one lane (ParallelizationFactor 1, the default), and shuffled, dealt round-robin to 10 lanes; latency is per handler call. equinox-js figures stop at its index (no row): not comparable with a row's cost.",
       ],
       details,
