@@ -30,13 +30,13 @@ const added = (sku: string) => ({ type: 'ItemAdded' as const, data: { sku, price
 const order = { initial: emptyOrder, evolve: evolveOrder };
 const addOne = (sku: string) => ({ ...order, decide: () => [added(sku)] });
 
-/** Runs `hook` once, before the first request named `command` that `client` sends from now on. */
-function before(target: DynamoDBClient, command: string, hook: () => Promise<void>): void {
-  let armed = true;
+/** Runs `hook` before each of the next `times` requests named `command` that `client` sends. */
+function before(target: DynamoDBClient, command: string, hook: () => Promise<void>, times = 1): void {
+  let left = times;
   target.middlewareStack.add(
     (next, context) => async (args) => {
-      if (armed && context.commandName === command) {
-        armed = false;
+      if (left > 0 && context.commandName === command) {
+        left--;
         await hook();
       }
       return next(args);
@@ -118,6 +118,36 @@ describe('which request an append is', () => {
     expect(result.version).toBe(3);
     expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 2 });
     expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('a head that moves faster than a version a try', () => {
+  // Before each of the writer's first two Puts a rival appends three events: going on one version after
+  // each winner would trail the head for ever, so a second lost race reads where the head is.
+  const rivalAppendsThree = (id: { orderId: string }) => async () => {
+    await RivalOrders.append(id, [added('r'), added('r'), added('r')]);
+  };
+
+  test('a head append that lost twice reads the head and lands on its third try', async () => {
+    const id = freshId();
+    await Orders.append(id, [added('a')], { expectedVersion: 0 });
+    before(client, 'PutItemCommand', rivalAppendsThree(id), 2);
+    requests.reset();
+    const result = await Orders.append(id, [added('mine')], { retry: { attempts: 3 } });
+    expect(result.version).toBe(8);
+    expect(sent()).toEqual({ QueryCommand: 2, PutItemCommand: 3 });
+    expect((await Orders.read(id)).map((event) => event.version)).toEqual(range(1, 8));
+  });
+
+  test('a command that lost twice reads the events after the winner and lands on its third try', async () => {
+    const id = freshId();
+    await Orders.append(id, [{ type: 'OrderPlaced', data: { customer: 'cy' } }], { expectedVersion: 0 });
+    before(client, 'PutItemCommand', rivalAppendsThree(id), 2);
+    requests.reset();
+    const result = await Orders.execute<OrderState>(id, addOne('mine'), { retry: { attempts: 3 } });
+    expect(result.version).toBe(8);
+    expect(result.state.items).toBe(7);
+    expect(sent()).toEqual({ QueryCommand: 2, PutItemCommand: 3 });
   });
 });
 

@@ -49,8 +49,9 @@ export async function appendWithRetries<Result>(tries: AppendTries<Result>): Pro
     if (outcome.kind === 'conflict') {
       // A stale `expectedVersion` is the caller's (or the command's) to resolve: retrying would not change the answer.
       if (mode !== 'head') return { winner: outcome.winner };
-      // The version this append wanted is taken: the next one follows it, with no read of the head.
-      known = outcome.taken ? expectedVersion + 1 : undefined;
+      // The version this append wanted is taken: the first time, the next one follows it with no read of
+      // the head. Lost again, the head moves faster than a version a try: read it, or trail it for ever.
+      known = outcome.taken && attempt === 1 ? expectedVersion + 1 : undefined;
     } else if (mode === 'head') {
       known = undefined;
     }

@@ -118,18 +118,33 @@ export async function loadState<State, Event extends StreamEvent, NewEvent>(
   const { signal } = options;
   const snapshot =
     options.snapshot === undefined ? undefined : await stream.loadSnapshot<State>(streamId, options.snapshot.name, { signal, consistent });
-  let state = snapshot?.state ?? initialState(fold.initial);
   const fromSnapshot = snapshot?.version ?? 0;
-  let version = fromSnapshot;
-  for await (const event of stream.loadEvents(streamId, version + 1, consistent, signal)) {
-    // Appends keep versions contiguous; an eventually consistent read that saw otherwise is folded again, strongly.
-    if (event.version !== version + 1 && !consistent) return loadState(stream, streamId, fold, options, true);
-    state = fold.evolve(state, event);
-    version = event.version;
-  }
+  const start = { state: snapshot?.state ?? initialState(fold.initial), version: fromSnapshot };
+  const folded = await foldAfter(stream, streamId, fold.evolve, start, consistent, signal);
+  // Appends keep versions contiguous; an eventually consistent read that saw otherwise is folded again, strongly.
+  if (folded === 'gap') return loadState(stream, streamId, fold, options, true);
+  const { state, version } = folded;
   const every = options.snapshot?.every;
   if (every !== undefined && version - fromSnapshot >= every) {
     await stream.saveSnapshot(streamId, { version, state }, options.snapshot?.name, { signal });
+  }
+  return { state, version };
+}
+
+/** Folds the events after `start` into its state; `'gap'` when an eventually consistent read's versions are not contiguous. */
+async function foldAfter<State, Event extends StreamEvent, NewEvent>(
+  stream: CommandTarget<Event, NewEvent>,
+  streamId: string,
+  evolve: (state: State, event: Event) => State,
+  start: Loaded<State>,
+  consistent: boolean,
+  signal: AbortSignal | undefined,
+): Promise<Loaded<State> | 'gap'> {
+  let { state, version } = start;
+  for await (const event of stream.loadEvents(streamId, version + 1, consistent, signal)) {
+    if (!consistent && event.version !== version + 1) return 'gap';
+    state = evolve(state, event);
+    version = event.version;
   }
   return { state, version };
 }
@@ -164,12 +179,7 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
       const elapsed = Date.now() - started;
       if (!mayRetry(retry, attempt + 1, elapsed)) throw new ConcurrencyError(stream.name, streamId, version, appended.actualVersion);
       await sleep(Math.min(backoffDelay(attempt, retry.backoff), retry.maxElapsedMs - elapsed), options.signal);
-      // The winner's version exists (DynamoDB answered it), so deciding again on the state it leads to needs
-      // no read; events after it, if any, cost one more lost race. Without it, load again, strongly consistent.
-      loaded =
-        appended.winner?.version !== version + 1
-          ? await loadState(stream, streamId, decider, options)
-          : { state: decider.evolve(state, appended.winner), version: appended.winner.version };
+      loaded = await afterLostRace(stream, streamId, decider, options, { state, version }, appended.winner, attempt);
       continue;
     }
     const inline = appended.inline === undefined ? {} : { inline: appended.inline };
@@ -184,4 +194,26 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
     for (const event of appended.events) next = decider.evolve(next, event);
     return { state: next, version: appended.version, events: appended.events, ...inline };
   }
+}
+
+/**
+ * The state to decide on again after a lost race. The winner's version exists (DynamoDB answered it), so
+ * the first time the command decides on the state it leads to with no read. A command that lost again is
+ * on a stream whose head moves faster than one version a try: it also reads the events after the winner
+ * (strongly consistent), or it would trail the head for ever. Without the winner, it loads again.
+ */
+async function afterLostRace<State, Event extends StreamEvent, NewEvent>(
+  stream: CommandTarget<Event, NewEvent>,
+  streamId: string,
+  decider: Decider<State, Event, NewEvent>,
+  options: CommandOptions,
+  lost: Loaded<State>,
+  winner: Event | undefined,
+  attempt: number,
+): Promise<Loaded<State>> {
+  if (winner?.version !== lost.version + 1) return loadState(stream, streamId, decider, options);
+  const withWinner = { state: decider.evolve(lost.state, winner), version: winner.version };
+  if (attempt === 0) return withWinner;
+  const folded = await foldAfter(stream, streamId, decider.evolve, withWinner, true, options.signal);
+  return folded === 'gap' ? loadState(stream, streamId, decider, options) : folded;
 }
