@@ -82,11 +82,21 @@ test('an append to a misspelled events table names the table and says to create 
     .append({ orderId: 'o-1' }, [{ type: 'OrderPlaced', data: { customer: 'ada' } }], { expectedVersion: 0 })
     .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(TableNotFoundError);
-  expect(error).toMatchObject({ code: 'dynamo.tableNotFound', table: missing, operation: 'TransactWriteItems', status: 500 });
+  // One event at version 1 is a conditional PutItem.
+  expect(error).toMatchObject({ code: 'dynamo.tableNotFound', table: missing, operation: 'PutItem', status: 500 });
   expect((error as Error).message).toContain(`"${missing}"`);
   expect((error as Error).message).toContain('dynafold tables create');
   expect((error as Error).message).toMatch(/region and endpoint/);
   expect((error as Error & { cause: Error }).cause.name).toBe('ResourceNotFoundException');
+  const several = orderStream(client, missing).append(
+    { orderId: 'o-1' },
+    [
+      { type: 'OrderPlaced', data: { customer: 'ada' } },
+      { type: 'OrderShipped', data: {} },
+    ],
+    { expectedVersion: 0 },
+  );
+  await expect(several).rejects.toMatchObject({ code: 'dynamo.tableNotFound', table: missing, operation: 'TransactWriteItems', status: 500 });
 });
 
 test("a read model's get and put on a misspelled table name it", async () => {

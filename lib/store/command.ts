@@ -1,4 +1,4 @@
-import { ConcurrencyError } from '../errors';
+import { ConcurrencyError, ValidationError } from '../errors';
 import { backoffDelay, mayRetry, sleep, type RetryOptions } from '../util';
 import { EventStreamDefaults } from './defaults';
 import { resolveCallRetry } from './event-stream-options';
@@ -45,6 +45,13 @@ export interface CommandOptions extends LoadOptions {
    * another `request` fails with `IdempotencyMismatchError`.
    */
   readonly idempotencyKey?: string | undefined;
+  /**
+   * Whether the command's load reads strongly consistent. An eventually consistent load costs half the read
+   * units and is safe here: the append is conditioned on the version after the one loaded, so a stale load
+   * only costs a conflict, and the retry goes on from the event that won (or loads strongly consistent).
+   * @defaultValue true ({@link EventStreamDefaults.commandConsistentLoad})
+   */
+  readonly consistent?: boolean | undefined;
   /** The command's input, compared (hashed) when `idempotencyKey` comes again. @defaultValue none: any repeat matches */
   readonly request?: unknown;
   readonly metadata?: Readonly<Record<string, unknown>> | undefined;
@@ -63,10 +70,21 @@ export interface CommandResult<State, Event> extends Loaded<State> {
   readonly projected?: ProjectedRows | undefined;
 }
 
+/** An append after a load that another append beat to the next version. */
+export interface LostRace<Event> {
+  readonly lostRace: true;
+  /** The version the stream is at least at: the one the winner took. */
+  readonly actualVersion: number;
+  /** The event that took the version, when DynamoDB returned it. */
+  readonly winner?: Event | undefined;
+}
+
 /** What the command helper needs of a stream (kept narrow so it is easy to test and reason about). */
 interface CommandTarget<Event, NewEvent> {
-  iterate(id: string, range: { fromVersion?: number | undefined; signal?: AbortSignal | undefined }): AsyncIterable<Event>;
-  append(
+  readonly name: string;
+  /** The events from `fromVersion` to the head, strongly consistent unless `consistent` is false. */
+  loadEvents(id: string, fromVersion: number, consistent: boolean, signal: AbortSignal | undefined): AsyncIterable<Event>;
+  appendAfterLoad(
     id: string,
     events: ReadonlyArray<NewEvent>,
     options: {
@@ -77,8 +95,12 @@ interface CommandTarget<Event, NewEvent> {
       signal?: AbortSignal | undefined;
       inline?: ReadonlyArray<InlineProjection> | undefined;
     },
-  ): Promise<AppendResult<Event>>;
-  loadSnapshot<State>(id: string, name?: string, options?: { signal?: AbortSignal | undefined }): Promise<Snapshot<State> | undefined>;
+  ): Promise<AppendResult<Event> | LostRace<Event>>;
+  loadSnapshot<State>(
+    id: string,
+    name?: string,
+    options?: { signal?: AbortSignal | undefined; consistent?: boolean | undefined },
+  ): Promise<Snapshot<State> | undefined>;
   saveSnapshot<State>(id: string, snapshot: Snapshot<State>, name?: string, options?: { signal?: AbortSignal | undefined }): Promise<boolean>;
 }
 
@@ -91,19 +113,38 @@ export async function loadState<State, Event extends StreamEvent, NewEvent>(
   streamId: string,
   fold: Pick<Decider<State, Event, NewEvent>, 'initial' | 'evolve'>,
   options: LoadOptions,
+  consistent = true,
 ): Promise<Loaded<State>> {
   const { signal } = options;
-  const snapshot = options.snapshot === undefined ? undefined : await stream.loadSnapshot<State>(streamId, options.snapshot.name, { signal });
-  let state = snapshot?.state ?? initialState(fold.initial);
+  const snapshot =
+    options.snapshot === undefined ? undefined : await stream.loadSnapshot<State>(streamId, options.snapshot.name, { signal, consistent });
   const fromSnapshot = snapshot?.version ?? 0;
-  let version = fromSnapshot;
-  for await (const event of stream.iterate(streamId, { fromVersion: version + 1, signal })) {
-    state = fold.evolve(state, event);
-    version = event.version;
-  }
+  const start = { state: snapshot?.state ?? initialState(fold.initial), version: fromSnapshot };
+  const folded = await foldAfter(stream, streamId, fold.evolve, start, consistent, signal);
+  // Appends keep versions contiguous; an eventually consistent read that saw otherwise is folded again, strongly.
+  if (folded === 'gap') return loadState(stream, streamId, fold, options, true);
+  const { state, version } = folded;
   const every = options.snapshot?.every;
   if (every !== undefined && version - fromSnapshot >= every) {
     await stream.saveSnapshot(streamId, { version, state }, options.snapshot?.name, { signal });
+  }
+  return { state, version };
+}
+
+/** Folds the events after `start` into its state; `'gap'` when an eventually consistent read's versions are not contiguous. */
+async function foldAfter<State, Event extends StreamEvent, NewEvent>(
+  stream: CommandTarget<Event, NewEvent>,
+  streamId: string,
+  evolve: (state: State, event: Event) => State,
+  start: Loaded<State>,
+  consistent: boolean,
+  signal: AbortSignal | undefined,
+): Promise<Loaded<State> | 'gap'> {
+  let { state, version } = start;
+  for await (const event of stream.loadEvents(streamId, version + 1, consistent, signal)) {
+    if (!consistent && event.version !== version + 1) return 'gap';
+    state = evolve(state, event);
+    version = event.version;
   }
   return { state, version };
 }
@@ -115,34 +156,64 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
   options: CommandOptions,
 ): Promise<CommandResult<State, Event>> {
   const retry = resolveCallRetry(options.retry, EventStreamDefaults.commandRetry, 'a command');
+  const consistent = options.consistent ?? EventStreamDefaults.commandConsistentLoad;
+  if (typeof consistent !== 'boolean') {
+    throw new ValidationError(`Expected \`consistent\` to be a boolean, got ${String(consistent)}.`, [
+      { path: ['consistent'], message: 'not a boolean' },
+    ]);
+  }
   const started = Date.now();
+  let loaded = await loadState(stream, streamId, decider, options, consistent);
   for (let attempt = 0; ; attempt++) {
-    const { state, version } = await loadState(stream, streamId, decider, options);
+    const { state, version } = loaded;
     const decided = (await decider.decide?.(state, version)) ?? [];
     if (decided.length === 0) return { state, version, events: [] };
-    try {
-      const appended = await stream.append(streamId, decided, {
-        expectedVersion: version,
-        ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey, request: { command: options.request ?? null } }),
-        ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        ...(options.inline === undefined ? {} : { inline: options.inline }),
-      });
-      const inline = appended.inline === undefined ? {} : { inline: appended.inline };
-      const first = appended.events[0]?.version;
-      if (first !== version + 1) {
-        // An earlier append with this idempotency key answered: its events may already be in `state`, and
-        // other events may follow them, so fold the stream again instead of adding them to `state`.
-        const current = await loadState(stream, streamId, decider, options);
-        return { ...current, events: appended.events, ...inline };
-      }
-      let next = state;
-      for (const event of appended.events) next = decider.evolve(next, event);
-      return { state: next, version: appended.version, events: appended.events, ...inline };
-    } catch (error) {
+    const appended = await stream.appendAfterLoad(streamId, decided, {
+      expectedVersion: version,
+      ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey, request: { command: options.request ?? null } }),
+      ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.inline === undefined ? {} : { inline: options.inline }),
+    });
+    if ('lostRace' in appended) {
       const elapsed = Date.now() - started;
-      if (!(error instanceof ConcurrencyError) || !mayRetry(retry, attempt + 1, elapsed)) throw error;
+      if (!mayRetry(retry, attempt + 1, elapsed)) throw new ConcurrencyError(stream.name, streamId, version, appended.actualVersion);
       await sleep(Math.min(backoffDelay(attempt, retry.backoff), retry.maxElapsedMs - elapsed), options.signal);
+      loaded = await afterLostRace(stream, streamId, decider, options, { state, version }, appended.winner, attempt);
+      continue;
     }
+    const inline = appended.inline === undefined ? {} : { inline: appended.inline };
+    const first = appended.events[0]?.version;
+    if (first !== version + 1) {
+      // An earlier append with this idempotency key answered: its events may already be in `state`, and
+      // other events may follow them, so fold the stream again instead of adding them to `state`.
+      const current = await loadState(stream, streamId, decider, options);
+      return { ...current, events: appended.events, ...inline };
+    }
+    let next = state;
+    for (const event of appended.events) next = decider.evolve(next, event);
+    return { state: next, version: appended.version, events: appended.events, ...inline };
   }
+}
+
+/**
+ * The state to decide on again after a lost race. The winner's version exists (DynamoDB answered it), so
+ * the first time the command decides on the state it leads to with no read. A command that lost again is
+ * on a stream whose head moves faster than one version a try: it also reads the events after the winner
+ * (strongly consistent), or it would trail the head for ever. Without the winner, it loads again.
+ */
+async function afterLostRace<State, Event extends StreamEvent, NewEvent>(
+  stream: CommandTarget<Event, NewEvent>,
+  streamId: string,
+  decider: Decider<State, Event, NewEvent>,
+  options: CommandOptions,
+  lost: Loaded<State>,
+  winner: Event | undefined,
+  attempt: number,
+): Promise<Loaded<State>> {
+  if (winner?.version !== lost.version + 1) return loadState(stream, streamId, decider, options);
+  const withWinner = { state: decider.evolve(lost.state, winner), version: winner.version };
+  if (attempt === 0) return withWinner;
+  const folded = await foldAfter(stream, streamId, decider.evolve, withWinner, true, options.signal);
+  return folded === 'gap' ? loadState(stream, streamId, decider, options) : folded;
 }

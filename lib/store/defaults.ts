@@ -25,6 +25,11 @@ export const EventStreamDefaults = {
     warnDeprecated(undefined, 'EventStreamDefaults.commandAttempts', 'EventStreamDefaults.commandRetry.attempts');
     return commandRetry.attempts;
   },
+  /**
+   * Whether `execute` loads strongly consistent. `false` halves the load's read units; a stale load then
+   * costs a conflict and a retry, never a wrong append (the append is conditioned on the version after it).
+   */
+  commandConsistentLoad: true,
   /** Items per Query page when reading a stream. */
   readPageSize: 1000,
   /** The attribute DynamoDB TTL expires idempotency sentinels on, when `idempotencyTtl` is set. */

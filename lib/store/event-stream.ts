@@ -1,10 +1,21 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { AppendContentionError, ConcurrencyError, ValidationError } from '../errors';
-import { backoffDelay, mayRetry, merge, requireInteger, sleep } from '../util';
+import { ConcurrencyError, ValidationError } from '../errors';
+import { merge, requireInteger } from '../util';
 import { planItems, sendAppend, sentinelKey } from './append-transaction';
 import { sendInlineAppend } from './inline-append';
 import type { InlineResult } from './inline';
-import { executeCommand, loadState, type CommandOptions, type CommandResult, type Decider, type LoadOptions, type Loaded } from './command';
+import {
+  executeCommand,
+  loadState,
+  type CommandOptions,
+  type CommandResult,
+  type Decider,
+  type LoadOptions,
+  type Loaded,
+  type LostRace,
+} from './command';
+import { fitsEventPut, sendEventPut } from './event-put';
+import { appendWithRetries, type AppendMode, type AttemptOutcome, type LostAppend } from './append-retries';
 import { joinComposite, splitComposite } from './composite';
 import { assertKeyLength, documentClient, getItem, withSignal } from '../dynamo';
 import { EventStreamDefaults } from './defaults';
@@ -29,7 +40,7 @@ export type { AppendOptions, AppendRetry, EventStreamOptions } from './event-str
 
 /**
  * A typed event stream stored in a DynamoDB table: contiguous versions, optimistic appends in one
- * transaction, strongly consistent reads, snapshots and a command helper.
+ * request (a conditional PutItem or a transaction), strongly consistent reads, snapshots and a command helper.
  *
  * @example
  * ```ts
@@ -98,9 +109,11 @@ export class EventStream<
   }
 
   /**
-   * Appends events in ONE TransactWriteItems. With `expectedVersion`, a stream at another version fails
-   * with `ConcurrencyError` (expected and actual version) and nothing is written; without it the events
-   * go at the head, retried on conflict. With `idempotencyKey`, a repeated append returns the first result.
+   * Appends events in one request: a conditional PutItem for one event at a version whose predecessor is
+   * known to exist (at the head, after reading it, or at version 1), otherwise ONE TransactWriteItems. With
+   * `expectedVersion`, a stream at another version fails with `ConcurrencyError` (expected and actual
+   * version) and nothing is written; without it the events go at the head, retried on conflict. With
+   * `idempotencyKey`, a repeated append returns the first result.
    */
   async append(
     id: StreamIdOf<Fields> | string,
@@ -114,8 +127,6 @@ export class EventStream<
     }
     const streamId = this.formatStreamId(id);
     const valid = this.validateAppend(events, options);
-    const retry = resolveCallRetry(options.retry, EventStreamDefaults.appendRetry, 'an append');
-    const started = Date.now();
     const { signal } = options;
     // A version past the last a stream can hold (an ETag of 11 digits, say) is stale, not invalid: no
     // stream is there, so this is the conflict a transaction would find. Only a stream that really is at
@@ -124,17 +135,50 @@ export class EventStream<
       const actual = await this.version(streamId, { signal });
       if (actual !== options.expectedVersion) throw new ConcurrencyError(this.name, streamId, options.expectedVersion, actual);
     }
-    for (let attempt = 1; ; attempt++) {
-      const expectedVersion = options.expectedVersion ?? (await this.version(streamId, { signal }));
-      const outcome = await this.appendAt(streamId, expectedVersion, valid, options);
-      if (outcome !== 'conflict' && outcome !== 'contended') return outcome;
-      // A stale `expectedVersion` is the caller's to resolve: retrying would not change the answer.
-      if (outcome === 'conflict' && options.expectedVersion !== undefined) {
-        throw new ConcurrencyError(this.name, streamId, expectedVersion, await this.version(streamId, { signal }));
-      }
-      const elapsed = Date.now() - started;
-      if (!mayRetry(retry, attempt, elapsed)) throw new AppendContentionError(this.name, streamId, attempt, elapsed);
-      await sleep(Math.min(backoffDelay(attempt - 1, retry.backoff), retry.maxElapsedMs - elapsed), signal);
+    const outcome = await this.appendValid(streamId, valid, options, options.expectedVersion === undefined ? 'head' : 'expected');
+    if ('version' in outcome) return outcome;
+    throw new ConcurrencyError(this.name, streamId, options.expectedVersion ?? 0, await this.version(streamId, { signal }));
+  }
+
+  /**
+   * @internal `execute`'s append, at the version its load read: a lost race is answered, not thrown, with
+   * the event that won when DynamoDB returned it, so the command can decide again without reading.
+   */
+  async appendAfterLoad(
+    streamId: string,
+    events: ReadonlyArray<NewEventOf<Events>>,
+    options: AppendOptions & { readonly expectedVersion: number },
+  ): Promise<AppendResult<EventOf<Events>> | LostRace<EventOf<Events>>> {
+    const outcome = await this.appendValid(streamId, this.validateAppend(events, options), options, 'loaded');
+    if ('version' in outcome) return outcome;
+    const winner = outcome.winner === undefined ? undefined : this.decodeWinner(outcome.winner);
+    return { lostRace: true, actualVersion: options.expectedVersion + 1, ...(winner === undefined ? {} : { winner }) };
+  }
+
+  private async appendValid(
+    streamId: string,
+    valid: ReadonlyArray<ValidEvent>,
+    options: AppendOptions,
+    mode: AppendMode,
+  ): Promise<AppendResult<EventOf<Events>> | LostAppend> {
+    return appendWithRetries({
+      streamName: this.name,
+      streamId,
+      mode,
+      expectedVersion: options.expectedVersion,
+      retry: resolveCallRetry(options.retry, EventStreamDefaults.appendRetry, 'an append'),
+      signal: options.signal,
+      readHead: () => this.version(streamId, { signal: options.signal }),
+      attempt: (expectedVersion, predecessorRead) => this.appendAt(streamId, expectedVersion, valid, options, predecessorRead),
+    });
+  }
+
+  /** The event that won a race, decoded; `undefined` when it can't be (the command then loads the stream again). */
+  private decodeWinner(item: Record<string, unknown>): EventOf<Events> | undefined {
+    try {
+      return fromEventItem(this.codec, item) as EventOf<Events>;
+    } catch {
+      return undefined;
     }
   }
 
@@ -143,7 +187,8 @@ export class EventStream<
     expectedVersion: number,
     events: ReadonlyArray<ValidEvent>,
     options: AppendOptions,
-  ): Promise<AppendResult<EventOf<Events>> | 'conflict' | 'contended'> {
+    predecessorRead: boolean,
+  ): Promise<AttemptOutcome<AppendResult<EventOf<Events>>>> {
     const plan = {
       table: this.table,
       streamId,
@@ -155,22 +200,33 @@ export class EventStream<
     const items = planItems(this.codec, plan);
     const documents = withSignal(this.documents, options.signal);
     const written = items.map((item, index) => writtenEvent(this.codec, item, events[index] as ValidEvent) as EventOf<Events>);
+    const inlineCount = options.inline?.length ?? 0;
+    const put = fitsEventPut({ expectedVersion, eventCount: items.length, idempotencyKey: options.idempotencyKey, inlineCount, predecessorRead });
+    if (put) {
+      const outcome = await sendEventPut(documents, this.table, items[0] as Record<string, unknown>);
+      return outcome.kind === 'appended'
+        ? { kind: 'appended', result: { version: expectedVersion + 1, events: written } }
+        : { kind: 'conflict', taken: true, winner: outcome.winner };
+    }
     const { outcome, inline } =
-      options.inline === undefined || options.inline.length === 0
+      inlineCount === 0
         ? { outcome: await sendAppend(documents, this.codec, plan, items), inline: undefined }
-        : await sendInlineAppend(documents, this.codec, plan, items, written, options.inline, options.signal);
+        : await sendInlineAppend(documents, this.codec, plan, items, written, options.inline ?? [], options.signal);
     // The inline folds saw the very events returned here.
     const withInline = inline === undefined ? {} : { inline: inline as InlineResult<EventOf<Events>> };
     switch (outcome.kind) {
       case 'appended':
-        return { version: expectedVersion + items.length, events: written, ...withInline };
+        return { kind: 'appended', result: { version: expectedVersion + items.length, events: written, ...withInline } };
       case 'duplicate': {
         const first = await this.firstResult(streamId, options.idempotencyKey as string, plan.requestHash as string, options.signal);
-        return first === 'contended' ? first : { ...first, ...withInline };
+        return first === 'contended' ? { kind: 'contended' } : { kind: 'appended', result: { ...first, ...withInline } };
       }
+      case 'conflict':
+        // The transaction's failed item may be the ConditionCheck: which version exists is not known.
+        return { kind: 'conflict', taken: false, winner: undefined };
       default:
         // Only inline rows can be lost alone, and sendInlineAppend goes again without them.
-        return outcome.kind === 'extrasLost' ? 'contended' : outcome.kind;
+        return { kind: 'contended' };
     }
   }
 
@@ -244,7 +300,7 @@ export class EventStream<
       this.codec,
       streamId,
       { fromVersion, toVersion },
-      EventStreamDefaults.readPageSize,
+      { pageSize: EventStreamDefaults.readPageSize, consistent: true },
     ) as AsyncGenerator<EventOf<Events>>;
   }
 
@@ -291,13 +347,21 @@ export class EventStream<
     return saveSnapshot(withSignal(this.documents, options.signal), this.table, this.codec, this.formatStreamId(id), snapshot, name);
   }
 
-  /** The latest snapshot under `name`, if any. */
+  /** The latest snapshot under `name`, if any; strongly consistent unless `consistent` is false. */
   async loadSnapshot<State>(
     id: StreamIdOf<Fields> | string,
     name?: string,
-    options: { signal?: AbortSignal | undefined } = {},
+    options: { signal?: AbortSignal | undefined; consistent?: boolean | undefined } = {},
   ): Promise<Snapshot<State> | undefined> {
-    return loadSnapshot<State>(withSignal(this.documents, options.signal), this.table, this.codec, this.formatStreamId(id), name);
+    const documents = withSignal(this.documents, options.signal);
+    return loadSnapshot<State>(documents, this.table, this.codec, this.formatStreamId(id), name, options.consistent ?? true);
+  }
+
+  /** @internal A command's load: the events from `fromVersion` to the head, strongly consistent unless `consistent` is false. */
+  loadEvents(streamId: string, fromVersion: number, consistent: boolean, signal: AbortSignal | undefined): AsyncGenerator<EventOf<Events>> {
+    const range = { fromVersion, toVersion: MAX_VERSION };
+    const reading = { pageSize: EventStreamDefaults.readPageSize, consistent };
+    return readEvents(withSignal(this.documents, signal), this.table, this.codec, streamId, range, reading) as AsyncGenerator<EventOf<Events>>;
   }
 
   /** Folds the stream instance from its latest snapshot (if `snapshot` is given) plus the newer events. */

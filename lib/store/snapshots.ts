@@ -75,15 +75,16 @@ function validateSnapshot(codec: EventCodec, streamId: string, snapshot: Snapsho
     throw new ValidationError(`${where} can't be stored: ${describeDataIssues(issues)}. A snapshot's state must be plain JSON.`, issues);
 }
 
-/** The latest snapshot of a stream instance under `name`, read strongly consistent. */
+/** The latest snapshot of a stream instance under `name`, read strongly consistent unless `consistent` is false. */
 export async function loadSnapshot<State>(
   documents: DynamoDBDocumentClient,
   table: string,
   codec: EventCodec,
   streamId: string,
   name = DEFAULT_SNAPSHOT_NAME,
+  consistent = true,
 ): Promise<Snapshot<State> | undefined> {
-  const item = await getItem(documents, table, snapshotKey(codec, streamId, name));
+  const item = await getItem(documents, table, snapshotKey(codec, streamId, name), consistent);
   if (item === undefined) return undefined;
   const { version, state } = item;
   const encoding = item[Layout.encoding];

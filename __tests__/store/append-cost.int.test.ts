@@ -1,0 +1,189 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConcurrencyError, eventsTableDefinition } from 'dynafold';
+import { createTestTable, testClient } from '../support/dynamo';
+import { emptyOrder, evolveOrder, orderStream, range, type OrderState } from '../support/orders';
+import { countRequests } from '../support/requests';
+
+// What each append and command sends: a conditional PutItem where the predecessor is known to exist,
+// a transaction where it is not, and a lost race decided from the item that won.
+
+const client = testClient();
+const requests = countRequests(client);
+/** A second client, so a competitor's requests are not counted with the writer's. */
+const rival = testClient();
+let Orders: ReturnType<typeof orderStream>;
+let RivalOrders: ReturnType<typeof orderStream>;
+
+beforeAll(async () => {
+  const { name } = await createTestTable(client, eventsTableDefinition, 'appendcost');
+  Orders = orderStream(client, name);
+  RivalOrders = orderStream(rival, name);
+});
+afterAll(() => {
+  client.destroy();
+  rival.destroy();
+});
+
+let sequence = 0;
+const freshId = () => ({ orderId: `c-${++sequence}-${Date.now().toString(36)}` });
+const added = (sku: string) => ({ type: 'ItemAdded' as const, data: { sku, price: 1 } });
+const order = { initial: emptyOrder, evolve: evolveOrder };
+const addOne = (sku: string) => ({ ...order, decide: () => [added(sku)] });
+
+/** Runs `hook` before each of the next `times` requests named `command` that `client` sends. */
+function before(target: DynamoDBClient, command: string, hook: () => Promise<void>, times = 1): void {
+  let left = times;
+  target.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (left > 0 && context.commandName === command) {
+        left--;
+        await hook();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: `before-${Math.random().toString(36).slice(2)}` },
+  );
+}
+
+function sent(): Record<string, number> {
+  return Object.fromEntries(requests.counts);
+}
+
+describe('which request an append is', () => {
+  test('one event at version 1 is one conditional PutItem', async () => {
+    const id = freshId();
+    requests.reset();
+    await Orders.append(id, [added('a')], { expectedVersion: 0 });
+    expect(sent()).toEqual({ PutItemCommand: 1 });
+  });
+
+  test('one event at the head is a Query and a PutItem; a caller-supplied version > 0 keeps the transaction', async () => {
+    const id = freshId();
+    await Orders.append(id, [added('a')]);
+    requests.reset();
+    await Orders.append(id, [added('b')]);
+    expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
+    requests.reset();
+    // The caller's number is not proof that version 2 exists: the ConditionCheck stays.
+    await Orders.append(id, [added('c')], { expectedVersion: 2 });
+    expect(sent()).toEqual({ TransactWriteItemsCommand: 1 });
+    expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
+  });
+
+  test('several events or an idempotency key keep the transaction', async () => {
+    const id = freshId();
+    requests.reset();
+    await Orders.append(id, [added('a'), added('b')], { expectedVersion: 0 });
+    expect(sent()).toEqual({ TransactWriteItemsCommand: 1 });
+    requests.reset();
+    await Orders.append(id, [added('c')], { idempotencyKey: 'k-1' });
+    expect(sent()).toEqual({ QueryCommand: 1, TransactWriteItemsCommand: 1 });
+  });
+
+  test('a command on an existing stream is its load (one Query) and one PutItem', async () => {
+    const id = freshId();
+    await Orders.append(id, [{ type: 'OrderPlaced', data: { customer: 'ada' } }], { expectedVersion: 0 });
+    requests.reset();
+    const result = await Orders.execute<OrderState>(id, addOne('a'));
+    expect(result.version).toBe(2);
+    expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
+    requests.reset();
+    await Orders.execute<OrderState>(id, { ...order, decide: () => [added('b'), added('c')] });
+    expect(sent()).toEqual({ QueryCommand: 1, TransactWriteItemsCommand: 1 });
+  });
+
+  test('a command that loses a race decides again on the event that won, without reading the stream again', async () => {
+    const id = freshId();
+    await Orders.append(id, [{ type: 'OrderPlaced', data: { customer: 'bo' } }], { expectedVersion: 0 });
+    before(client, 'PutItemCommand', async () => {
+      await RivalOrders.append(id, [added('rival')], { expectedVersion: 1 });
+    });
+    requests.reset();
+    const result = await Orders.execute<OrderState>(id, addOne('mine'));
+    expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 2 });
+    expect(result.version).toBe(3);
+    expect(result.state).toEqual({ placed: true, shipped: false, items: 2, total: 2 });
+    const events = await Orders.read(id);
+    expect(events.map((event) => (event.type === 'ItemAdded' ? event.data.sku : event.type))).toEqual(['OrderPlaced', 'rival', 'mine']);
+  });
+
+  test('a head append that loses a race goes on at the next version without reading the head again', async () => {
+    const id = freshId();
+    await Orders.append(id, [added('a')], { expectedVersion: 0 });
+    before(client, 'PutItemCommand', async () => {
+      await RivalOrders.append(id, [added('rival')], { expectedVersion: 1 });
+    });
+    requests.reset();
+    const result = await Orders.append(id, [added('mine')]);
+    expect(result.version).toBe(3);
+    expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 2 });
+    expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('a head that moves faster than a version a try', () => {
+  // Before each of the writer's first two Puts a rival appends three events: going on one version after
+  // each winner would trail the head for ever, so a second lost race reads where the head is.
+  const rivalAppendsThree = (id: { orderId: string }) => async () => {
+    await RivalOrders.append(id, [added('r'), added('r'), added('r')]);
+  };
+
+  test('a head append that lost twice reads the head and lands on its third try', async () => {
+    const id = freshId();
+    await Orders.append(id, [added('a')], { expectedVersion: 0 });
+    before(client, 'PutItemCommand', rivalAppendsThree(id), 2);
+    requests.reset();
+    const result = await Orders.append(id, [added('mine')], { retry: { attempts: 3 } });
+    expect(result.version).toBe(8);
+    expect(sent()).toEqual({ QueryCommand: 2, PutItemCommand: 3 });
+    expect((await Orders.read(id)).map((event) => event.version)).toEqual(range(1, 8));
+  });
+
+  test('a command that lost twice reads the events after the winner and lands on its third try', async () => {
+    const id = freshId();
+    await Orders.append(id, [{ type: 'OrderPlaced', data: { customer: 'cy' } }], { expectedVersion: 0 });
+    before(client, 'PutItemCommand', rivalAppendsThree(id), 2);
+    requests.reset();
+    const result = await Orders.execute<OrderState>(id, addOne('mine'), { retry: { attempts: 3 } });
+    expect(result.version).toBe(8);
+    expect(result.state.items).toBe(7);
+    expect(sent()).toEqual({ QueryCommand: 2, PutItemCommand: 3 });
+  });
+});
+
+describe('races on one stream', () => {
+  test('version 1: of 10 appends at expectedVersion 0 one wins, the others get ConcurrencyError at version 1', async () => {
+    const id = freshId();
+    const outcomes = await Promise.allSettled(range(1, 10).map((n) => Orders.append(id, [added(`v1-${n}`)], { expectedVersion: 0 })));
+    const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') {
+        expect(outcome.reason).toBeInstanceOf(ConcurrencyError);
+        expect(outcome.reason).toMatchObject({ expectedVersion: 0, actualVersion: 1 });
+      }
+    }
+    expect((await Orders.read(id)).map((event) => event.version)).toEqual([1]);
+  });
+
+  test('commands, head appends and version-1 appends at once: contiguous versions, every event once', async () => {
+    const id = freshId();
+    const writers = [
+      ...range(1, 12).map((n) => Orders.execute<OrderState>(id, addOne(`x-${n}`), { retry: { attempts: 500 } }).then(() => `x-${n}`)),
+      ...range(1, 6).map((n) => Orders.append(id, [added(`h-${n}`)], { retry: { maxElapsedMs: 120_000 } }).then(() => `h-${n}`)),
+      ...range(1, 3).map((n) =>
+        Orders.append(id, [added(`z-${n}`)], { expectedVersion: 0 }).then(
+          () => `z-${n}`,
+          (error: unknown) => {
+            expect(error).toBeInstanceOf(ConcurrencyError);
+            return undefined;
+          },
+        ),
+      ),
+    ];
+    const landed = (await Promise.all(writers)).filter((sku): sku is string => sku !== undefined);
+    const events = await Orders.read(id);
+    expect(events.map((event) => event.version)).toEqual(range(1, landed.length));
+    expect(events.map((event) => (event.type === 'ItemAdded' ? event.data.sku : '')).sort()).toEqual([...landed].sort());
+  }, 180_000);
+});

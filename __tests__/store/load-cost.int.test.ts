@@ -1,0 +1,165 @@
+import { EventStreamDefaults, ValidationError, eventsTableDefinition } from 'dynafold';
+import { createTestTable, testClient } from '../support/dynamo';
+import { emptyOrder, evolveOrder, orderStream, range, type OrderState } from '../support/orders';
+import { countRequests } from '../support/requests';
+
+// What a load costs: the Queries a read sends at a page boundary, and a command's eventually consistent
+// load, whose staleness costs a conflict and never a wrong append.
+
+const client = testClient();
+const requests = countRequests(client);
+let Orders: ReturnType<typeof orderStream>;
+
+/** The `ConsistentRead` of every read request sent, in order. */
+const reads: Array<{ command: string; consistent: boolean }> = [];
+/** Makes eventually consistent Queries answer like a replica that is behind, while set. */
+let stale: ((items: unknown[]) => unknown[]) | undefined;
+
+client.middlewareStack.add(
+  (next, context) => async (args) => {
+    const command = context.commandName ?? 'unknown';
+    const input = args.input as { ConsistentRead?: boolean };
+    if (command === 'QueryCommand' || command === 'GetItemCommand') reads.push({ command, consistent: input.ConsistentRead === true });
+    const result = await next(args);
+    const output = result.output as { Items?: unknown[] };
+    if (stale !== undefined && command === 'QueryCommand' && input.ConsistentRead !== true && output.Items !== undefined) {
+      output.Items = stale(output.Items);
+    }
+    return result;
+  },
+  { step: 'initialize', name: 'recordReads' },
+);
+
+beforeAll(async () => {
+  const { name } = await createTestTable(client, eventsTableDefinition, 'loadcost');
+  Orders = orderStream(client, name);
+});
+afterAll(() => client.destroy());
+
+let sequence = 0;
+const freshId = () => ({ orderId: `l-${++sequence}-${Date.now().toString(36)}` });
+const added = (sku: string) => ({ type: 'ItemAdded' as const, data: { sku, price: 1 } });
+const addOne = { initial: emptyOrder, evolve: evolveOrder, decide: () => [added('next')] };
+
+function reset(): void {
+  requests.reset();
+  reads.length = 0;
+}
+
+/** Appends `count` events in transactions of at most 100 items (DynamoDB's limit, the ConditionCheck included). */
+async function streamOf(count: number): Promise<{ orderId: string }> {
+  const id = freshId();
+  for (let from = 1; from <= count;) {
+    const size = from === 1 ? 100 : 99;
+    const events = range(from, Math.min(count, from + size - 1)).map((n) => added(`s-${n}`));
+    await Orders.append(id, events, { expectedVersion: from - 1 });
+    from += events.length;
+  }
+  return id;
+}
+
+describe('a read at a page boundary', () => {
+  test(`a stream of exactly one page (${EventStreamDefaults.readPageSize} events) is read in one Query, one more event in two`, async () => {
+    const id = await streamOf(EventStreamDefaults.readPageSize);
+    reset();
+    const events = await Orders.read(id);
+    expect(events.map((event) => event.version)).toEqual(range(1, EventStreamDefaults.readPageSize));
+    expect(requests.count('QueryCommand')).toBe(1);
+
+    reset();
+    expect(await Orders.read(id, { toVersion: EventStreamDefaults.readPageSize })).toHaveLength(EventStreamDefaults.readPageSize);
+    expect(requests.count('QueryCommand')).toBe(1);
+
+    reset();
+    const { version } = await Orders.execute<OrderState>(id, addOne);
+    expect(version).toBe(EventStreamDefaults.readPageSize + 1);
+    expect(requests.count('QueryCommand')).toBe(1);
+
+    reset();
+    const longer = await Orders.read(id);
+    expect(longer.map((event) => event.version)).toEqual(range(1, EventStreamDefaults.readPageSize + 1));
+    expect(requests.count('QueryCommand')).toBe(2);
+  }, 120_000);
+
+  test('an empty stream and an empty range cost at most one Query', async () => {
+    const id = freshId();
+    reset();
+    expect(await Orders.read(id)).toEqual([]);
+    expect(requests.count('QueryCommand')).toBe(1);
+    reset();
+    expect(await Orders.read(id, { fromVersion: 0, toVersion: 0 })).toEqual([]);
+    expect(requests.count('QueryCommand')).toBe(0);
+  });
+});
+
+describe("a command's eventually consistent load", () => {
+  afterEach(() => {
+    stale = undefined;
+  });
+
+  test('by default every read of a command is strongly consistent; with consistent: false its load is not', async () => {
+    const id = await streamOf(3);
+    await Orders.saveSnapshot(id, { version: 2, state: { placed: false, shipped: false, items: 2, total: 2 } });
+    reset();
+    await Orders.execute<OrderState>(id, { ...addOne, initial: emptyOrder }, { snapshot: {} });
+    expect(reads).toEqual([
+      { command: 'GetItemCommand', consistent: true },
+      { command: 'QueryCommand', consistent: true },
+    ]);
+    reset();
+    const result = await Orders.execute<OrderState>(id, addOne, { consistent: false, snapshot: {} });
+    expect(result.version).toBe(5);
+    expect(result.state.items).toBe(5);
+    expect(reads).toEqual([
+      { command: 'GetItemCommand', consistent: false },
+      { command: 'QueryCommand', consistent: false },
+    ]);
+    // Reads outside a command stay strongly consistent.
+    reset();
+    await Orders.read(id);
+    await Orders.load(id, { initial: emptyOrder, evolve: evolveOrder });
+    expect(reads.every((read) => read.consistent)).toBe(true);
+  });
+
+  test('a stale load costs a lost race, decided again on the event that won, and appends nothing wrong', async () => {
+    const id = await streamOf(3);
+    stale = (items) => items.slice(0, -1); // the replica has not seen version 3 yet
+    reset();
+    const result = await Orders.execute<OrderState>(id, addOne, { consistent: false });
+    expect(result.version).toBe(4);
+    expect(result.state.items).toBe(4);
+    expect(Object.fromEntries(requests.counts)).toEqual({ QueryCommand: 1, PutItemCommand: 2 });
+    expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3, 4]);
+  });
+
+  test('a load that saw a gap is read again, strongly consistent, before anything is decided', async () => {
+    const id = await streamOf(4);
+    stale = (items) => items.filter((_item, index) => index !== 1); // version 2 missing
+    reset();
+    let decidedOn: number | undefined;
+    const result = await Orders.execute<OrderState>(
+      id,
+      {
+        initial: emptyOrder,
+        evolve: evolveOrder,
+        decide: (state) => {
+          decidedOn = state.items;
+          return [added('next')];
+        },
+      },
+      { consistent: false },
+    );
+    expect(decidedOn).toBe(4);
+    expect(result.version).toBe(5);
+    expect(reads).toEqual([
+      { command: 'QueryCommand', consistent: false },
+      { command: 'QueryCommand', consistent: true },
+    ]);
+  });
+
+  test('consistent that is not a boolean fails with ValidationError naming it', async () => {
+    const attempt = Orders.execute<OrderState>(freshId(), addOne, { consistent: 'no' as unknown as boolean });
+    await expect(attempt).rejects.toBeInstanceOf(ValidationError);
+    await expect(attempt).rejects.toThrow(/`consistent`/);
+  });
+});

@@ -1,0 +1,62 @@
+import { AppendContentionError } from '../errors';
+import { backoffDelay, mayRetry, sleep, type ResolvedRetry } from '../util';
+
+/** How one try of an append ended; `taken` says the version it wanted exists (its Put's condition failed). */
+export type AttemptOutcome<Result> =
+  | { readonly kind: 'appended'; readonly result: Result }
+  | { readonly kind: 'conflict'; readonly taken: boolean; readonly winner: Record<string, unknown> | undefined }
+  | { readonly kind: 'contended' };
+
+/**
+ * Where an append goes. `head`: at the version read from the table, again after a conflict. `expected`: at
+ * the caller's version; a conflict ends it. `loaded`: at the version `execute` read; a conflict ends it.
+ */
+export type AppendMode = 'head' | 'expected' | 'loaded';
+
+/** An append that found its version taken; `winner` is the item that took it, when DynamoDB returned it. */
+export interface LostAppend {
+  readonly winner: Record<string, unknown> | undefined;
+}
+
+/** One append's tries and what they need of the stream. */
+export interface AppendTries<Result> {
+  readonly streamName: string;
+  readonly streamId: string;
+  readonly mode: AppendMode;
+  /** The caller's, or `execute`'s load's; unused at the head. */
+  readonly expectedVersion: number | undefined;
+  readonly retry: ResolvedRetry;
+  readonly signal: AbortSignal | undefined;
+  readHead(): Promise<number>;
+  /** One try at `expectedVersion`; `predecessorRead` says that version was read from the table (see `fitsEventPut`). */
+  attempt(expectedVersion: number, predecessorRead: boolean): Promise<AttemptOutcome<Result>>;
+}
+
+/**
+ * Tries an append until it lands, loses (not at the head) or runs out of tries (`AppendContentionError`).
+ * DynamoDB cancelling a transaction for a concurrent one is tried again in every mode.
+ */
+export async function appendWithRetries<Result>(tries: AppendTries<Result>): Promise<Result | LostAppend> {
+  const { mode, retry, signal } = tries;
+  const started = Date.now();
+  // A version read from the table (or taken by the append that beat this one) exists, and stays: events
+  // are never deleted. Only such a version is proof enough for an append without a ConditionCheck.
+  let known = mode === 'head' ? undefined : tries.expectedVersion;
+  for (let attempt = 1; ; attempt++) {
+    const expectedVersion = known ?? (await tries.readHead());
+    const outcome = await tries.attempt(expectedVersion, mode !== 'expected');
+    if (outcome.kind === 'appended') return outcome.result;
+    if (outcome.kind === 'conflict') {
+      // A stale `expectedVersion` is the caller's (or the command's) to resolve: retrying would not change the answer.
+      if (mode !== 'head') return { winner: outcome.winner };
+      // The version this append wanted is taken: the first time, the next one follows it with no read of
+      // the head. Lost again, the head moves faster than a version a try: read it, or trail it for ever.
+      known = outcome.taken && attempt === 1 ? expectedVersion + 1 : undefined;
+    } else if (mode === 'head') {
+      known = undefined;
+    }
+    const elapsed = Date.now() - started;
+    if (!mayRetry(retry, attempt, elapsed)) throw new AppendContentionError(tries.streamName, tries.streamId, attempt, elapsed);
+    await sleep(Math.min(backoffDelay(attempt - 1, retry.backoff), retry.maxElapsedMs - elapsed), signal);
+  }
+}

@@ -1,0 +1,58 @@
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { asRequestError, isConditionFailure } from '../dynamo';
+import { Layout } from './layout';
+
+/** How a conditional Put of one event ended. */
+export type EventPutOutcome =
+  | { readonly kind: 'appended' }
+  /** The version was taken; `winner` is the item that holds it, when DynamoDB returned it. */
+  | { readonly kind: 'conflict'; readonly winner: Record<string, unknown> | undefined };
+
+/**
+ * Whether an append can be one conditional PutItem instead of a transaction: one event, nothing written
+ * beside it (no idempotency sentinel, no inline rows), and a predecessor known to exist. At version 1
+ * there is none; otherwise `predecessorRead` says the version before was read from the table, not given
+ * by the caller (a caller's number is not proof). Events are never deleted, so a version read once stays
+ * there, and the Put's `attribute_not_exists` alone keeps versions contiguous.
+ */
+export function fitsEventPut(append: {
+  readonly expectedVersion: number;
+  readonly eventCount: number;
+  readonly idempotencyKey?: string | undefined;
+  readonly inlineCount: number;
+  readonly predecessorRead: boolean;
+}): boolean {
+  return (
+    append.eventCount === 1 &&
+    append.idempotencyKey === undefined &&
+    append.inlineCount === 0 &&
+    (append.expectedVersion === 0 || append.predecessorRead)
+  );
+}
+
+/**
+ * Writes one event item unless its version exists: one write unit where a transaction with a
+ * ConditionCheck bills four. A lost race answers the item that won, so the writer can go on from it
+ * without reading the stream again.
+ */
+export async function sendEventPut(documents: DynamoDBDocumentClient, table: string, item: Record<string, unknown>): Promise<EventPutOutcome> {
+  try {
+    await documents.send(
+      new PutCommand({
+        TableName: table,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': Layout.partitionKey },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { kind: 'appended' };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw asRequestError('PutItem', table, error);
+    // The document client leaves an error's item as DynamoDB sent it (attribute values, not plain data).
+    const old = (error as { Item?: Record<string, AttributeValue> | undefined }).Item;
+    return { kind: 'conflict', winner: old === undefined ? undefined : unmarshall(old) };
+  }
+}
