@@ -103,6 +103,75 @@ export class DecodeError extends DynafoldError {
   }
 }
 
+/** Where a stored event is that a stream's definition could not bring to today's shape. */
+export interface StoredEventRef {
+  readonly streamName: string;
+  readonly streamId: string;
+  /** The event's version in its stream. */
+  readonly version: number;
+  /** The type the event was stored under (an alias, for a renamed type). */
+  readonly type: string;
+  /** The version of its type it was stored at. */
+  readonly storedVersion: number;
+}
+
+function describeStored(event: StoredEventRef): string {
+  return `Event ${event.version} of ${event.streamName} "${event.streamId}" (${event.type}, stored at type version ${event.storedVersion})`;
+}
+
+/**
+ * An upcast (or the stream's `fromNewer` downcast) of a stored event threw, or returned data the next
+ * version's schema refuses. The stored data itself matched its version's schema: the definition's
+ * function is what to fix. Nothing is written by the call that met it.
+ */
+export class UpcastError extends DynafoldError {
+  readonly streamName: string;
+  readonly streamId: string;
+  readonly version: number;
+  readonly type: string;
+  readonly storedVersion: number;
+
+  constructor(
+    event: StoredEventRef,
+    /** What went wrong, e.g. "the upcast from version 1 threw". */
+    reason: string,
+    readonly issues: ReadonlyArray<ValidationIssue> = [],
+    options?: ErrorOptions,
+  ) {
+    super('store.upcast', `${describeStored(event)}: ${reason}. Fix the stream's \`versions\` definition of the type.`, options);
+    ({ streamName: this.streamName, streamId: this.streamId, version: this.version, type: this.type, storedVersion: this.storedVersion } = event);
+  }
+}
+
+/**
+ * An event was stored at a version of its type newer than this reader's definition knows: newer code
+ * wrote it while older code still runs (a rolling deploy). Transient: it reads once the new definition
+ * runs here too, so fail the call (a Lambda batch is retried) rather than drop the event; or give the
+ * type a `fromNewer` downcast.
+ */
+export class EventVersionTooNewError extends DynafoldError {
+  readonly streamName: string;
+  readonly streamId: string;
+  readonly version: number;
+  readonly type: string;
+  readonly storedVersion: number;
+
+  constructor(
+    event: StoredEventRef,
+    /** The newest version of the type this reader knows. */
+    readonly knownVersion: number,
+    options?: ErrorOptions,
+  ) {
+    super(
+      'store.eventVersionTooNew',
+      `${describeStored(event)} is newer than version ${knownVersion}, the newest this code knows: ` +
+        'deploy the definition that writes it here too, or give the type a `fromNewer` downcast.',
+      options,
+    );
+    ({ streamName: this.streamName, streamId: this.streamId, version: this.version, type: this.type, storedVersion: this.storedVersion } = event);
+  }
+}
+
 /** Options that can't be honoured, found at construction. */
 export class ConfigurationError extends DynafoldError {
   constructor(message: string, options?: ErrorOptions) {
