@@ -6,7 +6,6 @@ import {
   EventStream,
   EventVersionTooNewError,
   Projection,
-  ReadModel,
   UpcastError,
   decoder,
   eventsTableDefinition,
@@ -19,6 +18,10 @@ import { lambdaImage, readStreamRecords, type SdkImage } from '../support/stream
 import {
   asAppended,
   cartEventsToday,
+  cartProjection as cartProjectionOf,
+  cartRowModel,
+  cartRowOf,
+  totalOf,
   cartStreamToday,
   cartStreamV1,
   cartStreamV2,
@@ -35,32 +38,8 @@ let table: string;
 let streamArn: string;
 let rowsTable: string;
 
-const cartRowSchema = z.object({ cartId: z.string(), owner: z.string(), totalCents: z.number(), coupons: z.number(), version: z.number() });
-const cartRows = (name = 'CartRow', rows = rowsTable) =>
-  new ReadModel({
-    client,
-    table: rows,
-    name,
-    schema: cartRowSchema,
-    key: { pk: { field: 'pk', composite: ['cartId'] }, sk: { field: 'sk', composite: [] } },
-  });
-const totalOf = (cart: Cart) => Object.values(cart.lines).reduce((sum, line) => sum + line.quantity * line.priceCents, 0);
-
-function cartProjection(stream: ReturnType<typeof cartStreamToday>, name: string) {
-  return new Projection({
-    stream,
-    readModel: cartRows(name),
-    name,
-    key: (streamId) => ({ cartId: streamId.cartId }),
-    initial: (streamId) => ({ cartId: streamId.cartId, owner: '', totalCents: 0, coupons: 0, version: 0, lines: emptyCart.lines }),
-    evolve: (state, event) => {
-      const next = evolveCart({ owner: state.owner, lines: state.lines, coupons: state.coupons }, event);
-      return { ...state, ...next, totalCents: totalOf(next) };
-    },
-    toItem: (state) => ({ cartId: state.cartId, owner: state.owner, totalCents: state.totalCents, coupons: state.coupons, version: state.version }),
-    checkpoint: 'version',
-  });
-}
+const cartRows = (name = 'CartRow', rows = rowsTable) => cartRowModel(client, rows, name);
+const cartProjection = (stream: ReturnType<typeof cartStreamToday>, name: string) => cartProjectionOf(stream, cartRows(name), name);
 
 /** A cart's history as three generations of code wrote it. */
 const history: ReadonlyArray<readonly ['v1' | 'v2' | 'today', WrittenCartEvent]> = [
@@ -218,7 +197,7 @@ describe('rolling deploys: a reader older than the writer', () => {
       stream: older,
       readModel: cartRows('CartRowOld'),
       key: (streamId) => ({ cartId: streamId.cartId }),
-      initial: (streamId) => ({ cartId: streamId.cartId, owner: '', totalCents: 0, coupons: 0, version: 0 }),
+      initial: (streamId) => cartRowOf(streamId.cartId, emptyCart, 0),
       evolve: (state, event) => (event.type === 'ItemAdded' ? { ...state, totalCents: state.totalCents + event.data.priceCents } : state),
       checkpoint: 'version',
     });

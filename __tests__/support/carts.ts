@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import { EventStream, olderVersion, retiredEvent, type EventOf } from 'dynafold';
+import { EventStream, Projection, ReadModel, olderVersion, retiredEvent, type EventOf } from 'dynafold';
 
 /**
  * One stream, Cart, as three generations of code defined it. Last year's stored prices in euros and
@@ -139,4 +139,47 @@ export function expectedToday(generation: Generation, event: WrittenCartEvent): 
     case 'CouponApplied':
       return { type: 'CouponApplied', data: { storedType: 'CouponApplied', storedVersion: 1, data: event.data } };
   }
+}
+
+export const cartRowSchema = z.object({
+  cartId: z.string(),
+  owner: z.string(),
+  lines: z.record(z.string(), z.object({ quantity: z.number(), priceCents: z.number() })),
+  totalCents: z.number(),
+  coupons: z.number(),
+  version: z.number(),
+});
+
+/** A cart row: one per cart. */
+export function cartRowModel(client: DynamoDBClient, table: string, name: string) {
+  return new ReadModel({
+    client,
+    table,
+    name,
+    schema: cartRowSchema,
+    key: { pk: { field: 'pk', composite: ['cartId'] }, sk: { field: 'sk', composite: [] } },
+  });
+}
+
+export const totalOf = (cart: Cart): number => Object.values(cart.lines).reduce((sum, line) => sum + line.quantity * line.priceCents, 0);
+
+/** The row a cart's fold gives. */
+export function cartRowOf(cartId: string, cart: Cart, version: number) {
+  return { cartId, owner: cart.owner, lines: cart.lines, totalCents: totalOf(cart), coupons: cart.coupons, version };
+}
+
+/** Today's projection of carts into rows. */
+export function cartProjection(stream: ReturnType<typeof cartStreamToday>, readModel: ReturnType<typeof cartRowModel>, name: string) {
+  return new Projection({
+    stream,
+    readModel,
+    name,
+    key: (streamId) => ({ cartId: streamId.cartId }),
+    initial: (streamId) => cartRowOf(streamId.cartId, emptyCart, 0),
+    evolve: (state, event) => {
+      const next = evolveCart({ owner: state.owner, lines: state.lines, coupons: state.coupons }, event);
+      return { ...state, ...next, totalCents: totalOf(next) };
+    },
+    checkpoint: 'version',
+  });
 }
