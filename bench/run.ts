@@ -19,8 +19,9 @@ import { backfill } from './scenarios/backfill';
 import { bundleSize } from './scenarios/bundle';
 import { peers } from './scenarios/peers';
 import { shards } from './scenarios/shards';
+import { upcast } from './scenarios/upcast';
 
-const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append, latency, drain, backfill, bundleSize, peers, shards];
+const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append, latency, drain, backfill, bundleSize, peers, shards, upcast];
 
 /** The command line, parsed by node:util's parseArgs: `--quick`, `--only a,b`. */
 function readArgs(argv: ReadonlyArray<string>): { quick: boolean; only: Set<string> | undefined } {

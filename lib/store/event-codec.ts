@@ -166,31 +166,33 @@ export function writtenEvent(codec: EventCodec, item: Readonly<Record<string, un
  */
 export function fromEventItem(codec: EventCodec, item: Readonly<Record<string, unknown>>): StreamEvent {
   const { streamId, version, type, timestamp } = item;
-  const where = () => `Event item ${String(item[Layout.partitionKey])} ${String(item[Layout.sortKey])} of stream ${codec.streamName}`;
   // Versions start at 1: an item claiming version 0 or below was not written by an append.
   if (typeof streamId !== 'string' || typeof version !== 'number' || !Number.isInteger(version) || version < 1 || typeof type !== 'string') {
-    throw new DecodeError(`${where()} lacks a string streamId, a positive integer version or a string type.`, codec.streamName);
+    throw new DecodeError(`${whereItem(codec, item)} lacks a string streamId, a positive integer version or a string type.`, codec.streamName);
   }
   const reading = codec.types.get(type);
   if (reading === undefined) {
     throw new DecodeError(
-      `${where()} has the unknown type "${type}": add it to the stream's events (as retiredEvent() if no longer appended, or as an alias in \`versions\` if renamed).`,
+      `${whereItem(codec, item)} has the unknown type "${type}": add it to the stream's events (as retiredEvent() if no longer appended, or as an alias in \`versions\` if renamed).`,
       codec.streamName,
     );
   }
   const storedVersion = item[Layout.typeVersion] ?? 1;
   if (typeof storedVersion !== 'number' || !Number.isInteger(storedVersion) || storedVersion < 1) {
     throw new DecodeError(
-      `${where()} has the type version ${JSON.stringify(storedVersion)}: an append only writes integers from 2.`,
+      `${whereItem(codec, item)} has the type version ${JSON.stringify(storedVersion)}: an append only writes integers from 2.`,
       codec.streamName,
     );
   }
-  const raw = decodeData(where, codec.streamName, item['data'], item[Layout.encoding]);
-  // Today's version under today's name, the common case, is one parse, as before types had versions.
-  const data =
-    storedVersion === reading.version && reading.retired === undefined
-      ? parsedData(where, codec.streamName, reading, raw)
-      : toTodaysData(reading, raw, { streamName: codec.streamName, streamId, version, type, storedVersion }, where);
+  const raw = item[Layout.encoding] === undefined ? item['data'] : decodeData(codec, item);
+  let data: unknown;
+  if (storedVersion === reading.version && reading.retired === undefined) {
+    // Today's version, the common case: one parse, as before types had versions.
+    const parsed = reading.schema.safeParse(raw);
+    data = parsed.success ? parsed.data : parsedData(codec, item, reading, raw);
+  } else {
+    data = toTodaysData(codec, item, reading, raw, { streamName: codec.streamName, streamId, version, type, storedVersion });
+  }
   const metadata = item['metadata'];
   return {
     streamName: codec.streamName,
@@ -205,8 +207,8 @@ export function fromEventItem(codec: EventCodec, item: Readonly<Record<string, u
 
 /** Stored data parsed with its own version's schema: a refusal means the item is broken, a {@link DecodeError}. */
 export function parsedData(
-  where: () => string,
-  streamName: string,
+  codec: EventCodec,
+  item: Readonly<Record<string, unknown>>,
   reading: { type: string; schema: z.ZodType },
   raw: unknown,
   storedVersion?: number,
@@ -215,29 +217,43 @@ export function parsedData(
   if (parsed.success) return parsed.data;
   const issues = zodIssues(parsed.error);
   const at = storedVersion === undefined ? '' : ` at type version ${storedVersion}`;
-  throw new DecodeError(`${where()} (${reading.type}${at}) does not match its schema: ${describeIssues(issues)}.`, streamName, issues, {
-    cause: parsed.error,
-  });
+  throw new DecodeError(
+    `${whereItem(codec, item)} (${reading.type}${at}) does not match its schema: ${describeIssues(issues)}.`,
+    codec.streamName,
+    issues,
+    {
+      cause: parsed.error,
+    },
+  );
 }
 
 export function describeIssues(issues: ReadonlyArray<ValidationIssue>): string {
   return issues.map((issue) => `${['data', ...issue.path].join('.')}: ${issue.message}`).join('; ');
 }
 
-function decodeData(where: () => string, streamName: string, data: unknown, encoding: unknown): unknown {
+/** Where a broken item is, for its error's message. */
+function whereItem(codec: EventCodec, item: Readonly<Record<string, unknown>>): string {
+  return `Event item ${String(item[Layout.partitionKey])} ${String(item[Layout.sortKey])} of stream ${codec.streamName}`;
+}
+
+function decodeData(codec: EventCodec, item: Readonly<Record<string, unknown>>): unknown {
+  const { data } = item;
+  const encoding = item[Layout.encoding];
+  const streamName = codec.streamName;
   if (encoding === undefined) return data;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'base64') : data instanceof Uint8Array ? data : undefined;
   if (typeof encoding !== 'string') {
     const held = JSON.stringify(encoding);
     throw new DecodeError(
-      `${where()}: its compression attribute '${Layout.encoding}' holds ${held}, not an algorithm's name: an append never writes that.`,
+      `${whereItem(codec, item)}: its compression attribute '${Layout.encoding}' holds ${held}, not an algorithm's name: an append never writes that.`,
       streamName,
     );
   }
-  if (bytes === undefined) throw new DecodeError(`${where()} is marked as ${encoding}-compressed but its data is not binary.`, streamName);
+  if (bytes === undefined)
+    throw new DecodeError(`${whereItem(codec, item)} is marked as ${encoding}-compressed but its data is not binary.`, streamName);
   try {
     return JSON.parse(decompress(bytes, encoding)) as unknown;
   } catch (cause) {
-    throw new DecodeError(`${where()} has ${encoding}-compressed data that does not decompress to JSON.`, streamName, [], { cause });
+    throw new DecodeError(`${whereItem(codec, item)} has ${encoding}-compressed data that does not decompress to JSON.`, streamName, [], { cause });
   }
 }
