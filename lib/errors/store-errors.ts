@@ -1,4 +1,7 @@
 import { DynafoldError, type ErrorOptions } from './dynafold-error';
+import { StoredEventError, type StoredEventRef } from './stored-event-error';
+
+export type { StoredEventRef } from './stored-event-error';
 
 /** An append's `expectedVersion` did not match the stream's head. Reload, decide again, retry. */
 export class ConcurrencyError extends DynafoldError {
@@ -103,34 +106,12 @@ export class DecodeError extends DynafoldError {
   }
 }
 
-/** Where a stored event is that a stream's definition could not bring to today's shape. */
-export interface StoredEventRef {
-  readonly streamName: string;
-  readonly streamId: string;
-  /** The event's version in its stream. */
-  readonly version: number;
-  /** The type the event was stored under (an alias, for a renamed type). */
-  readonly type: string;
-  /** The version of its type it was stored at. */
-  readonly storedVersion: number;
-}
-
-function describeStored(event: StoredEventRef): string {
-  return `Event ${event.version} of ${event.streamName} "${event.streamId}" (${event.type}, stored at type version ${event.storedVersion})`;
-}
-
 /**
  * An upcast (or the stream's `fromNewer` downcast) of a stored event threw, or returned data the next
  * version's schema refuses. The stored data itself matched its version's schema: the definition's
  * function is what to fix. Nothing is written by the call that met it.
  */
-export class UpcastError extends DynafoldError {
-  readonly streamName: string;
-  readonly streamId: string;
-  readonly version: number;
-  readonly type: string;
-  readonly storedVersion: number;
-
+export class UpcastError extends StoredEventError {
   constructor(
     event: StoredEventRef,
     /** What went wrong, e.g. "the upcast from version 1 threw". */
@@ -138,8 +119,7 @@ export class UpcastError extends DynafoldError {
     readonly issues: ReadonlyArray<ValidationIssue> = [],
     options?: ErrorOptions,
   ) {
-    super('store.upcast', `${describeStored(event)}: ${reason}. Fix the stream's \`versions\` definition of the type.`, options);
-    ({ streamName: this.streamName, streamId: this.streamId, version: this.version, type: this.type, storedVersion: this.storedVersion } = event);
+    super('store.upcast', event, `: ${reason}. Fix the stream's \`versions\` definition of the type.`, options);
   }
 }
 
@@ -149,13 +129,7 @@ export class UpcastError extends DynafoldError {
  * runs here too, so fail the call (a Lambda batch is retried) rather than drop the event; or give the
  * type a `fromNewer` downcast.
  */
-export class EventVersionTooNewError extends DynafoldError {
-  readonly streamName: string;
-  readonly streamId: string;
-  readonly version: number;
-  readonly type: string;
-  readonly storedVersion: number;
-
+export class EventVersionTooNewError extends StoredEventError {
   constructor(
     event: StoredEventRef,
     /** The newest version of the type this reader knows. */
@@ -164,11 +138,11 @@ export class EventVersionTooNewError extends DynafoldError {
   ) {
     super(
       'store.eventVersionTooNew',
-      `${describeStored(event)} is newer than version ${knownVersion}, the newest this code knows: ` +
+      event,
+      ` is newer than version ${knownVersion}, the newest this code knows: ` +
         'deploy the definition that writes it here too, or give the type a `fromNewer` downcast.',
       options,
     );
-    ({ streamName: this.streamName, streamId: this.streamId, version: this.version, type: this.type, storedVersion: this.storedVersion } = event);
   }
 }
 
