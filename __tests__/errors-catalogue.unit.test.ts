@@ -14,6 +14,8 @@ const CATALOGUE: ReadonlyArray<readonly [code: string, status: number, error: st
   ['store.validation', 400, 'ValidationError'],
   ['store.transactionLimit', 413, 'TransactionLimitError'],
   ['store.decode', 500, 'DecodeError'],
+  ['store.upcast', 500, 'UpcastError'],
+  ['store.eventVersionTooNew', 503, 'EventVersionTooNewError'],
   ['configuration', 500, 'ConfigurationError'],
   ['dynamo.request', 502, 'DynamoRequestError'],
   ['dynamo.tableNotFound', 500, 'TableNotFoundError'],
@@ -67,6 +69,8 @@ interface ErrorsByCodeBefore {
   'store.validation': root.ValidationError;
   'store.transactionLimit': root.TransactionLimitError;
   'store.decode': root.DecodeError;
+  'store.upcast': root.UpcastError;
+  'store.eventVersionTooNew': root.EventVersionTooNewError;
   configuration: root.ConfigurationError;
   'dynamo.request': root.DynamoRequestError;
   'dynamo.tableNotFound': root.TableNotFoundError;

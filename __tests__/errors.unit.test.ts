@@ -52,6 +52,8 @@ describe('DynafoldError', () => {
         case 'store.validation':
         case 'store.transactionLimit':
         case 'store.decode':
+        case 'store.upcast':
+        case 'store.eventVersionTooNew':
           return 'store';
         case 'projector.concurrentModification':
         case 'projector.identifierMissing':

@@ -20,8 +20,9 @@ import { bundleSize } from './scenarios/bundle';
 import { peers } from './scenarios/peers';
 import { shards } from './scenarios/shards';
 import { hotRow } from './scenarios/hot-row';
+import { upcast } from './scenarios/upcast';
 
-const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append, latency, drain, backfill, bundleSize, peers, shards, hotRow];
+const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append, latency, drain, backfill, bundleSize, peers, shards, hotRow, upcast];
 
 /** The command line, parsed by node:util's parseArgs: `--quick`, `--only a,b`. */
 function readArgs(argv: ReadonlyArray<string>): { quick: boolean; only: Set<string> | undefined } {

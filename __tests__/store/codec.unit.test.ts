@@ -1,7 +1,7 @@
 import { DecodeError, ValidationError } from 'dynafold';
 import { joinComposite, splitComposite } from '../../lib/store/composite';
 import { compress, decompress } from '../../lib/dynamo/compression';
-import { fromEventItem, toEventItem, validateNewEvent, type EventCodec } from '../../lib/store/event-codec';
+import { eventCodec, fromEventItem, toEventItem, validateNewEvent } from '../../lib/store/event-codec';
 import { itemSize } from '../../lib/dynamo/item-size';
 import { eventSortKey, MAX_VERSION } from '../../lib/store/layout';
 import { orderEventSchemas } from '../support/orders';
@@ -45,7 +45,7 @@ describe('item size', () => {
   });
 
   test('a stored event item is estimated above its raw JSON size', () => {
-    const codec: EventCodec = { streamName: 'Order', schemas: orderEventSchemas, compression: false };
+    const codec = eventCodec('Order', orderEventSchemas, false);
     const item = toEventItem(
       codec,
       'o-1',
@@ -72,7 +72,7 @@ describe('compression', () => {
 });
 
 describe('event items', () => {
-  const codec: EventCodec = { streamName: 'Order', schemas: orderEventSchemas, compression: { algorithm: 'brotli', thresholdBytes: 64 } };
+  const codec = eventCodec('Order', orderEventSchemas, { algorithm: 'brotli', thresholdBytes: 64 });
 
   test('sort keys are zero-padded so they sort like versions', () => {
     expect(eventSortKey(1)).toBe('e#0000000001');
@@ -107,10 +107,11 @@ describe('event items', () => {
   });
 
   test('zod output is what gets stored', () => {
-    const trimmed: EventCodec = {
-      ...codec,
-      schemas: { Named: orderEventSchemas.OrderPlaced.extend({ customer: orderEventSchemas.OrderPlaced.shape.customer.trim() }) },
-    };
+    const trimmed = eventCodec(
+      'Order',
+      { Named: orderEventSchemas.OrderPlaced.extend({ customer: orderEventSchemas.OrderPlaced.shape.customer.trim() }) },
+      codec.compression,
+    );
     expect(validateNewEvent(trimmed, { type: 'Named', data: { customer: '  ada ' } }, 0).data).toEqual({ customer: 'ada' });
   });
 });

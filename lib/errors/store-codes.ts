@@ -10,6 +10,10 @@ export const StoreCodes = {
   'store.validation': { status: 400, error: 'ValidationError' },
   'store.transactionLimit': { status: 413, error: 'TransactionLimitError' },
   'store.decode': { status: 500, error: 'DecodeError' },
+  // The stored data is sound; the definition's upcast (or downcast) of it is not.
+  'store.upcast': { status: 500, error: 'UpcastError' },
+  // Written by newer code during a rolling deploy: transient, it reads once the new definition runs here too.
+  'store.eventVersionTooNew': { status: 503, error: 'EventVersionTooNewError' },
   // Raised by every module's constructors; its code names no module (it came before the others).
   configuration: { status: 500, error: 'ConfigurationError' },
 } as const satisfies ErrorTable;

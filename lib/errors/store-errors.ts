@@ -1,4 +1,7 @@
 import { DynafoldError, type ErrorOptions } from './dynafold-error';
+import { StoredEventError, type StoredEventRef } from './stored-event-error';
+
+export type { StoredEventRef } from './stored-event-error';
 
 /** An append's `expectedVersion` did not match the stream's head. Reload, decide again, retry. */
 export class ConcurrencyError extends DynafoldError {
@@ -100,6 +103,46 @@ export class DecodeError extends DynafoldError {
     options?: ErrorOptions,
   ) {
     super('store.decode', message, options);
+  }
+}
+
+/**
+ * An upcast (or the stream's `fromNewer` downcast) of a stored event threw, or returned data the next
+ * version's schema refuses. The stored data itself matched its version's schema: the definition's
+ * function is what to fix. Nothing is written by the call that met it.
+ */
+export class UpcastError extends StoredEventError {
+  constructor(
+    event: StoredEventRef,
+    /** What went wrong, e.g. "the upcast from version 1 threw". */
+    reason: string,
+    readonly issues: ReadonlyArray<ValidationIssue> = [],
+    options?: ErrorOptions,
+  ) {
+    super('store.upcast', event, `: ${reason}. Fix the stream's \`versions\` definition of the type.`, options);
+  }
+}
+
+/**
+ * An event was stored at a version of its type newer than this reader's definition knows: newer code
+ * wrote it while older code still runs (a rolling deploy). Transient: it reads once the new definition
+ * runs here too, so fail the call (a Lambda batch is retried) rather than drop the event; or give the
+ * type a `fromNewer` downcast.
+ */
+export class EventVersionTooNewError extends StoredEventError {
+  constructor(
+    event: StoredEventRef,
+    /** The newest version of the type this reader knows. */
+    readonly knownVersion: number,
+    options?: ErrorOptions,
+  ) {
+    super(
+      'store.eventVersionTooNew',
+      event,
+      ` is newer than version ${knownVersion}, the newest this code knows: ` +
+        'deploy the definition that writes it here too, or give the type a `fromNewer` downcast.',
+      options,
+    );
   }
 }
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors';
+import { EventVersionTooNewError, ValidationError } from '../errors';
 import { decoder, type AnyEventStream, type StreamEvent } from '../store';
 import { batchResponse, type PartialBatchResponse } from './batch-response';
 import { log, resolveLogger, type Logger } from '../util';
@@ -158,7 +158,10 @@ export async function processBatch<
   for (const failure of decodeFailures) {
     log(logger, 'warn', { position: failure.position, err: failure.error }, 'record failed to decode');
   }
-  if (options.onDecodeFailure !== 'skip') for (const failure of decodeFailures) failed.add(failure.position);
+  // An event newer code wrote is not broken: skipping it would lose it for good, so it fails (and is retried) until that code runs here.
+  for (const failure of decodeFailures) {
+    if (options.onDecodeFailure !== 'skip' || failure.error instanceof EventVersionTooNewError) failed.add(failure.position);
+  }
   if (options.onMetrics !== undefined) {
     const metrics = batchMetrics(
       records,

@@ -17,11 +17,28 @@ export interface Decider<State, Event, NewEvent> {
 }
 
 /** Options of `load`. */
-export interface LoadOptions {
+export interface LoadOptions<State = unknown> {
   /** Start from the latest snapshot of this name and save a new one every `every` events folded past it. */
-  readonly snapshot?: { readonly name?: string | undefined; readonly every?: number | undefined } | undefined;
+  readonly snapshot?: SnapshotOptions<State> | undefined;
   /** Cancels the call: every request is aborted and it rejects with the signal's reason. */
   readonly signal?: AbortSignal | undefined;
+}
+
+/** Where a load starts from and how often it saves a snapshot. */
+export interface SnapshotOptions<State> {
+  /** @defaultValue {@link DEFAULT_SNAPSHOT_NAME} */
+  readonly name?: string | undefined;
+  /** Save a snapshot when a load folded at least this many events past the one it started from. @defaultValue never */
+  readonly every?: number | undefined;
+  /**
+   * The version of the state's shape, stored with each snapshot: bump it when the fold's state changes,
+   * and a snapshot of another version is ignored (the load folds from the events and saves anew), unless
+   * `upcast` turns an older one into today's state. A snapshot is never replaced by one of an older version.
+   * @defaultValue 1 (snapshots saved before they had versions are version 1)
+   */
+  readonly version?: number | undefined;
+  /** Turns the state of a snapshot of an older version (`storedVersion`) into today's. @defaultValue none: it is ignored */
+  readonly upcast?: ((state: unknown, storedVersion: number) => State) | undefined;
 }
 
 /** A folded state and the version it reflects. */
@@ -31,7 +48,7 @@ export interface Loaded<State> {
 }
 
 /** Options of `execute`. */
-export interface CommandOptions extends LoadOptions {
+export interface CommandOptions<State = unknown> extends LoadOptions<State> {
   /**
    * How a command that lost to a concurrent append (`ConcurrencyError`) loads, decides and appends again:
    * `attempts` in all, waiting `backoff` between them, none started `maxElapsedMs` after the first. Out of
@@ -102,6 +119,7 @@ interface CommandTarget<Event, NewEvent> {
     options?: { signal?: AbortSignal | undefined; consistent?: boolean | undefined },
   ): Promise<Snapshot<State> | undefined>;
   saveSnapshot<State>(id: string, snapshot: Snapshot<State>, name?: string, options?: { signal?: AbortSignal | undefined }): Promise<boolean>;
+  readonly skipsInFolds?: ((event: Event) => boolean) | undefined;
 }
 
 function initialState<State>(initial: State | (() => State)): State {
@@ -112,23 +130,59 @@ export async function loadState<State, Event extends StreamEvent, NewEvent>(
   stream: CommandTarget<Event, NewEvent>,
   streamId: string,
   fold: Pick<Decider<State, Event, NewEvent>, 'initial' | 'evolve'>,
-  options: LoadOptions,
+  options: LoadOptions<State>,
   consistent = true,
 ): Promise<Loaded<State>> {
   const { signal } = options;
-  const snapshot =
-    options.snapshot === undefined ? undefined : await stream.loadSnapshot<State>(streamId, options.snapshot.name, { signal, consistent });
+  const stateVersion = snapshotStateVersion(options.snapshot);
+  const stored =
+    options.snapshot === undefined ? undefined : await stream.loadSnapshot<unknown>(streamId, options.snapshot.name, { signal, consistent });
+  const snapshot = stored === undefined ? undefined : usableSnapshot(stored, stateVersion, options.snapshot?.upcast);
   const fromSnapshot = snapshot?.version ?? 0;
-  const start = { state: snapshot?.state ?? initialState(fold.initial), version: fromSnapshot };
-  const folded = await foldAfter(stream, streamId, fold.evolve, start, consistent, signal);
+  const start = { state: snapshot === undefined ? initialState(fold.initial) : snapshot.state, version: fromSnapshot };
+  const folded = await foldAfter(stream, streamId, foldingEvolve(stream, fold.evolve), start, consistent, signal);
   // Appends keep versions contiguous; an eventually consistent read that saw otherwise is folded again, strongly.
   if (folded === 'gap') return loadState(stream, streamId, fold, options, true);
   const { state, version } = folded;
   const every = options.snapshot?.every;
   if (every !== undefined && version - fromSnapshot >= every) {
-    await stream.saveSnapshot(streamId, { version, state }, options.snapshot?.name, { signal });
+    await stream.saveSnapshot(streamId, { version, state, stateVersion }, options.snapshot?.name, { signal });
   }
   return { state, version };
+}
+
+function snapshotStateVersion(options: SnapshotOptions<unknown> | undefined): number {
+  const version = options?.version ?? 1;
+  if (!Number.isSafeInteger(version) || version < 1) {
+    throw new ValidationError(`Expected \`snapshot.version\` to be an integer ≥ 1, got ${String(version)}.`, [
+      { path: ['snapshot', 'version'], message: 'not an integer ≥ 1' },
+    ]);
+  }
+  if (options?.upcast !== undefined && typeof options.upcast !== 'function') {
+    throw new ValidationError('Expected `snapshot.upcast` to be a function.', [{ path: ['snapshot', 'upcast'], message: 'not a function' }]);
+  }
+  return version;
+}
+
+/** A snapshot of today's state version as it is, one of an older version upcast when there is a function for it, else none. */
+function usableSnapshot<State>(
+  stored: Snapshot<unknown>,
+  stateVersion: number,
+  upcast: SnapshotOptions<State>['upcast'],
+): { version: number; state: State } | undefined {
+  const storedVersion = stored.stateVersion ?? 1;
+  if (storedVersion === stateVersion) return { version: stored.version, state: stored.state as State };
+  if (storedVersion < stateVersion && upcast !== undefined) return { version: stored.version, state: upcast(stored.state, storedVersion) };
+  return undefined;
+}
+
+/** The fold's `evolve`, passing over the events folds skip (of types retired with `skip`). */
+function foldingEvolve<State, Event extends StreamEvent, NewEvent>(
+  stream: CommandTarget<Event, NewEvent>,
+  evolve: (state: State, event: Event) => State,
+): (state: State, event: Event) => State {
+  const skips = stream.skipsInFolds;
+  return skips === undefined ? evolve : (state, event) => (skips(event) ? state : evolve(state, event));
 }
 
 /** Folds the events after `start` into its state; `'gap'` when an eventually consistent read's versions are not contiguous. */
@@ -153,7 +207,7 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
   stream: CommandTarget<Event, NewEvent>,
   streamId: string,
   decider: Decider<State, Event, NewEvent>,
-  options: CommandOptions,
+  options: CommandOptions<State>,
 ): Promise<CommandResult<State, Event>> {
   const retry = resolveCallRetry(options.retry, EventStreamDefaults.commandRetry, 'a command');
   const consistent = options.consistent ?? EventStreamDefaults.commandConsistentLoad;
@@ -206,14 +260,14 @@ async function afterLostRace<State, Event extends StreamEvent, NewEvent>(
   stream: CommandTarget<Event, NewEvent>,
   streamId: string,
   decider: Decider<State, Event, NewEvent>,
-  options: CommandOptions,
+  options: CommandOptions<State>,
   lost: Loaded<State>,
   winner: Event | undefined,
   attempt: number,
 ): Promise<Loaded<State>> {
   if (winner?.version !== lost.version + 1) return loadState(stream, streamId, decider, options);
-  const withWinner = { state: decider.evolve(lost.state, winner), version: winner.version };
+  const withWinner = { state: foldingEvolve(stream, decider.evolve)(lost.state, winner), version: winner.version };
   if (attempt === 0) return withWinner;
-  const folded = await foldAfter(stream, streamId, decider.evolve, withWinner, true, options.signal);
+  const folded = await foldAfter(stream, streamId, foldingEvolve(stream, decider.evolve), withWinner, true, options.signal);
   return folded === 'gap' ? loadState(stream, streamId, decider, options) : folded;
 }

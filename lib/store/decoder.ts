@@ -17,6 +17,8 @@ export interface AnyEventStream {
   formatStreamId(id: string | Readonly<Record<string, string>>): string;
   parseStreamId(streamId: string): Readonly<Record<string, string>>;
   decodeItem(item: Readonly<Record<string, unknown>>): StreamEvent;
+  /** Whether folds pass over this event (one of a type retired with `skip`); reads still return it. */
+  readonly skipsInFolds?: ((event: StreamEvent) => boolean) | undefined;
   version(id: string, options?: { signal?: AbortSignal | undefined }): Promise<number>;
   read(id: string, range?: ReadRange): Promise<StreamEvent[]>;
   iterate(id: string, range?: ReadRange): AsyncIterable<StreamEvent>;

@@ -4,12 +4,27 @@ import { compress, decompress, type CompressionAlgorithm } from '../dynamo';
 import { Layout, eventSortKey, partitionKeyOf } from './layout';
 import { attributeIssues, describeDataIssues, jsonIssues } from './plain-data';
 import type { EventSchemas, StreamEvent } from './types';
+import { resolveTypeReadings, type EventTypeVersions, type TypeReading } from './event-versions';
+import { toTodaysData } from './upcast';
 
 /** What encoding and decoding a stream's events needs to know. */
 export interface EventCodec {
   readonly streamName: string;
+  /** Today's schema of each event type. */
   readonly schemas: EventSchemas;
+  /** How each name a stored event may carry (today's names and aliases) reads. */
+  readonly types: ReadonlyMap<string, TypeReading>;
   readonly compression: false | { readonly algorithm: CompressionAlgorithm; readonly thresholdBytes: number };
+}
+
+/** A stream's codec; throws `ConfigurationError` for `versions` that can't be honoured. */
+export function eventCodec(
+  streamName: string,
+  schemas: EventSchemas,
+  compression: EventCodec['compression'],
+  versions?: Readonly<Record<string, EventTypeVersions | undefined>>,
+): EventCodec {
+  return { streamName, schemas, types: resolveTypeReadings(streamName, schemas, versions), compression };
 }
 
 /** An event whose type is known and whose data passed its schema and can be stored as decided. */
@@ -25,14 +40,17 @@ export function zodIssues(error: z.ZodError): ValidationIssue[] {
   return error.issues.map((issue) => ({ path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: issue.message }));
 }
 
-function describeIssues(issues: ReadonlyArray<ValidationIssue>): string {
-  return issues.map((issue) => `${['data', ...issue.path].join('.')}: ${issue.message}`).join('; ');
-}
-
 /** Checks an event to append: a known type and data its schema accepts (the schema's output is stored). */
 export function validateNewEvent(codec: EventCodec, event: unknown, index: number): ValidEvent {
   const candidate = (event ?? {}) as { type?: unknown; data?: unknown; metadata?: unknown };
-  const schema = typeof candidate.type === 'string' && Object.hasOwn(codec.schemas, candidate.type) ? codec.schemas[candidate.type] : undefined;
+  const reading = typeof candidate.type === 'string' && Object.hasOwn(codec.schemas, candidate.type) ? codec.types.get(candidate.type) : undefined;
+  if (reading?.retired !== undefined) {
+    throw new ValidationError(
+      `Event ${index} of stream ${codec.streamName} has the type ${reading.type}, which is retired: its events are only read.`,
+      [{ path: [index, 'type'], message: 'retired event type' }],
+    );
+  }
+  const schema = reading?.schema;
   if (schema === undefined || typeof candidate.type !== 'string') {
     throw new ValidationError(
       `Event ${index} of stream ${codec.streamName} has the unknown type ${JSON.stringify(candidate.type)}: ` +
@@ -110,6 +128,8 @@ export function toEventItem(codec: EventCodec, streamId: string, version: number
     type: event.type,
     timestamp,
   };
+  const typeVersion = codec.types.get(event.type)?.version ?? 1;
+  if (typeVersion > 1) item[Layout.typeVersion] = typeVersion;
   const { json, compressed } = event.stored;
   if (compressed && codec.compression !== false) {
     item['data'] = compress(json, codec.compression.algorithm);
@@ -138,54 +158,102 @@ export function writtenEvent(codec: EventCodec, item: Readonly<Record<string, un
 }
 
 /**
- * Decodes an event item (already unmarshalled) of this stream. Binary data may come as bytes (SDK reads,
- * GetRecords) or as a base64 string (Lambda and Pipes events). A broken item is a {@link DecodeError}.
+ * Decodes an event item (already unmarshalled) of this stream into today's shape of its type: data stored
+ * at an older version of its type (or under an alias) is parsed with that version's schema and upcast
+ * (see `versions`). Binary data may come as bytes (SDK reads, GetRecords) or as a base64 string (Lambda
+ * and Pipes events). A broken item is a {@link DecodeError}; an upcast that fails an `UpcastError`; a type
+ * version newer than this definition knows an `EventVersionTooNewError`. Every reader decodes here.
  */
 export function fromEventItem(codec: EventCodec, item: Readonly<Record<string, unknown>>): StreamEvent {
   const { streamId, version, type, timestamp } = item;
-  const where = `Event item ${String(item[Layout.partitionKey])} ${String(item[Layout.sortKey])} of stream ${codec.streamName}`;
   // Versions start at 1: an item claiming version 0 or below was not written by an append.
   if (typeof streamId !== 'string' || typeof version !== 'number' || !Number.isInteger(version) || version < 1 || typeof type !== 'string') {
-    throw new DecodeError(`${where} lacks a string streamId, a positive integer version or a string type.`, codec.streamName);
+    throw new DecodeError(`${whereItem(codec, item)} lacks a string streamId, a positive integer version or a string type.`, codec.streamName);
   }
-  const schema = Object.hasOwn(codec.schemas, type) ? codec.schemas[type] : undefined;
-  if (schema === undefined) {
-    throw new DecodeError(`${where} has the unknown type "${type}": add it to the stream's events.`, codec.streamName);
+  const reading = codec.types.get(type);
+  if (reading === undefined) {
+    throw new DecodeError(
+      `${whereItem(codec, item)} has the unknown type "${type}": add it to the stream's events (as retiredEvent() if no longer appended, or as an alias in \`versions\` if renamed).`,
+      codec.streamName,
+    );
   }
-  const raw = decodeData(where, codec.streamName, item['data'], item[Layout.encoding]);
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = zodIssues(parsed.error);
-    throw new DecodeError(`${where} (${type}) does not match its schema: ${describeIssues(issues)}.`, codec.streamName, issues, {
-      cause: parsed.error,
-    });
+  const storedVersion = item[Layout.typeVersion] ?? 1;
+  if (typeof storedVersion !== 'number' || !Number.isInteger(storedVersion) || storedVersion < 1) {
+    throw new DecodeError(
+      `${whereItem(codec, item)} has the type version ${JSON.stringify(storedVersion)}: an append only writes integers from 2.`,
+      codec.streamName,
+    );
+  }
+  const raw = item[Layout.encoding] === undefined ? item['data'] : decodeData(codec, item);
+  let data: unknown;
+  if (storedVersion === reading.version && reading.retired === undefined) {
+    // Today's version, the common case: one parse, as before types had versions.
+    const parsed = reading.schema.safeParse(raw);
+    data = parsed.success ? parsed.data : parsedData(codec, item, reading, raw);
+  } else {
+    data = toTodaysData(codec, item, reading, raw, { streamName: codec.streamName, streamId, version, type, storedVersion });
   }
   const metadata = item['metadata'];
   return {
     streamName: codec.streamName,
     streamId,
     version,
-    type,
-    data: parsed.data,
+    type: reading.type,
+    data,
     ...(metadata !== undefined && typeof metadata === 'object' && metadata !== null ? { metadata: metadata as Record<string, unknown> } : {}),
     timestamp: typeof timestamp === 'string' ? timestamp : '',
   };
 }
 
-function decodeData(where: string, streamName: string, data: unknown, encoding: unknown): unknown {
+/** Stored data parsed with its own version's schema: a refusal means the item is broken, a {@link DecodeError}. */
+export function parsedData(
+  codec: EventCodec,
+  item: Readonly<Record<string, unknown>>,
+  reading: { type: string; schema: z.ZodType },
+  raw: unknown,
+  storedVersion?: number,
+): unknown {
+  const parsed = reading.schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issues = zodIssues(parsed.error);
+  const at = storedVersion === undefined ? '' : ` at type version ${storedVersion}`;
+  throw new DecodeError(
+    `${whereItem(codec, item)} (${reading.type}${at}) does not match its schema: ${describeIssues(issues)}.`,
+    codec.streamName,
+    issues,
+    {
+      cause: parsed.error,
+    },
+  );
+}
+
+export function describeIssues(issues: ReadonlyArray<ValidationIssue>): string {
+  return issues.map((issue) => `${['data', ...issue.path].join('.')}: ${issue.message}`).join('; ');
+}
+
+/** Where a broken item is, for its error's message. */
+function whereItem(codec: EventCodec, item: Readonly<Record<string, unknown>>): string {
+  return `Event item ${String(item[Layout.partitionKey])} ${String(item[Layout.sortKey])} of stream ${codec.streamName}`;
+}
+
+function decodeData(codec: EventCodec, item: Readonly<Record<string, unknown>>): unknown {
+  const { data } = item;
+  const encoding = item[Layout.encoding];
+  const streamName = codec.streamName;
   if (encoding === undefined) return data;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'base64') : data instanceof Uint8Array ? data : undefined;
   if (typeof encoding !== 'string') {
     const held = JSON.stringify(encoding);
     throw new DecodeError(
-      `${where}: its compression attribute '${Layout.encoding}' holds ${held}, not an algorithm's name: an append never writes that.`,
+      `${whereItem(codec, item)}: its compression attribute '${Layout.encoding}' holds ${held}, not an algorithm's name: an append never writes that.`,
       streamName,
     );
   }
-  if (bytes === undefined) throw new DecodeError(`${where} is marked as ${encoding}-compressed but its data is not binary.`, streamName);
+  if (bytes === undefined)
+    throw new DecodeError(`${whereItem(codec, item)} is marked as ${encoding}-compressed but its data is not binary.`, streamName);
   try {
     return JSON.parse(decompress(bytes, encoding)) as unknown;
   } catch (cause) {
-    throw new DecodeError(`${where} has ${encoding}-compressed data that does not decompress to JSON.`, streamName, [], { cause });
+    throw new DecodeError(`${whereItem(codec, item)} has ${encoding}-compressed data that does not decompress to JSON.`, streamName, [], { cause });
   }
 }

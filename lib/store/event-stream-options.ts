@@ -9,6 +9,7 @@ import { validateInline } from './inline-append';
 import type { InlineProjection } from './inline';
 import type { WaitForProjections } from './read-your-writes';
 import type { EventSchemas } from './types';
+import type { EventVersionsOf } from './event-versions';
 
 /** An idempotency key is part of a sort key (`i#<key>`), which DynamoDB limits to 1,024 bytes. */
 const MAX_IDEMPOTENCY_KEY_BYTES = 1000;
@@ -23,8 +24,28 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
   readonly name: Name;
   /** The composite fields of a stream instance's id, e.g. `['orderId']`. */
   readonly streamId: Fields;
-  /** A zod schema per event type, for `data`. */
+  /**
+   * A zod schema per event type, for `data`: today's shape, which `type` narrows to. A type no longer
+   * appended whose old events stay keeps its place as `retiredEvent()`.
+   */
   readonly events: Events;
+  /**
+   * How event types changed: for a type, its older versions (each one's schema and a pure upcast to the
+   * next), the names it had before a rename, and what to make of a version newer than this code knows.
+   * Reads, decoders, loads and projections only ever see today's shapes.
+   *
+   * @example
+   * ```ts
+   * versions: {
+   *   ItemAdded: {
+   *     older: [olderVersion(1, z.object({ sku: z.string(), price: z.number() }), (v1) => ({ sku: v1.sku, priceCents: Math.round(v1.price * 100) }))],
+   *     aliases: ['ProductAdded'],
+   *   },
+   * }
+   * ```
+   * @defaultValue every type at version 1, no aliases
+   */
+  readonly versions?: EventVersionsOf<Events> | undefined;
   /** @defaultValue gzip above 4096 bytes of JSON ({@link EventStreamDefaults.compression}) */
   readonly compression?: CompressionOptions | undefined;
   /**

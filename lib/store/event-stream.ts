@@ -19,7 +19,7 @@ import { appendWithRetries, type AppendMode, type AttemptOutcome, type LostAppen
 import { joinComposite, splitComposite } from './composite';
 import { assertKeyLength, documentClient, getItem, withSignal } from '../dynamo';
 import { EventStreamDefaults } from './defaults';
-import { fromEventItem, validateMetadata, validateNewEvent, writtenEvent, type EventCodec, type ValidEvent } from './event-codec';
+import { eventCodec, fromEventItem, validateMetadata, validateNewEvent, writtenEvent, type EventCodec, type ValidEvent } from './event-codec';
 import { MAX_VERSION, partitionKeyOf } from './layout';
 import { SentinelAttributes, assertSameRequest, requestHash, type SentinelTtl } from './idempotency';
 import { loadSnapshot, saveSnapshot, type Snapshot } from './snapshots';
@@ -69,6 +69,11 @@ export class EventStream<
   readonly documents: DynamoDBDocumentClient;
   /** How long idempotency sentinels live (`idempotencyTtl` resolved), if they expire. */
   readonly sentinelTtl: SentinelTtl | undefined;
+  /**
+   * Whether folds (loads, projections) pass over an event: one of a type retired with
+   * `retiredEvent({ skip: true })`; reads still return it. Absent when no type is, so folds ask nothing.
+   */
+  readonly skipsInFolds: ((event: { readonly type: string }) => boolean) | undefined;
   /** The request hash of each append in progress, by its validated events (the same options go with them). */
   private readonly requestHashes = new WeakMap<ReadonlyArray<ValidEvent>, string>();
 
@@ -79,17 +84,21 @@ export class EventStream<
     this.streamIdFields = options.streamId;
     this.events = options.events;
     const compression = options.compression ?? EventStreamDefaults.compression;
-    this.codec = {
-      streamName: options.name,
-      schemas: options.events,
-      compression:
-        compression === false
-          ? false
-          : {
-              algorithm: compression.algorithm ?? EventStreamDefaults.compression.algorithm,
-              thresholdBytes: compression.thresholdBytes ?? EventStreamDefaults.compression.thresholdBytes,
-            },
-    };
+    this.codec = eventCodec(
+      options.name,
+      options.events,
+      compression === false
+        ? false
+        : {
+            algorithm: compression.algorithm ?? EventStreamDefaults.compression.algorithm,
+            thresholdBytes: compression.thresholdBytes ?? EventStreamDefaults.compression.thresholdBytes,
+          },
+      options.versions,
+    );
+    const types = this.codec.types;
+    this.skipsInFolds = [...types.values()].some((reading) => reading.retired?.skip === true)
+      ? (event) => types.get(event.type)?.retired?.skip === true
+      : undefined;
     this.documents = documentClient(options.client);
     this.sentinelTtl = options.idempotencyTtl === undefined ? undefined : resolveIdempotencyTtl(options.idempotencyTtl, options.name);
   }
@@ -368,7 +377,7 @@ export class EventStream<
   async load<State>(
     id: StreamIdOf<Fields> | string,
     fold: Decider<State, EventOf<Events>, NewEventOf<Events>> | Omit<Decider<State, EventOf<Events>, NewEventOf<Events>>, 'decide'>,
-    options: LoadOptions = {},
+    options: LoadOptions<State> = {},
   ): Promise<Loaded<State>> {
     return loadState(this, this.formatStreamId(id), fold, options);
   }
@@ -380,7 +389,7 @@ export class EventStream<
   async execute<State>(
     id: StreamIdOf<Fields> | string,
     decider: Decider<State, EventOf<Events>, NewEventOf<Events>>,
-    options: CommandOptions = {},
+    options: CommandOptions<State> = {},
   ): Promise<CommandResult<State, EventOf<Events>>> {
     const { waitFor, ...command } = options;
     const result = await executeCommand(this, this.formatStreamId(id), decider, command);

@@ -3,6 +3,8 @@ export type { EventStreamOptions, AppendOptions, AppendRetry } from './event-str
 export type { Decider, LoadOptions, Loaded, CommandOptions, CommandResult } from './command';
 export type { InlineProjection, InlineResult, InlineApplied, InlineDeferred, InlineDeferral, InlinePlan, TransactPut } from './inline';
 export type { Snapshot } from './snapshots';
+export { olderVersion, retiredEvent } from './event-versions';
+export type { OlderEventVersion, EventTypeVersions, EventVersionsOf, RetiredEventData, RetiredEventSchema } from './event-versions';
 export type { ProjectedRow, ProjectedRows, ProjectionWaiter, WaitForProjections, WaitTiming } from './read-your-writes';
 export { DEFAULT_SNAPSHOT_NAME } from './snapshots';
 export { DataLimits } from './plain-data';

@@ -15,6 +15,8 @@ export const Layout = {
   idempotencyMarker: '_dfIdempotency',
   /** On event items: the compression of a binary `data`, absent for plain data. */
   encoding: 'enc',
+  /** On event items: the version of the event's type its data has, absent for version 1 (and before types had versions). */
+  typeVersion: 'tv',
   eventPrefix: 'e#',
   snapshotSortKey: 'snapshot',
   idempotencyPrefix: 'i#',

@@ -9,6 +9,8 @@ import { describeDataIssues, jsonIssues } from './plain-data';
 export interface Snapshot<State> {
   readonly version: number;
   readonly state: State;
+  /** The version of the state's shape (see `snapshot.version` of `load`). @defaultValue 1 */
+  readonly stateVersion?: number | undefined;
 }
 
 /** Snapshots are kept per name, so two folds over one stream keep their own. */
@@ -35,6 +37,7 @@ export async function saveSnapshot<State>(
   name = DEFAULT_SNAPSHOT_NAME,
 ): Promise<boolean> {
   validateSnapshot(codec, streamId, snapshot);
+  const stateVersion = snapshot.stateVersion ?? 1;
   const json = JSON.stringify(snapshot.state);
   const algorithm =
     codec.compression !== false && Buffer.byteLength(json) > codec.compression.thresholdBytes ? codec.compression.algorithm : undefined;
@@ -46,13 +49,12 @@ export async function saveSnapshot<State>(
           ...snapshotKey(codec, streamId, name),
           [Layout.snapshotMarker]: codec.streamName,
           version: snapshot.version,
+          ...(stateVersion === 1 ? {} : { [stateVersionAttribute]: stateVersion }),
           state: algorithm === undefined ? json : compress(json, algorithm),
           ...(algorithm === undefined ? {} : { [Layout.encoding]: algorithm }),
           timestamp: new Date().toISOString(),
         },
-        ConditionExpression: 'attribute_not_exists(#pk) OR #version < :version',
-        ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#version': 'version' },
-        ExpressionAttributeValues: { ':version': snapshot.version },
+        ...forwardOnly(snapshot.version, stateVersion),
       }),
     );
     return true;
@@ -62,12 +64,36 @@ export async function saveSnapshot<State>(
   }
 }
 
+/** On snapshot items: the version of the state's shape, absent for version 1 (and on those saved before it had one). */
+const stateVersionAttribute = 'stateVersion';
+
+/**
+ * The condition that keeps snapshots moving forward: a newer state version replaces any snapshot of an
+ * older one; within one state version, a later stream version replaces an earlier one; an older state
+ * version (code not yet deployed everywhere) replaces nothing newer.
+ */
+function forwardOnly(version: number, stateVersion: number) {
+  const sameStateVersion = stateVersion === 1 ? '(attribute_not_exists(#sv) OR #sv = :sv)' : '#sv = :sv';
+  const olderStateVersion = stateVersion === 1 ? '#sv < :sv' : '(attribute_not_exists(#sv) OR #sv < :sv)';
+  return {
+    ConditionExpression: `attribute_not_exists(#pk) OR ${olderStateVersion} OR (${sameStateVersion} AND #version < :version)`,
+    ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#version': 'version', '#sv': stateVersionAttribute },
+    ExpressionAttributeValues: { ':version': version, ':sv': stateVersion },
+  };
+}
+
 function validateSnapshot(codec: EventCodec, streamId: string, snapshot: Snapshot<unknown>): void {
   const where = `A snapshot of ${codec.streamName} "${streamId}"`;
   const { version, state } = snapshot;
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0 || version > MAX_VERSION) {
     throw new ValidationError(`${where} needs a version that is an integer from 0 to ${MAX_VERSION}, got ${String(version)}.`, [
       { path: ['version'], message: 'not a version' },
+    ]);
+  }
+  const stateVersion = snapshot.stateVersion ?? 1;
+  if (typeof stateVersion !== 'number' || !Number.isSafeInteger(stateVersion) || stateVersion < 1) {
+    throw new ValidationError(`${where} needs a state version that is an integer ≥ 1, got ${String(stateVersion)}.`, [
+      { path: ['stateVersion'], message: 'not an integer ≥ 1' },
     ]);
   }
   const issues = jsonIssues(state, ['state']);
@@ -90,8 +116,11 @@ export async function loadSnapshot<State>(
   const encoding = item[Layout.encoding];
   try {
     const json = typeof encoding === 'string' && state instanceof Uint8Array ? decompress(state, encoding) : state;
-    if (typeof version !== 'number' || typeof json !== 'string') throw new Error('missing version or state');
-    return { version, state: JSON.parse(json) as State };
+    const stateVersion = item[stateVersionAttribute];
+    if (typeof version !== 'number' || typeof json !== 'string' || (stateVersion !== undefined && typeof stateVersion !== 'number')) {
+      throw new Error('missing version or state');
+    }
+    return { version, state: JSON.parse(json) as State, ...(stateVersion === undefined ? {} : { stateVersion }) };
   } catch (cause) {
     throw new DecodeError(
       `Snapshot "${name}" of ${codec.streamName} "${streamId}" can't be read; delete it to fold from version 1.`,

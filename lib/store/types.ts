@@ -1,6 +1,7 @@
 import type { ProjectedRows } from './read-your-writes';
 import type { z } from 'zod';
 import type { InlineResult } from './inline';
+import type { RetiredEventSchema } from './event-versions';
 
 /** The zod schema of each event type's `data`, keyed by type name. */
 export type EventSchemas = Readonly<Record<string, z.ZodType>>;
@@ -28,13 +29,15 @@ export type EventOf<E extends EventSchemas> = {
   [K in keyof E & string]: StreamEvent<K, z.output<E[K]>>;
 }[keyof E & string];
 
-/** An event to append: its type, its data (validated by the type's schema) and optional metadata. */
+/** An event to append: its type, its data (validated by the type's schema) and optional metadata. Retired types are not appended. */
 export type NewEventOf<E extends EventSchemas> = {
-  [K in keyof E & string]: {
-    readonly type: K;
-    readonly data: z.input<E[K]>;
-    readonly metadata?: Readonly<Record<string, unknown>> | undefined;
-  };
+  [K in keyof E & string]: E[K] extends RetiredEventSchema
+    ? never
+    : {
+        readonly type: K;
+        readonly data: z.input<E[K]>;
+        readonly metadata?: Readonly<Record<string, unknown>> | undefined;
+      };
 }[keyof E & string];
 
 /** A fold over a stream: where it starts and how each event changes the state. */

@@ -98,6 +98,16 @@ export interface RowKindParts<State> {
   readonly revision: boolean;
 }
 
+/**
+ * A key function under which an event of a type retired with `skip` addresses no row: ignored like any
+ * event `key` maps to no row, so every fold (apply, gap reads, catch-up, rebuild, backfill) passes over it.
+ */
+function skippingRetired(streams: ReadonlyArray<AnyEventStream>, keyOf: RowRuntime<unknown>['keyOf']): RowRuntime<unknown>['keyOf'] {
+  const skips = new Map(streams.flatMap((stream) => (stream.skipsInFolds === undefined ? [] : [[stream.name, stream.skipsInFolds] as const])));
+  if (skips.size === 0) return keyOf;
+  return (event) => (skips.get(event.streamName)?.(event) === true ? undefined : keyOf(event));
+}
+
 /** Validates the common options and assembles a projection's runtime; throws `ConfigurationError` naming the first bad option. */
 export function resolveRuntime<State, Event>(options: CommonProjectionOptions<unknown, State, Event>, parts: RowKindParts<State>): RowRuntime<State> {
   const { readModel } = options;
@@ -128,7 +138,7 @@ export function resolveRuntime<State, Event>(options: CommonProjectionOptions<un
       ...(ttl === undefined ? {} : { tombstoneTtl: ttl }),
     },
     streams: new Map(parts.streams.map((stream) => [stream.name, stream])),
-    keyOf: parts.keyOf,
+    keyOf: skippingRetired(parts.streams, parts.keyOf),
     initial: parts.initial,
     evolve: parts.evolve as RowRuntime<State>['evolve'],
     ...(options.terminal === undefined ? {} : { terminal: options.terminal }),
