@@ -6,20 +6,15 @@ import { readStreamRecords, startDynamoLocal, toLambdaRecord } from 'dynafold/lo
 import { orderStream, orderSummaries, ordersHandler } from './orders.js';
 
 async function main(): Promise<void> {
-  // #region local
   const local = await startDynamoLocal(); // in memory, on a free port (needs Java 17+)
   const client = new DynamoDBClient(local.clientConfig);
-  // #endregion local
   try {
-    // #region tables
     const tables = { events: 'events', views: 'views' };
     const created = await client.send(new CreateTableCommand(eventsTableDefinition(tables.events)));
     await client.send(new CreateTableCommand(readModelTableDefinition(tables.views, [orderSummaries(client, tables.views)])));
     // The events table has a stream: its ARN is what a Lambda event source mapping (or the change feed) reads.
     const streamArn = created.TableDescription?.LatestStreamArn ?? '';
-    // #endregion tables
 
-    // #region append
     const orders = orderStream(client, tables.events);
     await orders.append(
       { orderId: 'o-1' },
@@ -29,16 +24,13 @@ async function main(): Promise<void> {
       ],
       { expectedVersion: 0 },
     );
-    // #endregion append
 
-    // #region project
     // The records Lambda would deliver, read back from the table's stream, handed over in Lambda's shape.
     const records = await readStreamRecords(new DynamoDBStreamsClient(local.clientConfig), streamArn);
     const handler = ordersHandler(client, tables);
     const answer = await handler({ Records: records.map((record) => toLambdaRecord(record, { streamArn })) });
     console.log('failed records:', answer.batchItemFailures.length);
     console.log('row:', await orderSummaries(client, tables.views).get({ orderId: 'o-1' }));
-    // #endregion project
   } finally {
     client.destroy();
     await local.stop();
