@@ -65,20 +65,20 @@ export function errorCodesPage(): string {
   const rows = ErrorCodes.map((code) => {
     const { status, error } = ErrorCatalogue[code];
     const raised = classOf(code, error, classes);
-    return `| \`${code}\` | ${status} | \`${raised.name}\` | ${raised.summary} |`;
+    return `| \`${code}\` | ${status} | \`${raised.name}\`: ${raised.summary} |`;
   });
   return [
     GENERATED,
     '# Error codes',
     '',
     'Every error dynafold raises is a `DynafoldError` with a stable `code`, a message that says what to do, the',
-    'payload a caller needs, and the `cause` it came from. Switch on the code (`isDynafoldError(error, code)`',
+    'payload a caller needs, and the `cause` it came from. Switch on the code (`DynafoldError.is(error, code)`',
     'narrows to its payload) and search logs for it. A service answers with the status below',
     '(`error.toProblem()`, see [Services](../guides/services#errors)); a 5xx answer carries a generic',
     '`detail` and the code, never the message.',
     '',
-    '| Code | HTTP status | Class | When, and what to do |',
-    '|---|---|---|---|',
+    '| Code | HTTP | The class, when, and what to do |',
+    '|---|---|---|',
     ...rows,
     '',
   ].join('\n');

@@ -1,16 +1,7 @@
 import type { LambdaStreamEvent, PartialBatchResponse } from 'dynafold/lambda';
-import { EventStream } from 'dynafold';
-import { z } from 'zod';
-import { client } from '../store/model';
+import { PaymentEvents } from '../store/model';
 import { OrderSummaryProjection } from './projection';
 
-const PaymentEvents = new EventStream({
-  client,
-  table: 'events',
-  name: 'Payment',
-  streamId: ['paymentId'],
-  events: { PaymentTaken: z.object({ amount: z.number() }) },
-});
 const ZoneReadingProjection = OrderSummaryProjection;
 
 // #region several

@@ -1,15 +1,5 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { EventStream } from 'dynafold';
-import { z } from 'zod';
-import { client, OrderEvents } from './model';
-
-const PaymentEvents = new EventStream({
-  client,
-  table: 'events',
-  name: 'Payment',
-  streamId: ['paymentId'],
-  events: { PaymentTaken: z.object({ amount: z.number() }) },
-});
+import { OrderEvents, PaymentEvents } from './model';
 
 // #region decode
 import { decoder } from 'dynafold';

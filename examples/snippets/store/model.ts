@@ -32,3 +32,12 @@ export const OrderSummaries = new ReadModel({
   indexes: { byStatus: { name: 'gsi1', pk: { field: 'gsi1pk', composite: ['status'] }, sk: { field: 'gsi1sk', composite: ['orderId'] } } },
 });
 // #endregion read-model
+
+/** A second stream in the same table, for the examples that decode or route several. */
+export const PaymentEvents = new EventStream({
+  client,
+  table: 'events',
+  name: 'Payment',
+  streamId: ['paymentId'],
+  events: { PaymentTaken: z.object({ amount: z.number() }) },
+});
