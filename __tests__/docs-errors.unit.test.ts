@@ -1,21 +1,26 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ErrorCodes } from 'dynafold';
 import { ErrorCatalogue } from '../lib/errors/catalogue';
+import { errorCodesPage } from '../docs/scripts/reference-pages';
 
-/** The README's error tables (`| Class | code | When |`), as code → the class each row names. */
-function documentedErrors(): Map<string, string> {
-  const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
-  const rows = readme.matchAll(/^\| `(\w+)` \| `([\w.]+)` \|/gm);
-  return new Map([...rows].map(([, error, code]) => [code as string, error as string]));
+/** The generated error codes page's table (`| code | status | class: what to do |`), as code → its row. */
+function documentedErrors(): Map<string, { status: number; error: string; summary: string }> {
+  const rows = errorCodesPage().matchAll(/^\| `([\w.]+)` \| (\d+) \| `(\w+)`: (.*) \|$/gm);
+  return new Map(
+    [...rows].map(([, code, status, error, summary]) => [
+      code as string,
+      { status: Number(status), error: error as string, summary: summary as string },
+    ]),
+  );
 }
 
-test("the README's error tables list every code, with its class", () => {
+test('the error codes page lists every code, with its status, its class and what to do', () => {
   const documented = documentedErrors();
-  const listed = ErrorCodes.map((code) => {
-    const error = ErrorCatalogue[code].error;
+  const wrong = ErrorCodes.filter((code) => {
+    const row = documented.get(code);
+    const { status, error } = ErrorCatalogue[code];
     // A code that narrows to the base class is raised by a subclass of another subpath (DynamoLocalStartError).
-    return [code, error === 'DynafoldError' ? documented.has(code) : documented.get(code) === error];
+    return row === undefined || row.status !== status || (error !== 'DynafoldError' && row.error !== error) || row.summary === '';
   });
-  expect(listed.filter(([, ok]) => !ok).map(([code]) => code)).toEqual([]);
+  expect(wrong).toEqual([]);
+  expect(documented.size).toBe(ErrorCodes.length);
 });

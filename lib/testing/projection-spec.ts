@@ -141,7 +141,12 @@ export function projectionSpec<P extends SpecProjection>(
   };
 }
 
-type Settings = Required<Omit<ProjectionSpecOptions, 'clientConfig' | 'seed'>> & { seed: number; clientConfig: DynamoDBClientConfig | undefined };
+// Every option resolved: `-?` with `Exclude` also drops the `| undefined` the options admit, which `Required`
+// keeps under exactOptionalPropertyTypes (the setting of an app that compiles this file through the docs' snippets).
+type Settings = { [K in Exclude<keyof ProjectionSpecOptions, 'clientConfig' | 'seed'>]-?: Exclude<ProjectionSpecOptions[K], undefined> } & {
+  seed: number;
+  clientConfig: DynamoDBClientConfig | undefined;
+};
 
 function resolveOptions(options: ProjectionSpecOptions): Settings {
   const where = 'projectionSpec';

@@ -1,0 +1,58 @@
+/**
+ * The docs site (VitePress): pages in the order a user needs them, the API reference TypeDoc writes into
+ * reference/api at build (its sidebar comes with it), and a local search index, so the site works offline.
+ * A dead link fails the build (VitePress's default: `ignoreDeadLinks` is left unset).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type DefaultTheme } from 'vitepress';
+
+/** TypeDoc's sidebar for the API reference, once `typedoc` has run (see docs:build). */
+function apiSidebar(): DefaultTheme.SidebarItem[] {
+  const file = fileURLToPath(new URL('../reference/api/typedoc-sidebar.json', import.meta.url));
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DefaultTheme.SidebarItem[]) : [];
+}
+
+const guides: DefaultTheme.SidebarItem[] = [
+  { text: 'The store', link: '/guides/store' },
+  { text: 'Projections', link: '/guides/projections' },
+  { text: 'Beyond one source', link: '/guides/beyond-one-source' },
+  { text: 'The change feed', link: '/guides/change-feed' },
+  { text: 'Services', link: '/guides/services' },
+  { text: 'Operations', link: '/guides/operations' },
+  { text: 'Deploy', link: '/guides/deploy' },
+  { text: 'Testing', link: '/guides/testing' },
+];
+
+const reference: DefaultTheme.SidebarItem[] = [
+  { text: 'API', link: '/reference/api/', collapsed: true, items: apiSidebar() },
+  { text: 'Error codes', link: '/reference/errors' },
+  { text: 'Options and defaults', link: '/reference/options' },
+  { text: 'The command line', link: '/reference/cli' },
+];
+
+export default defineConfig({
+  title: 'dynafold',
+  description: 'Event sourcing on DynamoDB for TypeScript: event streams, exactly-once projections, a change feed.',
+  cleanUrls: true,
+  lastUpdated: false,
+  themeConfig: {
+    nav: [
+      { text: 'Getting started', link: '/getting-started' },
+      { text: 'Guides', link: '/guides/store' },
+      { text: 'Concepts', link: '/concepts' },
+      { text: 'Reference', link: '/reference/api/' },
+      { text: 'Benchmarks', link: '/benchmarks' },
+    ],
+    sidebar: [
+      { text: 'Getting started', link: '/getting-started' },
+      { text: 'Guides', items: guides },
+      { text: 'Concepts', link: '/concepts' },
+      { text: 'Reference', items: reference },
+      { text: 'Reliability and benchmarks', link: '/benchmarks' },
+      { text: 'Contributing', link: '/contributing' },
+    ],
+    search: { provider: 'local' },
+    outline: { level: [2, 3] },
+  },
+});

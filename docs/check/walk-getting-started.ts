@@ -1,0 +1,79 @@
+/**
+ * Getting started, followed as a newcomer would, in a fresh directory: the page's `sh` blocks run in
+ * order (with the packed package for `dynafold`), each file the page includes is written where its title
+ * says, and what the page says the run prints is checked: a projected row, then a passing spec.
+ * Uses the registry's current versions of everything else, as the page's commands do.
+ *
+ *   npm run docs:walk                       (DYNAFOLD_TARBALL=<path> walks that tarball instead of packing)
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { install, run, show } from '../../package-check/shell';
+
+const docs = join(__dirname, '..');
+const root = join(docs, '..');
+
+/** A step of the page: commands of an `sh` block, or a file it includes (`<<< @/path [title]`). */
+type Step = { readonly kind: 'commands'; readonly lines: string[] } | { readonly kind: 'file'; readonly source: string; readonly title: string };
+
+function stepsOf(page: string): Step[] {
+  const steps: Step[] = [];
+  for (const block of page.matchAll(/```sh\n([\s\S]*?)```|^<<< @\/(\S+?)(?:#[\w-]+)?(?:\{\w+\})?(?: \[(.+)\])?$/gm)) {
+    const [, commands, include, title] = block;
+    if (commands !== undefined) steps.push({ kind: 'commands', lines: commands.split('\n').filter((line) => line.trim() !== '') });
+    else if (include !== undefined) {
+      if (title === undefined || block[0].includes('#'))
+        throw new Error(`docs:walk: "${block[0]}" shows a part of a file without saying which file it is`);
+      steps.push({ kind: 'file', source: join(docs, include), title });
+    }
+  }
+  return steps;
+}
+
+function pack(): string {
+  const given = process.env['DYNAFOLD_TARBALL'];
+  if (given !== undefined && given !== '') return given;
+  const out = mkdtempSync(join(tmpdir(), 'dynafold-pack-'));
+  const name = run('npm', ['pack', '--silent', '--pack-destination', out], root).trim().split('\n').pop() ?? '';
+  return join(out, name);
+}
+
+/** Runs one line of an `sh` block in the app: `cd`, `mkdir`, npm and npx; returns the new working directory. */
+function runLine(line: string, cwd: string, tarball: string, outputs: string[]): string {
+  let here = cwd;
+  for (const command of line.split('&&').map((part) => part.trim())) {
+    const [program = '', ...args] = command.split(/\s+/);
+    if (program === 'mkdir') mkdirSync(join(here, ...args), { recursive: true });
+    else if (program === 'cd') here = join(here, ...args);
+    else if (program === 'npm' && args[0] === 'install')
+      install(
+        args.slice(1).map((arg) => (arg === 'dynafold' ? tarball : arg)),
+        here,
+      );
+    else if (program === 'npm' || program === 'npx') outputs.push(run(program, args, here));
+    else throw new Error(`docs:walk: the page runs "${command}", which this walk does not know how to follow`);
+  }
+  return here;
+}
+
+function expectOutput(outputs: ReadonlyArray<string>, expected: ReadonlyArray<string>): void {
+  const all = outputs.join('\n');
+  const missing = expected.filter((text) => !all.includes(text));
+  if (missing.length > 0) throw new Error(`docs:walk: the app did not print ${missing.map((text) => JSON.stringify(text)).join(', ')}:\n${all}`);
+}
+
+const started = Date.now();
+const tarball = pack();
+let cwd = mkdtempSync(join(tmpdir(), 'dynafold-getting-started-'));
+const outputs: string[] = [];
+for (const step of stepsOf(readFileSync(join(docs, 'getting-started.md'), 'utf8'))) {
+  if (step.kind === 'file') {
+    mkdirSync(dirname(join(cwd, step.title)), { recursive: true });
+    writeFileSync(join(cwd, step.title), readFileSync(step.source));
+    show(`docs:walk: wrote ${step.title}`);
+  } else for (const line of step.lines) cwd = runLine(line, cwd, tarball, outputs);
+}
+// What the page says the run prints, and vitest's verdict.
+expectOutput(outputs, ['failed records: 0', "customer: 'ada'", 'items: 1', 'total: 12', 'version: 2', '1 passed']);
+show(`docs:walk: ok, Getting started gives a projected row and a passing spec in ${cwd} (${Math.round((Date.now() - started) / 1000)} s)`);

@@ -1,0 +1,13 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { OrderEvents, PaymentEvents } from './model';
+
+// #region decode
+import { decoder } from 'dynafold';
+
+const decode = decoder({ Order: OrderEvents, Payment: PaymentEvents });
+
+export function logOrderEvent(record: DynamoDBRecord): void {
+  const decoded = decode(record.dynamodb?.NewImage); // { stream: 'Order', event } | undefined
+  if (decoded?.stream === 'Order') console.log(decoded.event.type);
+}
+// #endregion decode
