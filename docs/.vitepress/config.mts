@@ -15,6 +15,8 @@ function apiSidebar(): DefaultTheme.SidebarItem[] {
 
 const guides: DefaultTheme.SidebarItem[] = [
   { text: 'The store', link: '/guides/store' },
+  { text: "Changing an event's schema", link: '/guides/schema-evolution' },
+  { text: 'What appends and loads cost', link: '/guides/store-costs' },
   { text: 'Projections', link: '/guides/projections' },
   { text: 'Beyond one source', link: '/guides/beyond-one-source' },
   { text: 'The change feed', link: '/guides/change-feed' },
@@ -49,7 +51,7 @@ export default defineConfig({
       { text: 'Guides', items: guides },
       { text: 'Concepts', link: '/concepts' },
       { text: 'Reference', items: reference },
-      { text: 'Reliability and benchmarks', link: '/benchmarks' },
+      { text: 'Reliability and benchmarks', link: '/benchmarks', items: [{ text: 'The AWS bill, by library', link: '/guides/benchmarks-cost' }] },
       { text: 'Contributing', link: '/contributing' },
     ],
     search: { provider: 'local' },
