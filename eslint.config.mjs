@@ -4,7 +4,17 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.scratch/**', 'docs/.vitepress/dist/**', 'docs/.vitepress/cache/**', 'docs/reference/api-entries/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.scratch/**',
+      'docs/.vitepress/dist/**',
+      'docs/.vitepress/cache/**',
+      'docs/reference/api-entries/**',
+    ],
+  },
   { files: ['**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
   js.configs.recommended,
   ...tseslint.configs.recommended,
