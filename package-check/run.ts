@@ -20,7 +20,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readInstallLines } from './install-lines';
-import { install, NODE_LINES, nodeBin, run, show } from './shell';
+import { install, NODE_LINES, nodeBin, pack, run, show } from './shell';
 
 const root = join(__dirname, '..');
 
@@ -64,14 +64,6 @@ function pinned(name: string): string {
 function version(name: string, world: 'oldest' | 'newest'): string {
   const peer = manifest.peerDependencies[name];
   return world === 'oldest' && peer !== undefined ? floorOf(peer) : pinned(name);
-}
-
-function pack(): string {
-  const given = process.env['DYNAFOLD_TARBALL'];
-  if (given !== undefined && given !== '') return given;
-  const out = mkdtempSync(join(tmpdir(), 'dynafold-pack-'));
-  const name = run('npm', ['pack', '--silent', '--pack-destination', out], root).trim().split('\n').pop() ?? '';
-  return join(out, name);
 }
 
 interface AttwReport {
@@ -186,7 +178,7 @@ function esmApp(tarball: string): void {
 
 const started = Date.now();
 for (const node of NODE_LINES) show(`node ${node}: ${run(join(nodeBin(node), 'node'), ['--version'], root).trim()}`);
-const tarball = pack();
+const tarball = pack(root);
 lint(tarball);
 esmApp(tarball);
 for (const world of ['oldest', 'newest'] as const) cjsApp(tarball, world);

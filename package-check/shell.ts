@@ -1,5 +1,7 @@
 /** Running commands for the package check: on a chosen Node.js line, and npm installs that survive a flaky registry. */
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = join(__dirname, '..');
@@ -48,4 +50,13 @@ export function install(args: ReadonlyArray<string>, cwd: string): void {
 
 export function show(output: string): void {
   process.stdout.write(output.endsWith('\n') ? output : `${output}\n`);
+}
+
+/** The package's tarball: `DYNAFOLD_TARBALL` when set (a tarball to check as given), else `npm pack` of `root`. */
+export function pack(root: string): string {
+  const given = process.env['DYNAFOLD_TARBALL'];
+  if (given !== undefined && given !== '') return given;
+  const out = mkdtempSync(join(tmpdir(), 'dynafold-pack-'));
+  const name = run('npm', ['pack', '--silent', '--pack-destination', out], root).trim().split('\n').pop() ?? '';
+  return join(out, name);
 }

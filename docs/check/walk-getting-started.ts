@@ -9,7 +9,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { install, run, show } from '../../package-check/shell';
+import { install, pack, run, show } from '../../package-check/shell';
 
 const docs = join(__dirname, '..');
 const root = join(docs, '..');
@@ -29,14 +29,6 @@ function stepsOf(page: string): Step[] {
     }
   }
   return steps;
-}
-
-function pack(): string {
-  const given = process.env['DYNAFOLD_TARBALL'];
-  if (given !== undefined && given !== '') return given;
-  const out = mkdtempSync(join(tmpdir(), 'dynafold-pack-'));
-  const name = run('npm', ['pack', '--silent', '--pack-destination', out], root).trim().split('\n').pop() ?? '';
-  return join(out, name);
 }
 
 /** Runs one line of an `sh` block in the app: `cd`, `mkdir`, npm and npx; returns the new working directory. */
@@ -64,7 +56,7 @@ function expectOutput(outputs: ReadonlyArray<string>, expected: ReadonlyArray<st
 }
 
 const started = Date.now();
-const tarball = pack();
+const tarball = pack(root);
 let cwd = mkdtempSync(join(tmpdir(), 'dynafold-getting-started-'));
 const outputs: string[] = [];
 for (const step of stepsOf(readFileSync(join(docs, 'getting-started.md'), 'utf8'))) {
