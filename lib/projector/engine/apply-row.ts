@@ -1,9 +1,9 @@
 import { abortReason, cancelled } from '../../dynamo';
 import { ConcurrentModificationError } from '../../errors';
-import type { StreamEvent } from '../../store';
+import { instanceKey, type StreamEvent } from '../../store';
 import { backoffDelay, mayRetry, sleep } from '../../util';
 import type { AppliedOutcome, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from '../outcome';
-import { buildWrite, type FoldOptions, type Step } from './build-write';
+import { buildWrite, checkpointsOf, type FoldOptions, type Step } from './build-write';
 import type { CallContext } from './call-context';
 import type { CheckpointStrategy } from './checkpoints';
 import { EventFailure } from './fold-row';
@@ -38,8 +38,9 @@ type Attempt = RowResult | 'lostRace' | 'moreWrites';
 /**
  * Brings one row forward: one strongly consistent read of the row (or the one read for the whole call,
  * `prefetched`), at most one read of each source instance to fill a gap, one conditional write. A lost
- * race re-reads and tries again after a jittered, growing delay; a row that loses every try fails with
- * `ConcurrentModificationError`. A fold whose outbox messages don't fit one transaction goes on with
+ * race re-reads the row and tries again after a jittered, growing delay, with the events already in hand
+ * (a winner at or past this call's events leaves nothing to write); a row that loses `retry.attempts`
+ * tries without the row moving on fails with `ConcurrentModificationError`. A fold whose outbox messages don't fit one transaction goes on with
  * another write. With a `park` policy, a failure that is not transient is counted on the row, and the
  * row is parked once the count is reached; a parked row records how far its events reached instead.
  */
@@ -53,12 +54,23 @@ export async function applyRow<State>(application: RowApplication<State>): Promi
     let read = application.prefetched;
     const started = Date.now();
     let lostRaces = 0;
-    while (mayRetry(runtime.retry, lostRaces, Date.now() - started)) {
+    // Lost races after which the row had not moved forward: only those use up `retry.attempts`.
+    let stalled = 0;
+    let lostOn: ReadRow<State> | undefined;
+    for (;;) {
       const row = read ?? (await readRow<State>(runtime.store, group.key));
       read = undefined;
+      if (lostOn !== undefined) {
+        // A race lost to a writer that moved the row's checkpoints on is progress, not contention: there
+        // are only so many events to go before the row is at or past this call's, which needs no write.
+        if (!movedForward(runtime, group, lostOn, row)) stalled++;
+        if (!mayRetry(runtime.retry, stalled, Date.now() - started)) break;
+        lostOn = undefined;
+      }
       const attempt = await attemptRow(application, row, steps);
       if (attempt === 'moreWrites') continue;
       if (attempt !== 'lostRace') return attempt;
+      lostOn = row;
       await sleep(backoffDelay(lostRaces, runtime.retry.backoff), signal);
       lostRaces++;
     }
@@ -66,6 +78,13 @@ export async function applyRow<State>(application: RowApplication<State>): Promi
   } catch (error) {
     return failed(cancelled(signal) ? abortReason(signal) : failureOf(error, group).cause);
   }
+}
+
+/** Whether any checkpoint the call's events fold from is further on in `now` than in `before`. */
+function movedForward<State>(runtime: RowRuntime<State>, group: Group, before: ReadRow<State>, now: ReadRow<State>): boolean {
+  const was = checkpointsOf(runtime, group, before);
+  const is = checkpointsOf(runtime, group, now);
+  return group.events.some((event) => (is.get(instanceKey(event)) ?? 0) > (was.get(instanceKey(event)) ?? 0));
 }
 
 /** One read-fold-write of the row as read, or the parking of its failure; adds the write's step to `steps`. */
