@@ -1,9 +1,9 @@
 import { abortReason, cancelled } from '../../dynamo';
 import { ConcurrentModificationError } from '../../errors';
-import type { StreamEvent } from '../../store';
+import { instanceKey, type StreamEvent } from '../../store';
 import { backoffDelay, mayRetry, sleep } from '../../util';
 import type { AppliedOutcome, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from '../outcome';
-import { buildWrite, type FoldOptions, type Step } from './build-write';
+import { buildWrite, checkpointsOf, type FoldOptions, type Step } from './build-write';
 import type { CallContext } from './call-context';
 import type { CheckpointStrategy } from './checkpoints';
 import { EventFailure } from './fold-row';
@@ -32,14 +32,17 @@ export interface RowApplication<State> {
 /**
  * What one attempt at a row ends in: its outcome, or another attempt, after a lost race (which waits and
  * counts towards `retry.attempts`) or because the fold goes on with another write (which does neither).
+ * `'lostRaceMidFold'`: a race lost by a write that was not the fold's last (it did not fit one transaction).
  */
-type Attempt = RowResult | 'lostRace' | 'moreWrites';
+type Attempt = RowResult | 'lostRace' | 'lostRaceMidFold' | 'moreWrites';
 
 /**
  * Brings one row forward: one strongly consistent read of the row (or the one read for the whole call,
  * `prefetched`), at most one read of each source instance to fill a gap, one conditional write. A lost
- * race re-reads and tries again after a jittered, growing delay; a row that loses every try fails with
- * `ConcurrentModificationError`. A fold whose outbox messages don't fit one transaction goes on with
+ * race re-reads the row and tries again after a jittered, growing delay, with the events already in hand
+ * (a winner at or past this call's events leaves nothing to write); a row that loses `retry.attempts`
+ * tries without the row moving on fails with `ConcurrentModificationError`. A write lost in the middle of
+ * a long fold (an outbox's transactions) waits, reading the row, while the winner goes on with it. A fold whose outbox messages don't fit one transaction goes on with
  * another write. With a `park` policy, a failure that is not transient is counted on the row, and the
  * row is parked once the count is reached; a parked row records how far its events reached instead.
  */
@@ -53,12 +56,38 @@ export async function applyRow<State>(application: RowApplication<State>): Promi
     let read = application.prefetched;
     const started = Date.now();
     let lostRaces = 0;
-    while (mayRetry(runtime.retry, lostRaces, Date.now() - started)) {
+    // Lost races after which the row had not moved forward: only those use up `retry.attempts`.
+    let stalled = 0;
+    let lostOn: ReadRow<State> | undefined;
+    // The last lost write had more to write after it (see `'lostRaceMidFold'`); the row is being watched.
+    let watching = false;
+    let watched = false;
+    for (;;) {
       const row = read ?? (await readRow<State>(runtime.store, group.key));
       read = undefined;
+      if (lostOn !== undefined) {
+        // A race lost to a writer that moved the row's checkpoints on is progress, not contention: there
+        // are only so many events to go before the row is at or past this call's, which needs no write.
+        const moved = movedForward(runtime, group, lostOn, row);
+        // A watch that ends because the row stopped moving lost no race.
+        if (!moved && !watched) stalled++;
+        if (!mayRetry(runtime.retry, stalled, Date.now() - started)) break;
+        // A winner that goes on with the same long fold would win the next write too: watch the row (a
+        // read) until it stops moving or covers this call's events, rather than folding and losing again.
+        if (moved && watching && !covers(runtime, group, row)) {
+          lostOn = row;
+          watched = true;
+          await sleep(backoffDelay(lostRaces, runtime.retry.backoff), signal);
+          continue;
+        }
+        lostOn = undefined;
+        watched = false;
+      }
       const attempt = await attemptRow(application, row, steps);
       if (attempt === 'moreWrites') continue;
-      if (attempt !== 'lostRace') return attempt;
+      if (attempt !== 'lostRace' && attempt !== 'lostRaceMidFold') return attempt;
+      watching = attempt === 'lostRaceMidFold';
+      lostOn = row;
       await sleep(backoffDelay(lostRaces, runtime.retry.backoff), signal);
       lostRaces++;
     }
@@ -66,6 +95,19 @@ export async function applyRow<State>(application: RowApplication<State>): Promi
   } catch (error) {
     return failed(cancelled(signal) ? abortReason(signal) : failureOf(error, group).cause);
   }
+}
+
+/** Whether any checkpoint the call's events fold from is further on in `now` than in `before`. */
+function movedForward<State>(runtime: RowRuntime<State>, group: Group, before: ReadRow<State>, now: ReadRow<State>): boolean {
+  const was = checkpointsOf(runtime, group, before);
+  const is = checkpointsOf(runtime, group, now);
+  return group.events.some((event) => (is.get(instanceKey(event)) ?? 0) > (was.get(instanceKey(event)) ?? 0));
+}
+
+/** Whether the row's checkpoints are at or past every event of the call's (it needs no write for them). */
+function covers<State>(runtime: RowRuntime<State>, group: Group, row: ReadRow<State>): boolean {
+  const checkpoints = checkpointsOf(runtime, group, row);
+  return group.events.every((event) => event.version <= (checkpoints.get(instanceKey(event)) ?? 0));
 }
 
 /** One read-fold-write of the row as read, or the parking of its failure; adds the write's step to `steps`. */
@@ -82,7 +124,7 @@ async function attemptRow<State>(application: RowApplication<State>, row: ReadRo
   let now = row;
   try {
     const step = await tryWrite(runtime, target, call, row, fold);
-    if (step === 'lost') return 'lostRace';
+    if (step === 'lost' || step === 'lostMidFold') return step === 'lost' ? 'lostRace' : 'lostRaceMidFold';
     steps.push(step);
     if (step.failure === undefined) return step.more ? 'moreWrites' : appliedOutcome(runtime.store.checkpoints, target, steps);
     // What came before the failing event was written: the failure is counted on the row as it is now.
@@ -102,7 +144,8 @@ async function attemptRow<State>(application: RowApplication<State>, row: ReadRo
 }
 
 /**
- * One read-fold-write of a row; `'lost'` when another writer changed it since it was read. A failure
+ * One read-fold-write of a row; `'lost'` when another writer changed it since it was read (`'lostMidFold'`
+ * when the fold had more to write after this write). A failure
  * leaves as an `EventFailure` naming the event it is put down to: the event whose `evolve` threw, else the
  * first event the write would have applied.
  */
@@ -112,14 +155,14 @@ async function tryWrite<State>(
   call: CallContext<StreamEvent>,
   row: ReadRow<State>,
   fold: FoldOptions,
-): Promise<Step | 'lost'> {
+): Promise<Step | 'lost' | 'lostMidFold'> {
   let attempted = group.events[0] as StreamEvent;
   try {
     const built = await buildWrite(runtime, group, call, row, fold, (event) => (attempted = event));
     if (built.write === undefined) return built.step;
     if (!(await writeRow(runtime.store, row, built.write.item, built.write.extras))) {
       call.stats.lostRaces++;
-      return 'lost';
+      return built.step.more ? 'lostMidFold' : 'lost';
     }
     call.stats.rowsWritten++;
     return built.step;

@@ -1,0 +1,110 @@
+/**
+ * One row that lanes race on: what a lane reads and writes when its batch is ahead of the row, and when it
+ * loses the race to a lane further on. Requests are counted on real clients; the other lane's writes are
+ * made, through its own client, just before this lane's write reaches DynamoDB.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { createTestTable, testClient } from '../support/dynamo';
+import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';
+import { orderStream, type OrderEvent } from '../support/orders';
+import { countRequests } from '../support/requests';
+
+const client = testClient();
+const EVENTS = 30;
+let stream: ReturnType<typeof orderStream>;
+let viewsTable: string;
+let eventsTable: string;
+let truth: OrderEvent[];
+
+afterAll(() => client.destroy());
+
+beforeAll(async () => {
+  const events = await createTestTable(client, eventsTableDefinition, 'hot-events');
+  eventsTable = events.name;
+  stream = orderStream(client, eventsTable);
+  viewsTable = (await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name)]), 'hot-views')).name;
+  await stream.append({ orderId: 'hot' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }], { expectedVersion: 0 });
+  await stream.append(
+    { orderId: 'hot' },
+    Array.from({ length: EVENTS - 1 }, (_, index) => ({ type: 'ItemAdded' as const, data: { sku: `s-${index}`, price: index } })),
+  );
+  truth = await stream.read({ orderId: 'hot' });
+});
+
+/** Events of the stream read by Query through `lane`, summed. */
+function countItemsRead(lane: DynamoDBClient): { items: number } {
+  const counter = { items: 0 };
+  lane.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      if (context.commandName === 'QueryCommand') counter.items += ((result.output as { Items?: unknown[] }).Items ?? []).length;
+      return result;
+    },
+    { step: 'initialize', name: 'countItemsRead' },
+  );
+  return counter;
+}
+
+const versions = (from: number, to: number) => truth.slice(from - 1, to);
+
+test('a lane whose batch is ahead of the row reads only the versions between the row and its batch', async () => {
+  const lane = testClient();
+  try {
+    const read = countItemsRead(lane);
+    await orderSummaryProjection(stream, orderSummaries(client, viewsTable, 'HotAhead')).applyBatch(versions(1, 5));
+    const ahead = orderSummaryProjection(orderStream(lane, eventsTable), orderSummaries(lane, viewsTable, 'HotAhead'));
+
+    await expect(ahead.applyBatch(versions(21, 30))).resolves.toMatchObject({ stats: { gapReads: 1 } });
+
+    expect(read.items).toBe(15); // versions 6 to 20: the batch's own 21 to 30 are not read again
+    const row = await orderSummaries(client, viewsTable, 'HotAhead').get({ orderId: 'hot' }, { consistent: true });
+    expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
+      ...foldSummary('hot', truth),
+      createdAt: undefined,
+      updatedAt: undefined,
+    });
+  } finally {
+    lane.destroy();
+  }
+});
+
+test('a race lost to a lane further on costs a read of the row: no gap read again, no write once the winner is past the batch', async () => {
+  const lane = testClient();
+  try {
+    const other = orderSummaryProjection(stream, orderSummaries(client, viewsTable, 'HotRace'));
+    // The other lane gets further before each of this lane's writes: to 8, then 16, then past this batch.
+    const ahead = [versions(1, 8), versions(9, 16), versions(17, 30)];
+    lane.middlewareStack.add(
+      (next, context) => async (args) => {
+        const batch = context.commandName === 'PutItemCommand' ? ahead.shift() : undefined;
+        if (batch !== undefined) await other.applyBatch(batch);
+        return next(args);
+      },
+      { step: 'initialize', name: 'otherLaneWritesFirst' },
+    );
+    const requests = countRequests(lane);
+    const read = countItemsRead(lane);
+    // Fewer tries than races lost: races lost to a row that moves on do not use them up.
+    const behind = orderSummaryProjection(orderStream(lane, eventsTable), orderSummaries(lane, viewsTable, 'HotRace'), { attempts: 2 });
+
+    const result = await behind.applyBatch(versions(21, 25));
+
+    expect(result.outcomes).toEqual([
+      expect.objectContaining({
+        status: 'applied',
+        applied: [],
+        alreadyApplied: versions(21, 25).map((event) => expect.objectContaining({ version: event.version })),
+      }),
+    ]);
+    expect(result.stats).toMatchObject({ gapReads: 1, lostRaces: 3, rowsWritten: 0 });
+    expect(requests.count('QueryCommand')).toBe(1);
+    expect(read.items).toBe(20);
+    expect(requests.count('GetItemCommand')).toBe(4); // the first read, and one after each lost race
+    expect(requests.count('PutItemCommand')).toBe(3); // every one lost
+    const row = await orderSummaries(client, viewsTable, 'HotRace').get({ orderId: 'hot' }, { consistent: true });
+    expect(row?.version).toBe(EVENTS);
+  } finally {
+    lane.destroy();
+  }
+});
