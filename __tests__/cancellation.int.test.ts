@@ -190,19 +190,30 @@ test.each(reasons)('a signal aborted (%s) while a read-your-writes read is in fl
   }
 });
 
-test.each(reasons)('a signal aborted (%s) while an append is in flight rejects with the reason, and nothing is written', async (_kind, reason) => {
-  const controller = new AbortController();
-  const aborting = abortingBefore('TransactWriteItemsCommand', 1, controller, reason);
-  try {
-    const late = orderStream(aborting, eventsTable);
-    await expect(late.append({ orderId: 'z' }, [{ type: 'OrderPlaced', data: { customer: 'z' } }], { signal: controller.signal })).rejects.toBe(
-      reason,
-    );
-    expect(await stream.version({ orderId: 'z' })).toBe(0);
-  } finally {
-    aborting.destroy();
-  }
-});
+// One event is a conditional PutItem, several a transaction: an abort cuts either short.
+const appendRequests = [
+  ['a PutItem', 'PutItemCommand', 1],
+  ['a transaction', 'TransactWriteItemsCommand', 2],
+] as const;
+const appendCases = appendRequests.flatMap(([request, command, count]) =>
+  reasons.map(([kind, reason]) => [kind, request, command, count, reason] as const),
+);
+
+test.each(appendCases)(
+  'a signal aborted (%s) while an append (%s) is in flight rejects with the reason, and nothing is written',
+  async (_kind, _request, command, count, reason) => {
+    const controller = new AbortController();
+    const aborting = abortingBefore(command, 1, controller, reason);
+    try {
+      const late = orderStream(aborting, eventsTable);
+      const events = Array.from({ length: count }, () => ({ type: 'OrderPlaced' as const, data: { customer: 'z' } }));
+      await expect(late.append({ orderId: 'z' }, events, { signal: controller.signal })).rejects.toBe(reason);
+      expect(await stream.version({ orderId: 'z' })).toBe(0);
+    } finally {
+      aborting.destroy();
+    }
+  },
+);
 
 /** Every request `client` sends, by command, and how it ended: answered, or cut short. */
 function recordRequests(client: DynamoDBClient): string[] {

@@ -59,12 +59,27 @@ const cancelled = (code: string) =>
 const unlimitedButInstant: RetryOptions = { attempts: 50, maxElapsedMs: 0, backoff: { initialMs: 1, maxMs: 1 } };
 const threeTries: RetryOptions = { attempts: 3, backoff: { initialMs: 1, maxMs: 1 } };
 
-test('an append contended by concurrent transactions stops at maxElapsedMs', async () => {
+const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+
+// One event is a conditional PutItem, several a transaction: both retry paths take the bound.
+const appendShapes = [
+  { shape: 'one event (a conditional PutItem)', command: 'PutItemCommand', count: 1, lost: conditionFailed, contended: conditionFailed },
+  {
+    shape: 'two events (a transaction)',
+    command: 'TransactWriteItemsCommand',
+    count: 2,
+    lost: () => cancelled('ConditionalCheckFailed'),
+    contended: () => cancelled('TransactionConflict'),
+  },
+] as const;
+const placed = (count: number) => Array.from({ length: count }, () => ({ type: 'OrderPlaced' as const, data: { customer: 'ada' } }));
+
+test.each(appendShapes)('an append of $shape contended by concurrent writers stops at maxElapsedMs', async ({ command, count, contended }) => {
   const id = freshId();
-  const { client: faulty, tries } = faultyClient('TransactWriteItemsCommand', id.orderId, () => cancelled('TransactionConflict'));
+  const { client: faulty, tries } = faultyClient(command, id.orderId, contended);
   try {
     const stream = orderStream(faulty, eventsTable);
-    const append = (retry: RetryOptions) => stream.append(id, [{ type: 'OrderPlaced', data: { customer: 'ada' } }], { retry });
+    const append = (retry: RetryOptions) => stream.append(id, placed(count), { retry });
     await expect(append(unlimitedButInstant)).rejects.toMatchObject({ constructor: AppendContentionError, attempts: 1 });
     expect(tries()).toBe(1);
     await expect(append(threeTries)).rejects.toMatchObject({ constructor: AppendContentionError, attempts: 3 });
@@ -74,29 +89,28 @@ test('an append contended by concurrent transactions stops at maxElapsedMs', asy
   }
 });
 
-test('a command that keeps losing to concurrent appends stops at maxElapsedMs', async () => {
-  const id = freshId();
-  const { client: faulty, tries } = faultyClient('TransactWriteItemsCommand', id.orderId, () => cancelled('ConditionalCheckFailed'));
-  try {
-    const stream = orderStream(faulty, eventsTable);
-    const decider = { initial: {}, evolve: (state: object) => state, decide: () => [{ type: 'OrderPlaced' as const, data: { customer: 'ada' } }] };
-    await expect(stream.execute(id, decider, { retry: unlimitedButInstant })).rejects.toBeInstanceOf(ConcurrencyError);
-    expect(tries()).toBe(1);
-    await expect(stream.execute(id, decider, { retry: threeTries })).rejects.toBeInstanceOf(ConcurrencyError);
-    expect(tries()).toBe(1 + 3);
-  } finally {
-    faulty.destroy();
-  }
-});
+test.each(appendShapes)(
+  'a command deciding $shape that keeps losing to concurrent appends stops at maxElapsedMs',
+  async ({ command, count, lost }) => {
+    const id = freshId();
+    const { client: faulty, tries } = faultyClient(command, id.orderId, lost);
+    try {
+      const stream = orderStream(faulty, eventsTable);
+      const decider = { initial: {}, evolve: (state: object) => state, decide: () => placed(count) };
+      await expect(stream.execute(id, decider, { retry: unlimitedButInstant })).rejects.toBeInstanceOf(ConcurrencyError);
+      expect(tries()).toBe(1);
+      await expect(stream.execute(id, decider, { retry: threeTries })).rejects.toBeInstanceOf(ConcurrencyError);
+      expect(tries()).toBe(1 + 3);
+    } finally {
+      faulty.destroy();
+    }
+  },
+);
 
 test('a projection row whose every write is lost stops at maxElapsedMs', async () => {
   const id = freshId();
   const events = (await orderStream(client, eventsTable).append(id, [{ type: 'OrderPlaced', data: { customer: 'ada' } }])).events;
-  const { client: faulty, tries } = faultyClient(
-    'PutItemCommand',
-    id.orderId,
-    () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }),
-  );
+  const { client: faulty, tries } = faultyClient('PutItemCommand', id.orderId, conditionFailed);
   try {
     const stream = orderStream(faulty, eventsTable);
     const apply = async (retry: RetryOptions) => orderSummaryProjection(stream, orderSummaries(faulty, viewsTable), { retry }).applyBatch(events);
