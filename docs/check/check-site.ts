@@ -68,8 +68,12 @@ async function main(): Promise<void> {
     await save(reference, 'reference-errors');
     console.log('docs:check: ok (getting started, a guide, the error codes, search)');
   } finally {
-    await browser.close();
-    await site.close();
+    // The server is closed whatever closing the browser does: a listening server keeps the process alive.
+    try {
+      await browser.close();
+    } finally {
+      await site.close();
+    }
   }
 }
 
