@@ -137,3 +137,107 @@ test('iterate stops when the consumer breaks, and on an aborted signal', async (
   });
   await expect(attempt).rejects.toThrow();
 });
+
+describe('a load from a snapshot reads it and the events after it in one Query', () => {
+  const fold = () => countingFold();
+
+  test('one Query when the snapshot interval covers the events since the snapshot', async () => {
+    await fillOrder('one-query', 249);
+    await Orders.load('one-query', fold().fold, { snapshot: { every: 100 } }); // saves one at 250
+    await Orders.append('one-query', [{ type: 'ItemAdded', data: { sku: 'late', price: 1 } }]);
+    requests.reset();
+    const after = fold();
+    const loaded = await Orders.load('one-query', after.fold, { snapshot: { every: 100 } });
+    expect([...requests.counts]).toEqual([['QueryCommand', 1]]);
+    expect(loaded).toEqual(await Orders.load('one-query', fold().fold));
+    expect(after.seen.events).toBe(1);
+
+    // At the snapshot's version exactly, too.
+    await Orders.saveSnapshot('one-query', { version: 251, state: loaded.state });
+    requests.reset();
+    const none = fold();
+    expect(await Orders.load('one-query', none.fold, { snapshot: { every: 100 } })).toEqual(loaded);
+    expect(none.seen.events).toBe(0);
+    expect([...requests.counts]).toEqual([['QueryCommand', 1]]);
+  }, 60_000);
+
+  test('more events since the snapshot than the Query reached: the rest are read ascending, each once, in order', async () => {
+    await fillOrder('long-tail', 99);
+    await Orders.load('long-tail', fold().fold, { snapshot: { every: 50 } }); // saves one at 100
+    for (let n = 0; n < 3; n++) {
+      await Orders.append(
+        'long-tail',
+        range(1, 40).map((sku) => ({ type: 'ItemAdded' as const, data: { sku: `t-${sku}`, price: 1 } })),
+      );
+    }
+    requests.reset();
+    const versions: number[] = [];
+    const seen = { initial: emptyOrder, evolve: (state: OrderState, event: OrderEvent) => (versions.push(event.version), evolveOrder(state, event)) };
+    const loaded = await Orders.load('long-tail', seen, { snapshot: { every: 50 } });
+    expect(requests.count('QueryCommand')).toBe(2);
+    expect(requests.count('GetItemCommand')).toBe(0);
+    expect(versions).toEqual(range(101, 220));
+    expect(loaded).toEqual(await Orders.load('long-tail', fold().fold));
+  }, 60_000);
+
+  test('snapshots of other names are passed over, whichever sorts first', async () => {
+    await fillOrder('names', 9);
+    const full = await Orders.load('names', fold().fold);
+    await Orders.saveSnapshot('names', { version: 9, state: 'not the default fold' }, 'a-first');
+    await Orders.saveSnapshot('names', { version: 4, state: 'neither' }, 'zz-last');
+    const loaded = await Orders.load('names', fold().fold, { snapshot: { every: 5 } });
+    expect(loaded).toEqual(full);
+    expect(await Orders.loadSnapshot('names')).toEqual({ version: 10, state: full.state });
+    expect(await Orders.loadSnapshot('names', 'a-first')).toEqual({ version: 9, state: 'not the default fold' });
+  }, 60_000);
+
+  test('a stream without a snapshot that the Query reads whole costs one Query, and a bad interval is refused', async () => {
+    await fillOrder('young', 20);
+    requests.reset();
+    const young = fold();
+    expect((await Orders.load('young', young.fold, { snapshot: { every: 100 } })).version).toBe(21);
+    expect(young.seen.events).toBe(21);
+    expect([...requests.counts].filter(([command]) => command !== 'PutItemCommand')).toEqual([['QueryCommand', 1]]);
+    for (const every of [0, 1.5, Number.NaN]) {
+      await expect(Orders.load('young', fold().fold, { snapshot: { every } })).rejects.toThrow(/`snapshot.every` to be an integer ≥ 1/);
+    }
+  }, 60_000);
+
+  test("a snapshot saved by 0.2 (under `snapshot#<name>`) is read until a newer one is saved at today's key", async () => {
+    await fillOrder('legacy', 299);
+    const full = await Orders.load('legacy', fold().fold);
+    const at200 = await Orders.load('legacy', {
+      initial: emptyOrder,
+      evolve: (state: OrderState, event: OrderEvent) => (event.version <= 200 ? evolveOrder(state, event) : state),
+    });
+    // The item exactly as 0.2 wrote it.
+    await client.send(
+      new PutItemCommand({
+        TableName: table,
+        Item: marshall({
+          pk: 'Order#legacy',
+          sk: 'snapshot#default',
+          _dfSnapshot: 'Order',
+          version: 200,
+          state: JSON.stringify(at200.state),
+          timestamp: '2026-06-01T10:00:00.000Z',
+        }),
+      }),
+    );
+    expect(await Orders.loadSnapshot('legacy')).toEqual({ version: 200, state: at200.state });
+
+    requests.reset();
+    const first = fold();
+    expect(await Orders.load('legacy', first.fold, { snapshot: { every: 100 } })).toEqual(full);
+    expect(first.seen.events).toBe(100); // from the old snapshot, not from version 1
+    expect(requests.count('GetItemCommand')).toBe(1);
+    expect(requests.count('PutItemCommand')).toBe(1); // it saved one at today's key
+
+    requests.reset();
+    const second = fold();
+    expect(await Orders.load('legacy', second.fold, { snapshot: { every: 100 } })).toEqual(full);
+    expect(second.seen.events).toBe(0);
+    expect([...requests.counts]).toEqual([['QueryCommand', 1]]);
+    expect(await Orders.loadSnapshot('legacy')).toEqual({ version: 300, state: full.state });
+  }, 60_000);
+});

@@ -4,6 +4,7 @@ import { EventStreamDefaults } from './defaults';
 import { resolveCallRetry } from './event-stream-options';
 import type { AppendResult, StreamEvent } from './types';
 import type { Snapshot } from './snapshots';
+import type { SnapshotPage } from './stream-reader';
 import type { InlineProjection, InlineResult } from './inline';
 import type { ProjectedRows, WaitForProjections } from './read-your-writes';
 
@@ -99,8 +100,14 @@ export interface LostRace<Event> {
 /** What the command helper needs of a stream (kept narrow so it is easy to test and reason about). */
 interface CommandTarget<Event, NewEvent> {
   readonly name: string;
-  /** The events from `fromVersion` to the head, strongly consistent unless `consistent` is false. */
-  loadEvents(id: string, fromVersion: number, consistent: boolean, signal: AbortSignal | undefined): AsyncIterable<Event>;
+  /** The events from `fromVersion` to `toVersion` (default the head), strongly consistent unless `consistent` is false. */
+  loadEvents(id: string, fromVersion: number, consistent: boolean, signal: AbortSignal | undefined, toVersion?: number): AsyncIterable<Event>;
+  /** The snapshot under `name` and the newest events, read together (see `readSnapshotPage`). */
+  loadSnapshotPage(
+    id: string,
+    name: string | undefined,
+    reading: { limit: number; consistent: boolean; signal: AbortSignal | undefined },
+  ): Promise<SnapshotPage<Event>>;
   appendAfterLoad(
     id: string,
     events: ReadonlyArray<NewEvent>,
@@ -113,11 +120,6 @@ interface CommandTarget<Event, NewEvent> {
       inline?: ReadonlyArray<InlineProjection> | undefined;
     },
   ): Promise<AppendResult<Event> | LostRace<Event>>;
-  loadSnapshot<State>(
-    id: string,
-    name?: string,
-    options?: { signal?: AbortSignal | undefined; consistent?: boolean | undefined },
-  ): Promise<Snapshot<State> | undefined>;
   saveSnapshot<State>(id: string, snapshot: Snapshot<State>, name?: string, options?: { signal?: AbortSignal | undefined }): Promise<boolean>;
   readonly skipsInFolds?: ((event: Event) => boolean) | undefined;
 }
@@ -135,12 +137,15 @@ export async function loadState<State, Event extends StreamEvent, NewEvent>(
 ): Promise<Loaded<State>> {
   const { signal } = options;
   const stateVersion = snapshotStateVersion(options.snapshot);
-  const stored =
-    options.snapshot === undefined ? undefined : await stream.loadSnapshot<unknown>(streamId, options.snapshot.name, { signal, consistent });
+  const page =
+    options.snapshot === undefined
+      ? undefined
+      : await stream.loadSnapshotPage(streamId, options.snapshot.name, { limit: snapshotPageLimit(options.snapshot), consistent, signal });
+  const stored = page?.snapshot;
   const snapshot = stored === undefined ? undefined : usableSnapshot(stored, stateVersion, options.snapshot?.upcast);
   const fromSnapshot = snapshot?.version ?? 0;
   const start = { state: snapshot === undefined ? initialState(fold.initial) : snapshot.state, version: fromSnapshot };
-  const folded = await foldAfter(stream, streamId, foldingEvolve(stream, fold.evolve), start, consistent, signal);
+  const folded = await foldAfter(stream, streamId, foldingEvolve(stream, fold.evolve), start, consistent, signal, page);
   // Appends keep versions contiguous; an eventually consistent read that saw otherwise is folded again, strongly.
   if (folded === 'gap') return loadState(stream, streamId, fold, options, true);
   const { state, version } = folded;
@@ -164,6 +169,20 @@ function snapshotStateVersion(options: SnapshotOptions<unknown> | undefined): nu
   return version;
 }
 
+/**
+ * How many items a load's first Query reads: the snapshot and the events up to a snapshot interval after
+ * it (a load that folds `every` events saves a new one), at most a page.
+ */
+function snapshotPageLimit(options: SnapshotOptions<unknown>): number {
+  const { every } = options;
+  if (every !== undefined && (!Number.isSafeInteger(every) || every < 1)) {
+    throw new ValidationError(`Expected \`snapshot.every\` to be an integer ≥ 1, got ${String(every)}.`, [
+      { path: ['snapshot', 'every'], message: 'not an integer ≥ 1' },
+    ]);
+  }
+  return Math.min(every ?? EventStreamDefaults.readPageSize, EventStreamDefaults.readPageSize) + 1;
+}
+
 /** A snapshot of today's state version as it is, one of an older version upcast when there is a function for it, else none. */
 function usableSnapshot<State>(
   stored: Snapshot<unknown>,
@@ -185,7 +204,11 @@ function foldingEvolve<State, Event extends StreamEvent, NewEvent>(
   return skips === undefined ? evolve : (state, event) => (skips(event) ? state : evolve(state, event));
 }
 
-/** Folds the events after `start` into its state; `'gap'` when an eventually consistent read's versions are not contiguous. */
+/**
+ * Folds the events after `start` into its state; `'gap'` when an eventually consistent read's versions
+ * are not contiguous. With a snapshot page, its newest events are folded last, after reading those
+ * between `start` and them when the page did not reach that far.
+ */
 async function foldAfter<State, Event extends StreamEvent, NewEvent>(
   stream: CommandTarget<Event, NewEvent>,
   streamId: string,
@@ -193,14 +216,33 @@ async function foldAfter<State, Event extends StreamEvent, NewEvent>(
   start: Loaded<State>,
   consistent: boolean,
   signal: AbortSignal | undefined,
+  page?: SnapshotPage<Event>,
 ): Promise<Loaded<State> | 'gap'> {
   let { state, version } = start;
-  for await (const event of stream.loadEvents(streamId, version + 1, consistent, signal)) {
+  for await (const event of eventsAfter(stream, streamId, version, { consistent, signal }, page)) {
     if (!consistent && event.version !== version + 1) return 'gap';
     state = evolve(state, event);
     version = event.version;
   }
   return { state, version };
+}
+
+/** The events after version `after`: from the snapshot page where it reaches back far enough, else read ascending first. */
+async function* eventsAfter<Event extends StreamEvent, NewEvent>(
+  stream: CommandTarget<Event, NewEvent>,
+  streamId: string,
+  after: number,
+  reading: { consistent: boolean; signal: AbortSignal | undefined },
+  page: SnapshotPage<Event> | undefined,
+): AsyncGenerator<Event> {
+  const { consistent, signal } = reading;
+  const oldest = page?.newest[0]?.version;
+  if (page === undefined || (oldest === undefined && !page.complete)) {
+    yield* stream.loadEvents(streamId, after + 1, consistent, signal);
+    return;
+  }
+  if (oldest !== undefined && oldest > after + 1 && !page.complete) yield* stream.loadEvents(streamId, after + 1, consistent, signal, oldest - 1);
+  for (const event of page.newest) if (event.version > after) yield event;
 }
 
 export async function executeCommand<State, Event extends StreamEvent, NewEvent>(

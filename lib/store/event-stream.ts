@@ -22,8 +22,8 @@ import { EventStreamDefaults } from './defaults';
 import { eventCodec, fromEventItem, validateMetadata, validateNewEvent, writtenEvent, type EventCodec, type ValidEvent } from './event-codec';
 import { MAX_VERSION, partitionKeyOf } from './layout';
 import { SentinelAttributes, assertSameRequest, requestHash, type SentinelTtl } from './idempotency';
-import { loadSnapshot, saveSnapshot, type Snapshot } from './snapshots';
-import { readEvents, readHead } from './stream-reader';
+import { DEFAULT_SNAPSHOT_NAME, loadLegacySnapshot, loadSnapshot, saveSnapshot, type Snapshot } from './snapshots';
+import { readEvents, readHead, readSnapshotPage, type SnapshotPage } from './stream-reader';
 import { waitForProjections } from './read-your-writes';
 import { instancePages } from './stream-instances';
 import type { AppendResult, EventOf, EventSchemas, NewEventOf, ReadRange, StreamIdOf } from './types';
@@ -366,11 +366,36 @@ export class EventStream<
     return loadSnapshot<State>(documents, this.table, this.codec, this.formatStreamId(id), name, options.consistent ?? true);
   }
 
-  /** @internal A command's load: the events from `fromVersion` to the head, strongly consistent unless `consistent` is false. */
-  loadEvents(streamId: string, fromVersion: number, consistent: boolean, signal: AbortSignal | undefined): AsyncGenerator<EventOf<Events>> {
-    const range = { fromVersion, toVersion: MAX_VERSION };
+  /** @internal A load's events from `fromVersion` to `toVersion` (default the head), strongly consistent unless `consistent` is false. */
+  loadEvents(
+    streamId: string,
+    fromVersion: number,
+    consistent: boolean,
+    signal: AbortSignal | undefined,
+    toVersion = MAX_VERSION,
+  ): AsyncGenerator<EventOf<Events>> {
+    const range = { fromVersion, toVersion };
     const reading = { pageSize: EventStreamDefaults.readPageSize, consistent };
     return readEvents(withSignal(this.documents, signal), this.table, this.codec, streamId, range, reading) as AsyncGenerator<EventOf<Events>>;
+  }
+
+  /**
+   * @internal A load's first read: the snapshot under `name` and the newest events in one Query. A table
+   * written by 0.2 keeps its snapshots under the old key until a newer one is saved: when the Query found
+   * none and did not reach version 1, that key is read too (folding from version 1 needs no snapshot).
+   */
+  async loadSnapshotPage(
+    streamId: string,
+    name: string | undefined,
+    reading: { limit: number; consistent: boolean; signal: AbortSignal | undefined },
+  ): Promise<SnapshotPage<EventOf<Events>>> {
+    const documents = withSignal(this.documents, reading.signal);
+    const snapshotName = name ?? DEFAULT_SNAPSHOT_NAME;
+    const page = await readSnapshotPage(documents, this.table, this.codec, streamId, snapshotName, reading);
+    const typed = page as SnapshotPage<EventOf<Events>>;
+    if (page.snapshot !== undefined || page.complete) return typed;
+    const legacy = await loadLegacySnapshot(documents, this.table, this.codec, streamId, snapshotName, reading.consistent);
+    return legacy === undefined ? typed : { ...typed, snapshot: legacy };
   }
 
   /** Folds the stream instance from its latest snapshot (if `snapshot` is given) plus the newer events. */

@@ -1,8 +1,13 @@
 /**
  * How event streams are laid out in their table. One partition per stream instance
  * (`pk = <streamName>#<streamId>`); in it one item per event (`sk = e#<version, zero-padded>`), one
- * snapshot item and one sentinel item per idempotency key. The marker attributes tell the three apart
- * from each other and from any other item sharing the table.
+ * snapshot item per snapshot name (`sk = e$snapshot#<name>`) and one sentinel item per idempotency key
+ * (`sk = i#<key>`). The marker attributes tell the three apart from each other and from any other item
+ * sharing the table.
+ *
+ * Sort keys order a partition as events, then snapshots (`$` sorts right after `#`), then sentinels: one
+ * Query, newest first, from a snapshot's key reads the snapshot and the newest events with no sentinel
+ * in between (see `readSnapshotPage`).
  */
 export const Layout = {
   partitionKey: 'pk',
@@ -18,7 +23,10 @@ export const Layout = {
   /** On event items: the version of the event's type its data has, absent for version 1 (and before types had versions). */
   typeVersion: 'tv',
   eventPrefix: 'e#',
-  snapshotSortKey: 'snapshot',
+  /** Snapshots' sort keys: this, `#` and the snapshot's name. */
+  snapshotPrefix: 'e$snapshot#',
+  /** Where 0.2 kept snapshots (`snapshot#<name>`, after the sentinels): read while no snapshot is at the new key. */
+  legacySnapshotPrefix: 'snapshot#',
   idempotencyPrefix: 'i#',
   versionDigits: 10,
 } as const;
@@ -37,6 +45,10 @@ export function instanceKey(event: { readonly streamName: string; readonly strea
 
 export function eventSortKey(version: number): string {
   return Layout.eventPrefix + String(version).padStart(Layout.versionDigits, '0');
+}
+
+export function snapshotSortKey(name: string): string {
+  return Layout.snapshotPrefix + name;
 }
 
 /** The largest version a sort key can hold. */

@@ -2,7 +2,7 @@ import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DecodeError, ValidationError } from '../errors';
 import { asRequestError, compress, decompress, getItem, isConditionFailure } from '../dynamo';
 import type { EventCodec } from './event-codec';
-import { Layout, MAX_VERSION, partitionKeyOf } from './layout';
+import { Layout, MAX_VERSION, partitionKeyOf, snapshotSortKey } from './layout';
 import { describeDataIssues, jsonIssues } from './plain-data';
 
 /** A fold's state as of a version, saved to shorten later loads. */
@@ -16,11 +16,8 @@ export interface Snapshot<State> {
 /** Snapshots are kept per name, so two folds over one stream keep their own. */
 export const DEFAULT_SNAPSHOT_NAME = 'default';
 
-function snapshotKey(codec: EventCodec, streamId: string, name: string): Record<string, string> {
-  return {
-    [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId),
-    [Layout.sortKey]: `${Layout.snapshotSortKey}#${name}`,
-  };
+function snapshotKey(codec: EventCodec, streamId: string, sortKey: string): Record<string, string> {
+  return { [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId), [Layout.sortKey]: sortKey };
 }
 
 /**
@@ -46,7 +43,7 @@ export async function saveSnapshot<State>(
       new PutCommand({
         TableName: table,
         Item: {
-          ...snapshotKey(codec, streamId, name),
+          ...snapshotKey(codec, streamId, snapshotSortKey(name)),
           [Layout.snapshotMarker]: codec.streamName,
           version: snapshot.version,
           ...(stateVersion === 1 ? {} : { [stateVersionAttribute]: stateVersion }),
@@ -101,7 +98,10 @@ function validateSnapshot(codec: EventCodec, streamId: string, snapshot: Snapsho
     throw new ValidationError(`${where} can't be stored: ${describeDataIssues(issues)}. A snapshot's state must be plain JSON.`, issues);
 }
 
-/** The latest snapshot of a stream instance under `name`, read strongly consistent unless `consistent` is false. */
+/**
+ * The latest snapshot of a stream instance under `name`, read strongly consistent unless `consistent` is
+ * false: at its key, else (a table written by 0.2, no snapshot saved since) at the key 0.2 used.
+ */
 export async function loadSnapshot<State>(
   documents: DynamoDBDocumentClient,
   table: string,
@@ -110,8 +110,29 @@ export async function loadSnapshot<State>(
   name = DEFAULT_SNAPSHOT_NAME,
   consistent = true,
 ): Promise<Snapshot<State> | undefined> {
-  const item = await getItem(documents, table, snapshotKey(codec, streamId, name), consistent);
-  if (item === undefined) return undefined;
+  const item = await getItem(documents, table, snapshotKey(codec, streamId, snapshotSortKey(name)), consistent);
+  if (item !== undefined) return decodeSnapshot<State>(codec, streamId, name, item);
+  return loadLegacySnapshot<State>(documents, table, codec, streamId, name, consistent);
+}
+
+/**
+ * A snapshot saved by 0.2 under `snapshot#<name>`. Saving one moves it to the new key (the old item
+ * stays, unread once the new one exists), so this is read only while a stream has no newer snapshot.
+ */
+export async function loadLegacySnapshot<State>(
+  documents: DynamoDBDocumentClient,
+  table: string,
+  codec: EventCodec,
+  streamId: string,
+  name: string,
+  consistent: boolean,
+): Promise<Snapshot<State> | undefined> {
+  const item = await getItem(documents, table, snapshotKey(codec, streamId, Layout.legacySnapshotPrefix + name), consistent);
+  return item === undefined ? undefined : decodeSnapshot<State>(codec, streamId, name, item);
+}
+
+/** A stored snapshot item's snapshot; a broken one is a {@link DecodeError} saying to delete it. */
+export function decodeSnapshot<State>(codec: EventCodec, streamId: string, name: string, item: Readonly<Record<string, unknown>>): Snapshot<State> {
   const { version, state } = item;
   const encoding = item[Layout.encoding];
   try {

@@ -1,7 +1,8 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { fromEventItem, type EventCodec } from './event-codec';
-import { Layout, eventSortKey, partitionKeyOf } from './layout';
+import { Layout, eventSortKey, partitionKeyOf, snapshotSortKey } from './layout';
 import { request } from '../dynamo';
+import { decodeSnapshot, type Snapshot } from './snapshots';
 import type { StreamEvent } from './types';
 
 /** A version range of one stream instance, inclusive at both ends. */
@@ -81,4 +82,57 @@ export async function readHead(documents: DynamoDBDocumentClient, table: string,
   );
   const version = page.Items?.[0]?.['version'];
   return typeof version === 'number' ? version : 0;
+}
+
+/** What one Query from a snapshot's key down through the newest events read. */
+export interface SnapshotPage<Event = StreamEvent> {
+  /** The snapshot under the name asked for, when one is saved at its key. */
+  readonly snapshot: Snapshot<unknown> | undefined;
+  /** The newest events the Query reached, in version order. */
+  readonly newest: ReadonlyArray<Event>;
+  /** Whether the Query read every event there is: `newest` starts at version 1, or the stream has none. */
+  readonly complete: boolean;
+}
+
+/**
+ * Reads a stream instance's snapshot under `name` and its newest events in ONE Query, newest first: the
+ * snapshot's sort key sorts right after the events (see `Layout`), so the Query starts at the snapshot
+ * and goes on down through the events from the head. `limit` items at most (the snapshot interval plus
+ * one reaches the snapshot's version on a stream that saves one every so many events); snapshots of other
+ * names that sort before this one are read and passed over. What the page does not reach, the load reads
+ * ascending (`readEvents`).
+ */
+export async function readSnapshotPage(
+  documents: DynamoDBDocumentClient,
+  table: string,
+  codec: EventCodec,
+  streamId: string,
+  name: string,
+  reading: { readonly limit: number; readonly consistent: boolean },
+): Promise<SnapshotPage> {
+  const key = snapshotSortKey(name);
+  const page = await request('Query', table, () =>
+    documents.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :snapshot',
+        ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#sk': Layout.sortKey },
+        ExpressionAttributeValues: { ':pk': partitionKeyOf(codec.streamName, streamId), ':first': eventSortKey(1), ':snapshot': key },
+        ScanIndexForward: false,
+        ConsistentRead: reading.consistent,
+        Limit: reading.limit,
+      }),
+    ),
+  );
+  const items = page.Items ?? [];
+  let snapshot: Snapshot<unknown> | undefined;
+  const newest: StreamEvent[] = [];
+  for (const item of items) {
+    const sortKey = item[Layout.sortKey];
+    if (sortKey === key) snapshot = decodeSnapshot(codec, streamId, name, item);
+    else if (typeof sortKey === 'string' && sortKey.startsWith(Layout.eventPrefix)) newest.push(fromEventItem(codec, item));
+  }
+  newest.reverse();
+  const complete = page.LastEvaluatedKey === undefined || newest[0]?.version === 1;
+  return { snapshot, newest, complete };
 }
