@@ -92,6 +92,33 @@ describe('which request an append is', () => {
     expect(sent()).toEqual({ QueryCommand: 1, TransactWriteItemsCommand: 1 });
   });
 
+  test('a transaction after a read (a command, the head) has no ConditionCheck; one at a caller-supplied version does', async () => {
+    const shapes: string[][] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { TransactItems?: ReadonlyArray<Record<string, unknown>> };
+        if (context.commandName === 'TransactWriteItemsCommand') shapes.push((input.TransactItems ?? []).map((item) => Object.keys(item)[0] ?? ''));
+        return next(args);
+      },
+      { step: 'initialize', name: 'transaction-shapes' },
+    );
+    try {
+      const id = freshId();
+      await Orders.append(id, [{ type: 'OrderPlaced', data: { customer: 'cy' } }], { expectedVersion: 0 });
+      await Orders.execute<OrderState>(id, { ...order, decide: () => [added('a'), added('b')] });
+      await Orders.append(id, [added('c'), added('d')]);
+      await Orders.append(id, [added('e'), added('f')], { expectedVersion: 5 });
+      expect(shapes).toEqual([
+        ['Put', 'Put'],
+        ['Put', 'Put'],
+        ['ConditionCheck', 'Put', 'Put'],
+      ]);
+      expect((await Orders.read(id)).map((event) => event.version)).toEqual(range(1, 7));
+    } finally {
+      client.middlewareStack.remove('transaction-shapes');
+    }
+  });
+
   test('a command that loses a race decides again on the event that won, without reading the stream again', async () => {
     const id = freshId();
     await Orders.append(id, [{ type: 'OrderPlaced', data: { customer: 'bo' } }], { expectedVersion: 0 });

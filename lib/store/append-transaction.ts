@@ -20,6 +20,12 @@ export interface AppendPlan {
   /** Sentinels expire this long after the append (DynamoDB TTL on `attribute`); an expired one is replaced. */
   readonly sentinelTtl?: SentinelTtl | undefined;
   readonly timestamp: string;
+  /**
+   * Version `expectedVersion` was read from the table (a head read, a command's load), not given by the
+   * caller: events are never deleted, so it still exists, and the transaction needs no ConditionCheck
+   * for it (the Puts' `attribute_not_exists` keep versions contiguous), which saves two write units.
+   */
+  readonly predecessorRead?: boolean | undefined;
 }
 
 /** How a cancelled append transaction failed. */
@@ -45,7 +51,7 @@ export function planItems(codec: EventCodec, plan: AppendPlan): Record<string, u
   const last = plan.expectedVersion + plan.events.length;
   if (last > MAX_VERSION) throw new ValidationError(`Stream ${codec.streamName} "${plan.streamId}" would exceed version ${MAX_VERSION}.`);
   const items = plan.events.map((event, index) => toEventItem(codec, plan.streamId, plan.expectedVersion + 1 + index, event, plan.timestamp));
-  const count = items.length + (plan.expectedVersion > 0 ? 1 : 0) + (plan.idempotencyKey === undefined ? 0 : 1);
+  const count = items.length + (needsConditionCheck(plan) ? 1 : 0) + (plan.idempotencyKey === undefined ? 0 : 1);
   if (count > TransactionLimits.items) {
     throw new TransactionLimitError(
       `An append of ${items.length} events needs ${count} transaction items; DynamoDB allows ${TransactionLimits.items}. ` +
@@ -76,10 +82,15 @@ export function planItems(codec: EventCodec, plan: AppendPlan): Record<string, u
   return items;
 }
 
+/** Whether the transaction must check that `expectedVersion` exists: it does unless that version was read. */
+function needsConditionCheck(plan: AppendPlan): boolean {
+  return plan.expectedVersion > 0 && plan.predecessorRead !== true;
+}
+
 /**
- * Sends the append as ONE TransactWriteItems: a ConditionCheck that `expectedVersion` exists (so versions
- * stay contiguous: when n exists, 1..n are committed), a Put per new version conditioned on not existing,
- * and the idempotency sentinel conditioned on not existing.
+ * Sends the append as ONE TransactWriteItems: a ConditionCheck that `expectedVersion` exists unless it was
+ * read (so versions stay contiguous: when n exists, 1..n are committed), a Put per new version conditioned
+ * on not existing, and the idempotency sentinel conditioned on not existing.
  */
 export async function sendAppend(
   documents: DynamoDBDocumentClient,
@@ -91,7 +102,7 @@ export async function sendAppend(
   const pk = partitionKeyOf(codec.streamName, plan.streamId);
   const notExists = { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': Layout.partitionKey } };
   const transactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [];
-  if (plan.expectedVersion > 0) {
+  if (needsConditionCheck(plan)) {
     transactItems.push({
       ConditionCheck: {
         TableName: plan.table,

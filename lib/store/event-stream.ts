@@ -204,6 +204,7 @@ export class EventStream<
       expectedVersion,
       events,
       timestamp: new Date().toISOString(),
+      predecessorRead,
       ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
     };
     const items = planItems(this.codec, plan);
