@@ -16,6 +16,7 @@ function conflictingPeer(client: DynamoDBClient, conflictsEach: number): Peer {
     destroy: () => client.destroy(),
     streamArn: '',
     append: unused,
+    command: unused,
     appendContended: () => new Promise((resolve) => setImmediate(() => resolve(conflictsEach))),
     load: unused,
     loadWithSnapshot: undefined,

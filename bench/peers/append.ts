@@ -25,6 +25,21 @@ export function appendRound(m: Metered, round: number, appendsPerWriter: number)
 }
 
 /**
+ * 16 writers, each on its own stream, running `commandsPerWriter` commands one after another: a load, one
+ * event decided on it, its append. The streams grow from empty, so later loads read more.
+ */
+export function commandRound(m: Metered, round: number, commandsPerWriter: number): Promise<Sample> {
+  return sample(m, APPEND_WRITERS * commandsPerWriter, async (latency) => {
+    await Promise.all(
+      Array.from({ length: APPEND_WRITERS }, async (_, w) => {
+        for (let i = 0; i < commandsPerWriter; i++) latency(await time(() => m.peer.command(`c${round}-w${w}`)));
+      }),
+    );
+    return 0;
+  });
+}
+
+/**
  * `writers` (50 in the full run) on one stream, one event at a time, each trying again on a conflict: one
  * latency per event, retries included.
  */

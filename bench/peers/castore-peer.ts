@@ -109,6 +109,10 @@ export async function castorePeer(endpoint: Endpoint, prefix: string): Promise<P
     destroy,
     streamArn: created.TableDescription?.LatestStreamArn ?? '',
     append: push,
+    command: async (orderId) => {
+      const { aggregate } = await store.getAggregate(orderId);
+      await push(orderId, aggregate?.version ?? 0, 1);
+    },
     appendContended: async (orderId) => {
       for (let conflicts = 0; ; conflicts++) {
         // As its commands do: the aggregate, then the next version. (`getEvents` with `reverse` and `limit: 1`

@@ -1,4 +1,3 @@
-import { ConcurrencyError } from 'dynafold';
 import { evolveSummary, initialSummary, newEvents, orderTables, summaries, summaryProjection } from '../support/orders';
 import { clients, type Endpoint } from '../support/local';
 import type { Peer } from './peer';
@@ -6,7 +5,10 @@ import { countWrong } from './verify';
 
 const SNAPSHOT = { name: 'summary' };
 
-/** dynafold: `EventStream.append` with `expectedVersion`, `load` (with a snapshot), `Projection.processBatch`. */
+/**
+ * dynafold: `EventStream.append` with `expectedVersion`, `execute` for commands and contended writers (the
+ * decider path, as equinox-js's `transact`), `load` (with a snapshot), `Projection.processBatch`.
+ */
 export async function dynafoldPeer(endpoint: Endpoint, prefix: string): Promise<Peer> {
   const { client, destroy } = clients(endpoint);
   const { events, views, stream } = await orderTables(client, `${prefix}-dynafold`);
@@ -19,16 +21,15 @@ export async function dynafoldPeer(endpoint: Endpoint, prefix: string): Promise<
     append: async (orderId, expectedVersion, count) => {
       await stream.append({ orderId }, newEvents(expectedVersion + 1, count), { expectedVersion });
     },
+    command: async (orderId) => {
+      await stream.execute(orderId, { ...fold(orderId), decide: (_state, version) => newEvents(version + 1, 1) });
+    },
     appendContended: async (orderId) => {
-      for (let conflicts = 0; ; conflicts++) {
-        const head = await stream.version({ orderId });
-        try {
-          await stream.append({ orderId }, newEvents(head + 1, 1), { expectedVersion: head });
-          return conflicts;
-        } catch (error) {
-          if (!(error instanceof ConcurrencyError)) throw error;
-        }
-      }
+      // Each decision after the first follows a lost race. As many tries as equinox-js's `transact` is given.
+      let decisions = 0;
+      const decide = (_state: unknown, version: number) => (decisions++, newEvents(version + 1, 1));
+      await stream.execute(orderId, { ...fold(orderId), decide }, { retry: { attempts: 1_000 } });
+      return decisions - 1;
     },
     load: async (orderId) => (await stream.load(orderId, fold(orderId))).state,
     loadWithSnapshot: async (orderId) => (await stream.load(orderId, fold(orderId), { snapshot: SNAPSHOT })).state,

@@ -115,6 +115,10 @@ export async function equinoxPeer(endpoint: Endpoint, prefix: string): Promise<P
     append: async (orderId, expectedVersion, count) => {
       await cached(orderId).transact(decide(count), expectedVersion === 0 ? LoadOption.AssumeEmpty : LoadOption.AnyCachedValue, 1_000);
     },
+    // A command loads the tip (through the snapshot strategy, uncached) and decides on it.
+    command: async (orderId) => {
+      await fromSnapshot(orderId).transact(decide(1), LoadOption.RequireLoad, 1_000);
+    },
     appendContended: async (orderId) => {
       // Each decision after the first follows a conflict (the sync failed and the state was reloaded).
       let decisions = 0;

@@ -20,6 +20,8 @@ export interface Peer {
   readonly streamArn: string;
   /** Appends `count` new events to `orderId`, whose head is `expectedVersion` (the writer knows it). */
   append(orderId: string, expectedVersion: number, count: number): Promise<void>;
+  /** A command on `orderId`: loads it, decides one event on the state, appends it conditioned on what it loaded. */
+  command(orderId: string): Promise<void>;
   /** Appends one event to a contended stream: learns the head, appends, tries again on a conflict. Resolves the conflicts met. */
   appendContended(orderId: string): Promise<number>;
   /** Loads the stream and folds it into the order summary. */

@@ -1,4 +1,4 @@
-import { appendRound, contendedRound, warmUp, APPEND_WRITERS, EVENTS_PER_APPEND } from '../peers/append';
+import { appendRound, commandRound, contendedRound, warmUp, APPEND_WRITERS, EVENTS_PER_APPEND } from '../peers/append';
 import { castorePeer } from '../peers/castore-peer';
 import { dynafoldPeer } from '../peers/dynafold-peer';
 import { equinoxPeer } from '../peers/equinox-peer';
@@ -19,6 +19,7 @@ function sizes(quick: boolean) {
     ? {
         appendRounds: 2,
         appendsPerWriter: 2,
+        commandsPerWriter: 3,
         contendedRounds: 2,
         contendedWriters: 10,
         contendedPerWriter: 1,
@@ -30,6 +31,7 @@ function sizes(quick: boolean) {
     : {
         appendRounds: 4,
         appendsPerWriter: 40,
+        commandsPerWriter: 20,
         contendedRounds: 4,
         contendedWriters: 50,
         contendedPerWriter: 3,
@@ -100,6 +102,18 @@ export const peers: Scenario = {
           ...BILLED,
         ]),
       );
+
+      const commands = sumUp(await alternate(all, size.appendRounds, (m, round) => commandRound(m, round, size.commandsPerWriter)));
+      context.log(`  command: ${JSON.stringify(Object.fromEntries(commands))}`);
+      rows.push(
+        ...sampleRows(`command (load + 1 event), ${APPEND_WRITERS} writers`, commands, [
+          ['events/s ↑', (s) => s.eventsPerSecond],
+          ['p50 ms ↓', (s) => s.p50],
+          ['requests/event ↓', (s) => s.requestsPerEvent],
+          ...BILLED,
+        ]),
+      );
+      details['command'] = Object.fromEntries(commands);
 
       const contended = sumUp(
         await alternate(all, size.contendedRounds, (m, round) => contendedRound(m, round, size.contendedWriters, size.contendedPerWriter)),

@@ -170,8 +170,8 @@ function snapshotStateVersion(options: SnapshotOptions<unknown> | undefined): nu
 }
 
 /**
- * How many items a load's first Query reads: the snapshot and the events up to a snapshot interval after
- * it (a load that folds `every` events saves a new one), at most a page.
+ * How many items a load's first Query reads: the snapshot and the events after it, up to a snapshot
+ * interval (a load that folds `every` events saves a new one) or `EventStreamDefaults.snapshotReadAhead`.
  */
 function snapshotPageLimit(options: SnapshotOptions<unknown>): number {
   const { every } = options;
@@ -180,7 +180,7 @@ function snapshotPageLimit(options: SnapshotOptions<unknown>): number {
       { path: ['snapshot', 'every'], message: 'not an integer ≥ 1' },
     ]);
   }
-  return Math.min(every ?? EventStreamDefaults.readPageSize, EventStreamDefaults.readPageSize) + 1;
+  return Math.min(every ?? EventStreamDefaults.snapshotReadAhead, EventStreamDefaults.snapshotReadAhead) + 1;
 }
 
 /** A snapshot of today's state version as it is, one of an older version upcast when there is a function for it, else none. */

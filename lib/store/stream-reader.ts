@@ -97,10 +97,9 @@ export interface SnapshotPage<Event = StreamEvent> {
 /**
  * Reads a stream instance's snapshot under `name` and its newest events in ONE Query, newest first: the
  * snapshot's sort key sorts right after the events (see `Layout`), so the Query starts at the snapshot
- * and goes on down through the events from the head. `limit` items at most (the snapshot interval plus
- * one reaches the snapshot's version on a stream that saves one every so many events); snapshots of other
- * names that sort before this one are read and passed over. What the page does not reach, the load reads
- * ascending (`readEvents`).
+ * and goes on down through the events from the head, `limit` items at most (see `snapshotPageLimit`);
+ * snapshots of other names that sort before this one are read and passed over. What the page does not
+ * reach, the load reads ascending (`readEvents`).
  */
 export async function readSnapshotPage(
   documents: DynamoDBDocumentClient,
