@@ -1,9 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConcurrencyError, ValidationError } from '../errors';
 import { merge, requireInteger } from '../util';
-import { planItems, sendAppend, sentinelKey } from './append-transaction';
-import { sendInlineAppend } from './inline-append';
-import type { InlineResult } from './inline';
 import {
   executeCommand,
   loadState,
@@ -14,27 +11,19 @@ import {
   type Loaded,
   type LostRace,
 } from './command';
-import { fitsEventPut, sendEventPut } from './event-put';
-import { appendWithRetries, type AppendMode, type AttemptOutcome, type LostAppend } from './append-retries';
 import { joinComposite, splitComposite } from './composite';
-import { assertKeyLength, documentClient, getItem, withSignal } from '../dynamo';
+import { assertKeyLength, documentClient, withSignal } from '../dynamo';
 import { EventStreamDefaults } from './defaults';
-import { eventCodec, fromEventItem, validateMetadata, validateNewEvent, writtenEvent, type EventCodec, type ValidEvent } from './event-codec';
+import { eventCodec, fromEventItem, type EventCodec } from './event-codec';
 import { MAX_VERSION, partitionKeyOf } from './layout';
-import { SentinelAttributes, assertSameRequest, requestHash, type SentinelTtl } from './idempotency';
+import type { SentinelTtl } from './idempotency';
+import { StreamAppends } from './stream-appends';
 import { DEFAULT_SNAPSHOT_NAME, loadLegacySnapshot, loadSnapshot, saveSnapshot, type Snapshot } from './snapshots';
 import { readEvents, readHead, readSnapshotPage, type SnapshotPage } from './stream-reader';
 import { waitForProjections } from './read-your-writes';
 import { instancePages } from './stream-instances';
 import type { AppendResult, EventOf, EventSchemas, NewEventOf, ReadRange, StreamIdOf } from './types';
-import {
-  resolveCallRetry,
-  resolveIdempotencyTtl,
-  validateAppendOptions,
-  validateStreamOptions,
-  type AppendOptions,
-  type EventStreamOptions,
-} from './event-stream-options';
+import { resolveIdempotencyTtl, validateStreamOptions, type AppendOptions, type EventStreamOptions } from './event-stream-options';
 
 export type { AppendOptions, AppendRetry, EventStreamOptions } from './event-stream-options';
 
@@ -74,8 +63,7 @@ export class EventStream<
    * `retiredEvent({ skip: true })`; reads still return it. Absent when no type is, so folds ask nothing.
    */
   readonly skipsInFolds: ((event: { readonly type: string }) => boolean) | undefined;
-  /** The request hash of each append in progress, by its validated events (the same options go with them). */
-  private readonly requestHashes = new WeakMap<ReadonlyArray<ValidEvent>, string>();
+  private readonly appends: StreamAppends = new StreamAppends(this);
 
   constructor(options: EventStreamOptions<Name, Fields, Events>) {
     validateStreamOptions(options);
@@ -135,7 +123,7 @@ export class EventStream<
       return { ...result, projected: await waitForProjections(result.events, waitFor, options.signal) };
     }
     const streamId = this.formatStreamId(id);
-    const valid = this.validateAppend(events, options);
+    const valid = this.appends.validate(events, options);
     const { signal } = options;
     // A version past the last a stream can hold (an ETag of 11 digits, say) is stale, not invalid: no
     // stream is there, so this is the conflict a transaction would find. Only a stream that really is at
@@ -144,8 +132,8 @@ export class EventStream<
       const actual = await this.version(streamId, { signal });
       if (actual !== options.expectedVersion) throw new ConcurrencyError(this.name, streamId, options.expectedVersion, actual);
     }
-    const outcome = await this.appendValid(streamId, valid, options, options.expectedVersion === undefined ? 'head' : 'expected');
-    if ('version' in outcome) return outcome;
+    const outcome = await this.appends.append(streamId, valid, options, options.expectedVersion === undefined ? 'head' : 'expected');
+    if ('version' in outcome) return outcome as AppendResult<EventOf<Events>>;
     throw new ConcurrencyError(this.name, streamId, options.expectedVersion ?? 0, await this.version(streamId, { signal }));
   }
 
@@ -158,130 +146,10 @@ export class EventStream<
     events: ReadonlyArray<NewEventOf<Events>>,
     options: AppendOptions & { readonly expectedVersion: number },
   ): Promise<AppendResult<EventOf<Events>> | LostRace<EventOf<Events>>> {
-    const outcome = await this.appendValid(streamId, this.validateAppend(events, options), options, 'loaded');
-    if ('version' in outcome) return outcome;
-    const winner = outcome.winner === undefined ? undefined : this.decodeWinner(outcome.winner);
+    const outcome = await this.appends.append(streamId, this.appends.validate(events, options), options, 'loaded');
+    if ('version' in outcome) return outcome as AppendResult<EventOf<Events>>;
+    const winner = outcome.winner === undefined ? undefined : (this.appends.decodeWinner(outcome.winner) as EventOf<Events> | undefined);
     return { lostRace: true, actualVersion: options.expectedVersion + 1, ...(winner === undefined ? {} : { winner }) };
-  }
-
-  private async appendValid(
-    streamId: string,
-    valid: ReadonlyArray<ValidEvent>,
-    options: AppendOptions,
-    mode: AppendMode,
-  ): Promise<AppendResult<EventOf<Events>> | LostAppend> {
-    return appendWithRetries({
-      streamName: this.name,
-      streamId,
-      mode,
-      expectedVersion: options.expectedVersion,
-      retry: resolveCallRetry(options.retry, EventStreamDefaults.appendRetry, 'an append'),
-      signal: options.signal,
-      readHead: () => this.version(streamId, { signal: options.signal }),
-      attempt: (expectedVersion, predecessorRead) => this.appendAt(streamId, expectedVersion, valid, options, predecessorRead),
-    });
-  }
-
-  /** The event that won a race, decoded; `undefined` when it can't be (the command then loads the stream again). */
-  private decodeWinner(item: Record<string, unknown>): EventOf<Events> | undefined {
-    try {
-      return fromEventItem(this.codec, item) as EventOf<Events>;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async appendAt(
-    streamId: string,
-    expectedVersion: number,
-    events: ReadonlyArray<ValidEvent>,
-    options: AppendOptions,
-    predecessorRead: boolean,
-  ): Promise<AttemptOutcome<AppendResult<EventOf<Events>>>> {
-    const plan = {
-      table: this.table,
-      streamId,
-      expectedVersion,
-      events,
-      timestamp: new Date().toISOString(),
-      predecessorRead,
-      ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
-    };
-    const items = planItems(this.codec, plan);
-    const documents = withSignal(this.documents, options.signal);
-    const written = items.map((item, index) => writtenEvent(this.codec, item, events[index] as ValidEvent) as EventOf<Events>);
-    const inlineCount = options.inline?.length ?? 0;
-    const put = fitsEventPut({ expectedVersion, eventCount: items.length, idempotencyKey: options.idempotencyKey, inlineCount, predecessorRead });
-    if (put) {
-      const outcome = await sendEventPut(documents, this.table, items[0] as Record<string, unknown>);
-      return outcome.kind === 'appended'
-        ? { kind: 'appended', result: { version: expectedVersion + 1, events: written } }
-        : { kind: 'conflict', taken: true, winner: outcome.winner };
-    }
-    const { outcome, inline } =
-      inlineCount === 0
-        ? { outcome: await sendAppend(documents, this.codec, plan, items), inline: undefined }
-        : await sendInlineAppend(documents, this.codec, plan, items, written, options.inline ?? [], options.signal);
-    // The inline folds saw the very events returned here.
-    const withInline = inline === undefined ? {} : { inline: inline as InlineResult<EventOf<Events>> };
-    switch (outcome.kind) {
-      case 'appended':
-        return { kind: 'appended', result: { version: expectedVersion + items.length, events: written, ...withInline } };
-      case 'duplicate': {
-        const first = await this.firstResult(streamId, options.idempotencyKey as string, plan.requestHash as string, options.signal);
-        return first === 'contended' ? { kind: 'contended' } : { kind: 'appended', result: { ...first, ...withInline } };
-      }
-      case 'conflict':
-        // The transaction's failed item may be the ConditionCheck: which version exists is not known.
-        return { kind: 'conflict', taken: false, winner: undefined };
-      default:
-        // Only inline rows can be lost alone, and sendInlineAppend goes again without them.
-        return { kind: 'contended' };
-    }
-  }
-
-  private idempotency(idempotencyKey: string, events: ReadonlyArray<ValidEvent>, options: AppendOptions) {
-    // One append validates its events into one array and retries with it: hash it once, not on every try.
-    let hash = this.requestHashes.get(events);
-    if (hash === undefined) {
-      hash = requestHash({ events, expectedVersion: options.expectedVersion, request: options.request });
-      this.requestHashes.set(events, hash);
-    }
-    return {
-      idempotencyKey,
-      requestHash: hash,
-      ...(this.sentinelTtl === undefined ? {} : { sentinelTtl: this.sentinelTtl }),
-    };
-  }
-
-  /** The first append's result, once the sentinel shows this key was used, for this same request. */
-  private async firstResult(
-    streamId: string,
-    idempotencyKey: string,
-    hash: string,
-    signal: AbortSignal | undefined,
-  ): Promise<AppendResult<EventOf<Events>> | 'contended'> {
-    const sentinel = await getItem(withSignal(this.documents, signal), this.table, sentinelKey(this.codec, streamId, idempotencyKey));
-    // Expired and deleted since the transaction saw it: the key is free again, so try again.
-    if (sentinel === undefined) return 'contended';
-    assertSameRequest(sentinel, hash, { streamName: this.name, streamId, idempotencyKey });
-    const fromVersion = Number(sentinel[SentinelAttributes.fromVersion]);
-    const toVersion = Number(sentinel[SentinelAttributes.toVersion]);
-    return { version: toVersion, events: await this.read(streamId, { fromVersion, toVersion, signal }) };
-  }
-
-  private validateAppend(events: ReadonlyArray<unknown>, options: AppendOptions): ValidEvent[] {
-    if (!Array.isArray(events) || events.length === 0) {
-      throw new ValidationError(`An append to ${this.name} needs at least one event.`, [{ path: [], message: 'no events' }]);
-    }
-    validateAppendOptions(this.name, options);
-    const { metadata } = options;
-    return events.map((event, index) => {
-      const valid = validateNewEvent(this.codec, event, index);
-      const merged = metadata === undefined ? valid : { ...valid, metadata: { ...metadata, ...valid.metadata } };
-      if (merged.metadata !== undefined) validateMetadata(this.codec, index, merged.type, merged.metadata);
-      return merged;
-    });
   }
 
   /** The stream instance's current version (0 when it has no events), strongly consistent. */

@@ -1,0 +1,161 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ValidationError } from '../errors';
+import { getItem, withSignal } from '../dynamo';
+import { planItems, sendAppend, sentinelKey } from './append-transaction';
+import { appendWithRetries, type AppendMode, type AttemptOutcome, type LostAppend } from './append-retries';
+import { EventStreamDefaults } from './defaults';
+import { fromEventItem, validateMetadata, validateNewEvent, writtenEvent, type EventCodec, type ValidEvent } from './event-codec';
+import { fitsEventPut, sendEventPut } from './event-put';
+import { resolveCallRetry, validateAppendOptions, type AppendOptions } from './event-stream-options';
+import { SentinelAttributes, assertSameRequest, requestHash, type SentinelTtl } from './idempotency';
+import { sendInlineAppend } from './inline-append';
+import type { AppendResult, ReadRange, StreamEvent } from './types';
+
+/** What appending needs of its stream. */
+export interface AppendingStream {
+  readonly name: string;
+  readonly table: string;
+  readonly codec: EventCodec;
+  readonly documents: DynamoDBDocumentClient;
+  readonly sentinelTtl: SentinelTtl | undefined;
+  version(streamId: string, options: { signal?: AbortSignal | undefined }): Promise<number>;
+  read(streamId: string, range: ReadRange): Promise<StreamEvent[]>;
+}
+
+/**
+ * The appends of one `EventStream`: validation, the request each try is (a conditional PutItem or a
+ * transaction, see `fitsEventPut`), retries (`appendWithRetries`) and idempotent repeats.
+ */
+export class StreamAppends {
+  /** The request hash of each append in progress, by its validated events (the same options go with them). */
+  private readonly requestHashes = new WeakMap<ReadonlyArray<ValidEvent>, string>();
+
+  constructor(private readonly stream: AppendingStream) {}
+
+  /** Appends validated events in `mode` (see `AppendMode`): the result, or the race it lost when not at the head. */
+  async append(
+    streamId: string,
+    valid: ReadonlyArray<ValidEvent>,
+    options: AppendOptions,
+    mode: AppendMode,
+  ): Promise<AppendResult<StreamEvent> | LostAppend> {
+    return appendWithRetries({
+      streamName: this.stream.name,
+      streamId,
+      mode,
+      expectedVersion: options.expectedVersion,
+      retry: resolveCallRetry(options.retry, EventStreamDefaults.appendRetry, 'an append'),
+      signal: options.signal,
+      readHead: () => this.stream.version(streamId, { signal: options.signal }),
+      attempt: (expectedVersion, predecessorRead) => this.attempt(streamId, expectedVersion, valid, options, predecessorRead),
+    });
+  }
+
+  /** The event that won a race, decoded; `undefined` when it can't be (the command then loads the stream again). */
+  decodeWinner(item: Record<string, unknown>): StreamEvent | undefined {
+    try {
+      return fromEventItem(this.stream.codec, item);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** One try at `expectedVersion`: a conditional PutItem where it fits, else one transaction (with the inline rows asked for). */
+  private async attempt(
+    streamId: string,
+    expectedVersion: number,
+    events: ReadonlyArray<ValidEvent>,
+    options: AppendOptions,
+    predecessorRead: boolean,
+  ): Promise<AttemptOutcome<AppendResult<StreamEvent>>> {
+    const plan = {
+      table: this.stream.table,
+      streamId,
+      expectedVersion,
+      events,
+      timestamp: new Date().toISOString(),
+      predecessorRead,
+      ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
+    };
+    const items = planItems(this.stream.codec, plan);
+    const documents = withSignal(this.stream.documents, options.signal);
+    const written = items.map((item, index) => writtenEvent(this.stream.codec, item, events[index] as ValidEvent));
+    const inlineCount = options.inline?.length ?? 0;
+    const put = fitsEventPut({ expectedVersion, eventCount: items.length, idempotencyKey: options.idempotencyKey, inlineCount, predecessorRead });
+    if (put) {
+      const outcome = await sendEventPut(documents, this.stream.table, items[0] as Record<string, unknown>);
+      return outcome.kind === 'appended'
+        ? { kind: 'appended', result: { version: expectedVersion + 1, events: written } }
+        : { kind: 'conflict', taken: true, winner: outcome.winner };
+    }
+    const { outcome, inline } =
+      inlineCount === 0
+        ? { outcome: await sendAppend(documents, this.stream.codec, plan, items), inline: undefined }
+        : await sendInlineAppend(documents, this.stream.codec, plan, items, written, options.inline ?? [], options.signal);
+    // The inline folds saw the very events returned here.
+    const withInline = inline === undefined ? {} : { inline };
+    switch (outcome.kind) {
+      case 'appended':
+        return { kind: 'appended', result: { version: expectedVersion + items.length, events: written, ...withInline } };
+      case 'duplicate': {
+        const first = await this.firstResult(streamId, options.idempotencyKey as string, plan.requestHash as string, options.signal);
+        return first === 'contended' ? { kind: 'contended' } : { kind: 'appended', result: { ...first, ...withInline } };
+      }
+      case 'conflict':
+        // The transaction's failed item may be the ConditionCheck: which version exists is not known.
+        return { kind: 'conflict', taken: false, winner: undefined };
+      default:
+        // Only inline rows can be lost alone, and sendInlineAppend goes again without them.
+        return { kind: 'contended' };
+    }
+  }
+
+  private idempotency(idempotencyKey: string, events: ReadonlyArray<ValidEvent>, options: AppendOptions) {
+    // One append validates its events into one array and retries with it: hash it once, not on every try.
+    let hash = this.requestHashes.get(events);
+    if (hash === undefined) {
+      hash = requestHash({ events, expectedVersion: options.expectedVersion, request: options.request });
+      this.requestHashes.set(events, hash);
+    }
+    return {
+      idempotencyKey,
+      requestHash: hash,
+      ...(this.stream.sentinelTtl === undefined ? {} : { sentinelTtl: this.stream.sentinelTtl }),
+    };
+  }
+
+  /** The first append's result, once the sentinel shows this key was used, for this same request. */
+  private async firstResult(
+    streamId: string,
+    idempotencyKey: string,
+    hash: string,
+    signal: AbortSignal | undefined,
+  ): Promise<AppendResult<StreamEvent> | 'contended'> {
+    const sentinel = await getItem(
+      withSignal(this.stream.documents, signal),
+      this.stream.table,
+      sentinelKey(this.stream.codec, streamId, idempotencyKey),
+    );
+    // Expired and deleted since the transaction saw it: the key is free again, so try again.
+    if (sentinel === undefined) return 'contended';
+    assertSameRequest(sentinel, hash, { streamName: this.stream.name, streamId, idempotencyKey });
+    const fromVersion = Number(sentinel[SentinelAttributes.fromVersion]);
+    const toVersion = Number(sentinel[SentinelAttributes.toVersion]);
+    return { version: toVersion, events: await this.stream.read(streamId, { fromVersion, toVersion, signal }) };
+  }
+
+  /** The events of an append, validated with its options' metadata merged in; an invalid one is a `ValidationError`. */
+  validate(events: ReadonlyArray<unknown>, options: AppendOptions): ValidEvent[] {
+    if (!Array.isArray(events) || events.length === 0) {
+      throw new ValidationError(`An append to ${this.stream.name} needs at least one event.`, [{ path: [], message: 'no events' }]);
+    }
+    validateAppendOptions(this.stream.name, options);
+    const { metadata } = options;
+    return events.map((event, index) => {
+      const valid = validateNewEvent(this.stream.codec, event, index);
+      const merged = metadata === undefined ? valid : { ...valid, metadata: { ...metadata, ...valid.metadata } };
+      if (merged.metadata !== undefined) validateMetadata(this.stream.codec, index, merged.type, merged.metadata);
+      return merged;
+    });
+  }
+}
