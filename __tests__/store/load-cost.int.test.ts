@@ -116,6 +116,20 @@ describe("a command's eventually consistent load", () => {
     expect(reads.every((read) => read.consistent)).toBe(true);
   });
 
+  test('a load reads eventually consistent only when asked to, and `consistent` must be a boolean', async () => {
+    const id = await streamOf(3);
+    await Orders.saveSnapshot(id, { version: 2, state: { placed: false, shipped: false, items: 2, total: 2 } });
+    const fold = { initial: emptyOrder, evolve: evolveOrder };
+    reset();
+    const strong = await Orders.load(id, fold, { snapshot: {} });
+    expect(reads).toEqual([{ command: 'QueryCommand', consistent: true }]);
+    reset();
+    expect(await Orders.load(id, fold, { snapshot: {}, consistent: false })).toEqual(strong);
+    expect(reads).toEqual([{ command: 'QueryCommand', consistent: false }]);
+    const notBoolean = { consistent: 'no' } as unknown as { consistent: boolean };
+    await expect(Orders.load(id, fold, notBoolean)).rejects.toThrow(/`consistent` to be a boolean/);
+  });
+
   test('a stale load costs a lost race, decided again on the event that won, and appends nothing wrong', async () => {
     const id = await streamOf(3);
     stale = (items) => items.slice(0, -1); // the replica has not seen version 3 yet

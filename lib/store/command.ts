@@ -23,6 +23,13 @@ export interface LoadOptions<State = unknown> {
   readonly snapshot?: SnapshotOptions<State> | undefined;
   /** Cancels the call: every request is aborted and it rejects with the signal's reason. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Whether the load reads strongly consistent. An eventually consistent load costs half the read units and
+   * may miss the latest events (it reflects the stream as it was a moment ago); one whose versions are not
+   * contiguous is read again strongly consistent.
+   * @defaultValue true
+   */
+  readonly consistent?: boolean | undefined;
 }
 
 /** Where a load starts from and how often it saves a snapshot. */
@@ -126,6 +133,17 @@ interface CommandTarget<Event, NewEvent> {
 
 function initialState<State>(initial: State | (() => State)): State {
   return typeof initial === 'function' ? (initial as () => State)() : initial;
+}
+
+/** `consistent` as given, else `fallback`; anything but a boolean is a `ValidationError`. */
+export function readConsistency(consistent: unknown, fallback: boolean): boolean {
+  const value = consistent ?? fallback;
+  if (typeof value !== 'boolean') {
+    throw new ValidationError(`Expected \`consistent\` to be a boolean, got ${JSON.stringify(value)}.`, [
+      { path: ['consistent'], message: 'not a boolean' },
+    ]);
+  }
+  return value;
 }
 
 export async function loadState<State, Event extends StreamEvent, NewEvent>(
@@ -252,12 +270,7 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
   options: CommandOptions<State>,
 ): Promise<CommandResult<State, Event>> {
   const retry = resolveCallRetry(options.retry, EventStreamDefaults.commandRetry, 'a command');
-  const consistent = options.consistent ?? EventStreamDefaults.commandConsistentLoad;
-  if (typeof consistent !== 'boolean') {
-    throw new ValidationError(`Expected \`consistent\` to be a boolean, got ${String(consistent)}.`, [
-      { path: ['consistent'], message: 'not a boolean' },
-    ]);
-  }
+  const consistent = readConsistency(options.consistent, EventStreamDefaults.commandConsistentLoad);
   const started = Date.now();
   let loaded = await loadState(stream, streamId, decider, options, consistent);
   for (let attempt = 0; ; attempt++) {

@@ -4,6 +4,7 @@ import { merge, requireInteger } from '../util';
 import {
   executeCommand,
   loadState,
+  readConsistency,
   type CommandOptions,
   type CommandResult,
   type Decider,
@@ -273,7 +274,7 @@ export class EventStream<
     fold: Decider<State, EventOf<Events>, NewEventOf<Events>> | Omit<Decider<State, EventOf<Events>, NewEventOf<Events>>, 'decide'>,
     options: LoadOptions<State> = {},
   ): Promise<Loaded<State>> {
-    return loadState(this, this.formatStreamId(id), fold, options);
+    return loadState(this, this.formatStreamId(id), fold, options, readConsistency(options.consistent, true));
   }
 
   /**
