@@ -203,7 +203,7 @@ export class EventStream<
       streamId,
       expectedVersion,
       events,
-      timestamp: new Date().toISOString(),
+      appendedAt: Date.now(),
       ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
     };
     const items = planItems(this.codec, plan);
