@@ -145,6 +145,49 @@ describe('a stream of 0.2 events 1..3 and new events after them', () => {
     }
   });
 
+  test('execute that loses its version to a 0.2 writer decides again on the 0.2 event that won', async () => {
+    // A writer still on 0.2 takes version 4 between this command's load and its Put.
+    const racing = testClient();
+    let rival: Record<string, unknown> | undefined = itemOf02('raced', 4, { type: 'ItemAdded', data: { sku: 'rival', price: 10 } });
+    racing.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutItemCommand' && rival !== undefined) {
+          const item = rival;
+          rival = undefined;
+          await client.send(new PutItemCommand({ TableName: table, Item: marshall(item) }));
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'rivalOn02' },
+    );
+    try {
+      const old = await writeAs02('raced');
+      const decided: number[] = [];
+      const result = await orderStream(racing, table).execute('raced', {
+        ...orderFold,
+        decide: (state) => {
+          decided.push(state.items);
+          return [{ type: 'ItemAdded' as const, data: { sku: 'mine', price: 2 } }];
+        },
+      });
+      expect(decided).toEqual([2, 3]);
+      expect(result).toMatchObject({ version: 5, state: { items: 4, total: 19.5 } });
+      const events = await orders.read('raced');
+      expect(events.slice(0, 3)).toEqual(old);
+      expect(events[3]).toEqual({
+        streamName: 'Order',
+        streamId: 'raced',
+        version: 4,
+        type: 'ItemAdded',
+        data: { sku: 'rival', price: 10 },
+        timestamp: timeOf(4),
+      });
+      expect(events[4]).toEqual(result.events[0]);
+    } finally {
+      racing.destroy();
+    }
+  });
+
   test('a projection folds both kinds, from their records and by reading the 0.2 ones to fill a gap', async () => {
     await writeAs02('mixed-projected');
     await orders.append('mixed-projected', [
