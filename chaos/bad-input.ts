@@ -44,6 +44,18 @@ function withImage(template: DynamoDBRecord, image: Image | undefined, patch: Re
   return Object.assign(record, patch);
 }
 
+/** The image as 0.2 wrote it: the stream id and version repeated beside the keys, the time as an ISO string. */
+function as02(image: Image): Image {
+  const keys = image as { pk: { S: string }; sk: { S: string }; _df: { S: string }; ts: { N: string } };
+  const { ts: _ts, ...rest } = image;
+  return {
+    ...rest,
+    streamId: { S: keys.pk.S.slice(keys._df.S.length + 1) },
+    version: { N: String(Number(keys.sk.S.slice('e#'.length))) },
+    timestamp: { S: new Date(Number(keys.ts.N)).toISOString() },
+  };
+}
+
 /** The world the corpus runs in: an Order stream and a Ledger stream with a two-field id. */
 export async function prepareBadInput(client: DynamoDBClient) {
   const tables = await createTables(client, 'bad');
@@ -91,7 +103,8 @@ export async function prepareBadInput(client: DynamoDBClient) {
   const all = await readStreamRecords(tables.streamArn);
   const inserts = insertsOnly(all);
   const find = (pk: string, version: number) => {
-    const record = inserts.find((r) => r.dynamodb?.NewImage?.['pk']?.S === pk && r.dynamodb?.NewImage?.['version']?.N === String(version));
+    const sk = `e#${String(version).padStart(10, '0')}`;
+    const record = inserts.find((r) => r.dynamodb?.NewImage?.['pk']?.S === pk && r.dynamodb?.NewImage?.['sk']?.S === sk);
     if (record === undefined) throw new Error(`no record ${pk} v${version}`);
     return record;
   };
@@ -148,17 +161,37 @@ export function badCases(world: BadInputWorld): BadCase[] {
       records: [withImage(world.snapshot, clone(world.snapshot.dynamodb?.NewImage))],
       answers: ['skipped'],
     },
-    { kind: 'version as a string', records: [patched((img) => (img['version'] = { S: '3' }))], answers: ['decodeFailure'] },
-    { kind: 'version missing', records: [patched((img) => delete img['version'])], answers: ['decodeFailure'] },
-    { kind: 'version not an integer', records: [patched((img) => (img['version'] = { N: '2.5' }))], answers: ['decodeFailure'] },
-    { kind: 'version zero', records: [patched((img) => (img['version'] = { N: '0' }))], answers: ['decodeFailure'] },
-    { kind: 'negative version', records: [patched((img) => (img['version'] = { N: '-4' }))], answers: ['decodeFailure'] },
+    { kind: 'sort key missing', records: [patched((img) => delete img['sk'])], answers: ['decodeFailure'] },
+    { kind: 'sort key of a version not in 10 digits', records: [patched((img) => (img['sk'] = { S: 'e#3' }))], answers: ['decodeFailure'] },
+    { kind: 'sort key of version zero', records: [patched((img) => (img['sk'] = { S: 'e#0000000000' }))], answers: ['decodeFailure'] },
+    { kind: 'sort key of a negative version', records: [patched((img) => (img['sk'] = { S: 'e#-000000004' }))], answers: ['decodeFailure'] },
+    { kind: 'sort key as a number', records: [patched((img) => (img['sk'] = { N: '3' }))], answers: ['decodeFailure'] },
+    { kind: 'partition key missing', records: [patched((img) => delete img['pk'])], answers: ['decodeFailure'] },
+    { kind: 'partition key of another stream', records: [patched((img) => (img['pk'] = { S: 'Invoice#good' }))], answers: ['decodeFailure'] },
     {
-      kind: 'version beyond a safe integer',
+      kind: 'a 0.2 item (streamId, version and an ISO timestamp beside the keys)',
+      records: [withImage(world.big, as02(clone(world.big.dynamodb?.NewImage) as unknown as Image))],
+      answers: ['applied'],
+    },
+    { kind: '0.2 version as a string', records: [patched((img) => (img['version'] = { S: '3' }))], answers: ['decodeFailure'] },
+    { kind: '0.2 version other than the sort key says', records: [patched((img) => (img['version'] = { N: '2' }))], answers: ['decodeFailure'] },
+    { kind: '0.2 version not an integer', records: [patched((img) => (img['version'] = { N: '2.5' }))], answers: ['decodeFailure'] },
+    {
+      kind: '0.2 version beyond a safe integer',
       records: [patched((img) => (img['version'] = { N: '123456789012345678901234567890' }))],
       answers: ['decodeFailure'],
     },
-    { kind: 'streamId missing', records: [patched((img) => delete img['streamId'])], answers: ['decodeFailure'] },
+    {
+      kind: '0.2 streamId other than the partition key says',
+      records: [patched((img) => (img['streamId'] = { S: 'other' }))],
+      answers: ['decodeFailure'],
+    },
+    { kind: 'append time as a string', records: [patched((img) => (img['ts'] = { S: '2025-06-01T10:00:00.000Z' }))], answers: ['decodeFailure'] },
+    {
+      kind: 'append time beyond a safe integer',
+      records: [patched((img) => (img['ts'] = { N: '123456789012345678901234567890' }))],
+      answers: ['decodeFailure'],
+    },
     { kind: 'type as a number', records: [patched((img) => (img['type'] = { N: '7' }))], answers: ['decodeFailure'] },
     { kind: 'unknown event type', records: [patched((img) => (img['type'] = { S: 'OrderExploded' }))], answers: ['decodeFailure'] },
     {
@@ -200,16 +233,16 @@ export function badCases(world: BadInputWorld): BadCase[] {
       answers: ['decodeFailure'],
     },
     { kind: 'unknown compression', records: [ledgerPatched((img) => (img['enc'] = { S: 'zstd' }))], answers: ['decodeFailure'] },
-    { kind: 'attribute value of an unknown type', records: [patched((img) => (img['timestamp'] = { Q: 'what' }))], answers: ['decodeFailure'] },
+    { kind: 'attribute value of an unknown type', records: [patched((img) => (img['ts'] = { Q: 'what' }))], answers: ['decodeFailure'] },
     {
       kind: '"#" ambiguity in a two-field stream id',
-      records: [ledgerPatched((img) => (img['streamId'] = { S: 't1#a#1' }))],
+      records: [ledgerPatched((img) => (img['pk'] = { S: 'Ledger#t1#a#1' }))],
       answers: ['failedRow'],
     },
-    { kind: 'empty stream id', records: [patched((img) => (img['streamId'] = { S: '' }))], answers: ['failedRow'] },
+    { kind: 'empty stream id', records: [patched((img) => (img['pk'] = { S: 'Order#' }))], answers: ['failedRow'] },
     {
       kind: 'version beyond the stream head (not from this table)',
-      records: [patched((img) => ((img['streamId'] = { S: 'ghost' }), (img['pk'] = { S: 'Order#ghost' }), (img['version'] = { N: '42' })))],
+      records: [patched((img) => ((img['pk'] = { S: 'Order#ghost' }), (img['sk'] = { S: 'e#0000000042' })))],
       answers: ['failedRow'],
     },
     {

@@ -15,7 +15,7 @@ import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/
 import { orderStream } from '../support/orders';
 import { countRequests } from '../support/requests';
 import { sensorStream, zoneProjection, zoneReadings } from '../support/sensors';
-import { asLambdaRecord, insertsOnly, readStreamRecords } from '../support/stream-records';
+import { asLambdaRecord, eventKeysOf, insertsOnly, readStreamRecords } from '../support/stream-records';
 
 const client = testClient();
 const requests = countRequests(client);
@@ -184,7 +184,7 @@ test('decode failures are reported, or acknowledged with onDecodeFailure: skip; 
   const model = orderSummaries(client, viewsTable, freshName('Decode'));
   const projection = orderSummaryProjection(orders, model);
   await placeOrder('decode-1', [1]);
-  const records = insertsOnly(await readStreamRecords(streamArn)).filter((r) => r.dynamodb?.NewImage?.['streamId']?.S === 'decode-1');
+  const records = insertsOnly(await readStreamRecords(streamArn)).filter((r) => eventKeysOf(r.dynamodb?.NewImage).streamId === 'decode-1');
   const broken: _Record = JSON.parse(JSON.stringify(records[1])) as _Record;
   broken.dynamodb!.NewImage!['data'] = { M: { sku: { S: 'x' }, price: { S: 'not a number' } } };
   broken.dynamodb!.SequenceNumber = '99999999999999999999';
@@ -211,7 +211,7 @@ test('several projections on one feed: each record decoded once and routed by st
   const orderEvents = await placeOrder('feed-1', [2, 3]);
   await sensors.append({ sensorId: 'feed-s' }, [{ type: 'SensorPlaced', data: { zone: 'z' } }]);
   const records = insertsOnly(await readStreamRecords(streamArn)).filter((r) =>
-    ['feed-1', 'feed-s'].includes(r.dynamodb?.NewImage?.['streamId']?.S ?? ''),
+    ['feed-1', 'feed-s'].includes(eventKeysOf(r.dynamodb?.NewImage).streamId ?? ''),
   );
   const result = await processBatch(records.map(asLambdaRecord), { projections: { summaries, zones }, streams: { Order: orders }, source: 'lambda' });
   expect(result.outcomes.summaries).toHaveLength(1);

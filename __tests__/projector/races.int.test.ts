@@ -9,7 +9,7 @@ import { createTestTable, testClient } from '../support/dynamo';
 import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';
 import { orderStream, range, type OrderEvent } from '../support/orders';
 import { randomInt, seededRandom, shuffle } from '../support/random';
-import { asLambdaRecord, insertsOnly, readStreamRecords } from '../support/stream-records';
+import { asLambdaRecord, eventKeysOf, insertsOnly, readStreamRecords } from '../support/stream-records';
 
 const client = testClient();
 const CALLERS = 10;
@@ -148,10 +148,10 @@ describe('a row whose every write is lost', () => {
     const chosen = new Set(['o-doomed', 'o-a', 'o-b'].map((orderId) => stream.formatStreamId({ orderId })));
     const real = insertsOnly(await readStreamRecords(streamArn))
       .map(asLambdaRecord)
-      .filter((record) => chosen.has(String(record.dynamodb?.NewImage?.['streamId']?.S)));
+      .filter((record) => chosen.has(String(eventKeysOf(record.dynamodb?.NewImage).streamId)));
     // The doomed order's records come newest first, interleaved with the others: its earliest record
     // (lowest position) is its LAST version, not its first.
-    const isDoomed = (record: DynamoDBRecord) => record.dynamodb?.NewImage?.['streamId']?.S === 'o-doomed';
+    const isDoomed = (record: DynamoDBRecord) => eventKeysOf(record.dynamodb?.NewImage).streamId === 'o-doomed';
     const doomed = real.filter(isDoomed).reverse();
     const others = shuffle(
       real.filter((record) => !isDoomed(record)),
@@ -160,7 +160,7 @@ describe('a row whose every write is lost', () => {
     const records = others.flatMap((record, i) => (i % 2 === 0 && doomed.length > 0 ? [record, doomed.shift() as DynamoDBRecord] : [record]));
     records.push(...doomed);
     const firstDoomed = records.findIndex(isDoomed);
-    expect(records[firstDoomed]?.dynamodb?.NewImage?.['version']?.N).toBe(String(truth.get('o-doomed')?.length));
+    expect(eventKeysOf(records[firstDoomed]?.dynamodb?.NewImage).version).toBe(truth.get('o-doomed')?.length);
 
     doomedPuts = 0;
     const result = await projection.processBatch(records, { source: 'lambda' });

@@ -89,6 +89,24 @@ describe('round trip through the table and its stream', () => {
     expect(Date.parse(appended[0]?.timestamp ?? '')).not.toBeNaN();
   });
 
+  test('an event item holds its keys, marker, type, data and the append time in epoch ms: the id and version only in its keys', async () => {
+    const [placed, added] = appended;
+    const withMetadata = await rawItem('Order', 'rt-1', 1);
+    expect(Object.keys(withMetadata ?? {}).sort()).toEqual(['_df', 'data', 'metadata', 'pk', 'sk', 'ts', 'type']);
+    const plain = await rawItem('Order', 'rt-1', 2);
+    expect(plain).toEqual({
+      pk: { S: 'Order#rt-1' },
+      sk: { S: 'e#0000000002' },
+      _df: { S: 'Order' },
+      type: { S: 'ItemAdded' },
+      ts: { N: String(Date.parse(added?.timestamp ?? '')) },
+      data: { M: { sku: { S: 'tea' }, price: { N: '4.2' } } },
+    });
+    // One time for the whole append, to the millisecond, as the appended events report it.
+    expect(withMetadata?.['ts']).toEqual(plain?.['ts']);
+    expect(placed?.timestamp).toBe(added?.timestamp);
+  });
+
   test('large data is stored compressed as binary, small data as a plain map', async () => {
     const small = await rawItem('GzipDoc', 'd-1', 1);
     expect(small?.['data']?.M).toBeDefined();
@@ -183,13 +201,25 @@ describe('round trip through the table and its stream', () => {
 });
 
 describe('broken event items', () => {
-  const base = { pk: 'Order#b-1', sk: 'e#0000000001', _df: 'Order', streamId: 'b-1', version: 1, timestamp: '2024-01-01T00:00:00.000Z' };
+  const base = { pk: 'Order#b-1', sk: 'e#0000000001', _df: 'Order', ts: Date.parse('2024-01-01T00:00:00.000Z') };
   const decode = () => decoder({ Order: Orders });
 
   test.each<[string, Record<string, unknown>, RegExp]>([
     ['an unknown type', { ...base, type: 'OrderLost', data: {} }, /unknown type "OrderLost"/],
     ['data its schema refuses', { ...base, type: 'ItemAdded', data: { sku: 'x', price: 'ten' } }, /data\.price/],
-    ['no version', { ...base, version: undefined, type: 'OrderShipped', data: {} }, /integer version/],
+    ['a sort key holding no version', { ...base, sk: 'e#1', type: 'OrderShipped', data: {} }, /sort key is not "e#" and a version/],
+    [
+      'a partition key of another stream',
+      { ...base, pk: 'Invoice#b-1', type: 'OrderShipped', data: {} },
+      /partition key does not start with "Order#"/,
+    ],
+    ['a 0.2 version its sort key disagrees with', { ...base, version: 2, type: 'OrderShipped', data: {} }, /not written by an append/],
+    ['a type version beyond a safe integer', { ...base, type: 'OrderShipped', data: {}, tv: 2n ** 60n }, /type version 1152921504606846976/],
+    [
+      'a compression attribute beyond a safe integer',
+      { ...base, type: 'OrderPlaced', data: gzipSync('{}'), enc: 2n ** 60n },
+      /'enc' holds 1152921504606846976/,
+    ],
     ['corrupt compressed data', { ...base, type: 'OrderPlaced', data: new Uint8Array([1, 2, 3, 4]), enc: 'gzip' }, /does not decompress/],
     ['compressed data that is not binary', { ...base, type: 'OrderPlaced', data: { customer: 'x' }, enc: 'gzip' }, /not binary/],
     ['an unknown compression', { ...base, type: 'OrderPlaced', data: gzipSync('{"customer":"x"}'), enc: 'zstd' }, /zstd/],

@@ -22,3 +22,20 @@ export function asLambdaRecord(record: _Record): DynamoDBRecord {
 export function insertsOnly(records: ReadonlyArray<_Record>): _Record[] {
   return records.filter((record) => record.eventName === 'INSERT' && record.dynamodb?.NewImage?.['_df'] !== undefined);
 }
+
+/**
+ * The stream id and version an event's image holds, read from its keys (`pk` is `<stream>#<id>`, `sk` is
+ * `e#` and the version), for picking records out of a stream: event items hold them nowhere else.
+ */
+export function eventKeysOf(image: Readonly<Record<string, { readonly S?: string | undefined }>> | undefined): {
+  streamId: string | undefined;
+  version: number | undefined;
+} {
+  const prefix = `${image?.['_df']?.S ?? ''}#`;
+  const pk = image?.['pk']?.S;
+  const sk = image?.['sk']?.S;
+  return {
+    streamId: image?.['_df']?.S !== undefined && pk?.startsWith(prefix) === true ? pk.slice(prefix.length) : undefined,
+    version: sk?.startsWith('e#') === true ? Number(sk.slice('e#'.length)) : undefined,
+  };
+}

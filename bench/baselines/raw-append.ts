@@ -14,7 +14,7 @@ export async function rawAppend(
 ): Promise<void> {
   const pk = `Order#${streamId}`;
   const sk = (version: number) => `e#${String(version).padStart(10, '0')}`;
-  const timestamp = new Date().toISOString();
+  const ts = Date.now();
   await documents.send(
     new TransactWriteCommand({
       TransactItems: [
@@ -37,10 +37,8 @@ export async function rawAppend(
               pk,
               sk: sk(expectedVersion + 1 + i),
               _df: 'Order',
-              streamId,
-              version: expectedVersion + 1 + i,
               type: event.type,
-              timestamp,
+              ts,
               data: event.data,
             },
             ConditionExpression: 'attribute_not_exists(#pk)',

@@ -2,7 +2,7 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { evolveSummary, initialSummary, type Summary } from '../support/orders';
-import { decodeRecord, isConditionFailure, type RawEvent, type ViewRows } from './view-rows';
+import { decodeRecord, isConditionFailure, versionOf, type RawEvent, type ViewRows } from './view-rows';
 
 /**
  * The reload-and-fold projector: per batch and affected stream, read ALL its events (strongly consistent,
@@ -50,7 +50,7 @@ export class ReloadAndFold {
         }),
       );
       for (const item of page.Items ?? [])
-        events.push({ streamId: orderId, version: Number(item['version']), type: String(item['type']), data: item['data'] });
+        events.push({ streamId: orderId, version: versionOf(item), type: String(item['type']), data: item['data'] });
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
     return events;

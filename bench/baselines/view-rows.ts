@@ -45,7 +45,12 @@ export function decodeRecord(record: DynamoDBRecord | _Record): RawEvent | undef
   if (record.eventName !== 'INSERT' || record.dynamodb?.NewImage === undefined) return undefined;
   const item = unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>);
   if (item['_df'] !== 'Order') return undefined;
-  return { streamId: String(item['streamId']), version: Number(item['version']), type: String(item['type']), data: item['data'] };
+  return { streamId: String(item['pk']).slice('Order#'.length), version: versionOf(item), type: String(item['type']), data: item['data'] };
+}
+
+/** An order event item's version, from its sort key (`e#` and the version in 10 digits). */
+export function versionOf(item: Record<string, unknown>): number {
+  return Number(String(item['sk']).slice('e#'.length));
 }
 
 export function isConditionFailure(error: unknown): boolean {

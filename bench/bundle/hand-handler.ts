@@ -22,12 +22,14 @@ interface StreamRecord {
 
 async function apply(record: StreamRecord): Promise<void> {
   if (record.eventName !== 'INSERT' || record.dynamodb?.NewImage === undefined) return;
-  const item = unmarshall(record.dynamodb.NewImage) as { streamId: string; version: number; type: string; data: string };
+  const item = unmarshall(record.dynamodb.NewImage) as { pk: string; sk: string; type: string; data: string };
   const event = events.parse({ type: item.type, data: JSON.parse(item.data) });
-  const key = { pk: `OrderSummary#${item.streamId}`, sk: '_' };
+  const orderId = item.pk.slice('Order#'.length);
+  const version = Number(item.sk.slice('e#'.length));
+  const key = { pk: `OrderSummary#${orderId}`, sk: '_' };
   const stored = (await documents.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
-  const before = stored === undefined ? { orderId: item.streamId, customer: '', items: 0, total: 0, version: 0 } : row.parse(stored);
-  if (item.version !== before.version + 1) return;
+  const before = stored === undefined ? { orderId, customer: '', items: 0, total: 0, version: 0 } : row.parse(stored);
+  if (version !== before.version + 1) return;
   const after =
     event.type === 'OrderPlaced'
       ? { ...before, customer: event.data.customer }
@@ -35,7 +37,7 @@ async function apply(record: StreamRecord): Promise<void> {
   await documents.send(
     new PutCommand({
       TableName: table,
-      Item: { ...key, ...after, version: item.version },
+      Item: { ...key, ...after, version },
       ConditionExpression: 'attribute_not_exists(pk) OR version = :v',
       ExpressionAttributeValues: { ':v': before.version },
     }),

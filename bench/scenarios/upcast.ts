@@ -32,11 +32,9 @@ const item = (data: Record<string, unknown>, typeVersion?: number) => ({
   pk: 'Order#o-1',
   sk: 'e#0000000001',
   _df: 'Order',
-  streamId: 'o-1',
-  version: 1,
   type: 'ItemAdded',
   data,
-  timestamp: '2026-01-01T00:00:00.000Z',
+  ts: Date.parse('2026-01-01T00:00:00.000Z'),
   ...(typeVersion === undefined ? {} : { tv: typeVersion }),
 });
 

@@ -19,7 +19,8 @@ export interface AppendPlan {
   readonly requestHash?: string | undefined;
   /** Sentinels expire this long after the append (DynamoDB TTL on `attribute`); an expired one is replaced. */
   readonly sentinelTtl?: SentinelTtl | undefined;
-  readonly timestamp: string;
+  /** When the append takes place, in epoch milliseconds: every item it writes carries it. */
+  readonly appendedAt: number;
   /**
    * Version `expectedVersion` was read from the table (a head read, a command's load), not given by the
    * caller: events are never deleted, so it still exists, and the transaction needs no ConditionCheck
@@ -50,7 +51,7 @@ export function sentinelKey(codec: EventCodec, streamId: string, idempotencyKey:
 export function planItems(codec: EventCodec, plan: AppendPlan): Record<string, unknown>[] {
   const last = plan.expectedVersion + plan.events.length;
   if (last > MAX_VERSION) throw new ValidationError(`Stream ${codec.streamName} "${plan.streamId}" would exceed version ${MAX_VERSION}.`);
-  const items = plan.events.map((event, index) => toEventItem(codec, plan.streamId, plan.expectedVersion + 1 + index, event, plan.timestamp));
+  const items = plan.events.map((event, index) => toEventItem(codec, plan.streamId, plan.expectedVersion + 1 + index, event, plan.appendedAt));
   const count = items.length + (needsConditionCheck(plan) ? 1 : 0) + (plan.idempotencyKey === undefined ? 0 : 1);
   if (count > TransactionLimits.items) {
     throw new TransactionLimitError(
@@ -139,7 +140,7 @@ export async function sendAppend(
  * deletes expired items lazily, so an expired sentinel may still be there: it no longer holds the key).
  */
 function sentinelPut(codec: EventCodec, plan: AppendPlan, count: number): Put {
-  const now = Date.parse(plan.timestamp);
+  const now = plan.appendedAt;
   const ttl = plan.sentinelTtl;
   const expiry = ttl === undefined ? undefined : expiresAt(ttl, now);
   return {
@@ -149,7 +150,7 @@ function sentinelPut(codec: EventCodec, plan: AppendPlan, count: number): Put {
       [Layout.idempotencyMarker]: codec.streamName,
       [SentinelAttributes.fromVersion]: plan.expectedVersion + 1,
       [SentinelAttributes.toVersion]: plan.expectedVersion + count,
-      [SentinelAttributes.timestamp]: plan.timestamp,
+      [SentinelAttributes.timestamp]: new Date(plan.appendedAt).toISOString(),
       ...(plan.requestHash === undefined ? {} : { [SentinelAttributes.requestHash]: plan.requestHash }),
       ...(ttl === undefined || expiry === undefined ? {} : { [ttl.attribute]: expiry.seconds, [SentinelAttributes.expiresAtMs]: expiry.ms }),
     },

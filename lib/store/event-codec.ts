@@ -6,6 +6,7 @@ import { attributeIssues, describeDataIssues, jsonIssues } from './plain-data';
 import type { EventSchemas, StreamEvent } from './types';
 import { resolveTypeReadings, type EventTypeVersions, type TypeReading } from './event-versions';
 import { toTodaysData } from './upcast';
+import { appendedAtOf, eventKeysOf, storedValueText, whereItem } from './event-item-keys';
 
 /** What encoding and decoding a stream's events needs to know. */
 export interface EventCodec {
@@ -117,16 +118,14 @@ function prefixed(index: number, issues: ReadonlyArray<ValidationIssue>): Valida
   return issues.map((issue) => ({ ...issue, path: [index, ...issue.path] }));
 }
 
-/** The item that stores `event` as version `version` of the stream instance `streamId`. */
-export function toEventItem(codec: EventCodec, streamId: string, version: number, event: ValidEvent, timestamp: string): Record<string, unknown> {
+/** The item that stores `event` as version `version` of the stream instance `streamId`, appended at `appendedAt` (epoch ms). */
+export function toEventItem(codec: EventCodec, streamId: string, version: number, event: ValidEvent, appendedAt: number): Record<string, unknown> {
   const item: Record<string, unknown> = {
     [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId),
     [Layout.sortKey]: eventSortKey(version),
     [Layout.eventMarker]: codec.streamName,
-    streamId,
-    version,
     type: event.type,
-    timestamp,
+    [Layout.appendedAt]: appendedAt,
   };
   const typeVersion = codec.types.get(event.type)?.version ?? 1;
   if (typeVersion > 1) item[Layout.typeVersion] = typeVersion;
@@ -143,17 +142,17 @@ export function toEventItem(codec: EventCodec, streamId: string, version: number
 
 /**
  * The event an append just wrote, built from the validated event and its item without decoding the item
- * again: the data as stored (JSON-normalised), so it equals what a later read returns.
+ * again: the data as stored (JSON-normalised), the id, version and time read as reads read them, so it
+ * equals what a later read returns.
  */
 export function writtenEvent(codec: EventCodec, item: Readonly<Record<string, unknown>>, event: ValidEvent): StreamEvent {
   return {
     streamName: codec.streamName,
-    streamId: item['streamId'] as string,
-    version: item['version'] as number,
+    ...eventKeysOf(codec, item),
     type: event.type,
     data: item[Layout.encoding] === undefined ? item['data'] : (JSON.parse(event.stored.json) as unknown),
     ...(item['metadata'] === undefined ? {} : { metadata: item['metadata'] as Record<string, unknown> }),
-    timestamp: item['timestamp'] as string,
+    timestamp: appendedAtOf(codec, item),
   };
 }
 
@@ -162,14 +161,14 @@ export function writtenEvent(codec: EventCodec, item: Readonly<Record<string, un
  * at an older version of its type (or under an alias) is parsed with that version's schema and upcast
  * (see `versions`). Binary data may come as bytes (SDK reads, GetRecords) or as a base64 string (Lambda
  * and Pipes events). A broken item is a {@link DecodeError}; an upcast that fails an `UpcastError`; a type
- * version newer than this definition knows an `EventVersionTooNewError`. Every reader decodes here.
+ * version newer than this definition knows an `EventVersionTooNewError`. The stream id and version come
+ * from the item's keys and the time from `ts`; an item written by 0.2 (`streamId`, `version` and an ISO
+ * `timestamp` of its own) reads as it did. Every reader decodes here.
  */
 export function fromEventItem(codec: EventCodec, item: Readonly<Record<string, unknown>>): StreamEvent {
-  const { streamId, version, type, timestamp } = item;
-  // Versions start at 1: an item claiming version 0 or below was not written by an append.
-  if (typeof streamId !== 'string' || typeof version !== 'number' || !Number.isInteger(version) || version < 1 || typeof type !== 'string') {
-    throw new DecodeError(`${whereItem(codec, item)} lacks a string streamId, a positive integer version or a string type.`, codec.streamName);
-  }
+  const { streamId, version } = eventKeysOf(codec, item);
+  const { type } = item;
+  if (typeof type !== 'string') throw new DecodeError(`${whereItem(codec, item)} lacks a string type.`, codec.streamName);
   const reading = codec.types.get(type);
   if (reading === undefined) {
     throw new DecodeError(
@@ -180,7 +179,7 @@ export function fromEventItem(codec: EventCodec, item: Readonly<Record<string, u
   const storedVersion = item[Layout.typeVersion] ?? 1;
   if (typeof storedVersion !== 'number' || !Number.isInteger(storedVersion) || storedVersion < 1) {
     throw new DecodeError(
-      `${whereItem(codec, item)} has the type version ${JSON.stringify(storedVersion)}: an append only writes integers from 2.`,
+      `${whereItem(codec, item)} has the type version ${storedValueText(storedVersion)}: an append only writes integers from 2.`,
       codec.streamName,
     );
   }
@@ -201,7 +200,7 @@ export function fromEventItem(codec: EventCodec, item: Readonly<Record<string, u
     type: reading.type,
     data,
     ...(metadata !== undefined && typeof metadata === 'object' && metadata !== null ? { metadata: metadata as Record<string, unknown> } : {}),
-    timestamp: typeof timestamp === 'string' ? timestamp : '',
+    timestamp: appendedAtOf(codec, item),
   };
 }
 
@@ -231,11 +230,6 @@ export function describeIssues(issues: ReadonlyArray<ValidationIssue>): string {
   return issues.map((issue) => `${['data', ...issue.path].join('.')}: ${issue.message}`).join('; ');
 }
 
-/** Where a broken item is, for its error's message. */
-function whereItem(codec: EventCodec, item: Readonly<Record<string, unknown>>): string {
-  return `Event item ${String(item[Layout.partitionKey])} ${String(item[Layout.sortKey])} of stream ${codec.streamName}`;
-}
-
 function decodeData(codec: EventCodec, item: Readonly<Record<string, unknown>>): unknown {
   const { data } = item;
   const encoding = item[Layout.encoding];
@@ -243,7 +237,7 @@ function decodeData(codec: EventCodec, item: Readonly<Record<string, unknown>>):
   if (encoding === undefined) return data;
   const bytes = typeof data === 'string' ? Buffer.from(data, 'base64') : data instanceof Uint8Array ? data : undefined;
   if (typeof encoding !== 'string') {
-    const held = JSON.stringify(encoding);
+    const held = storedValueText(encoding);
     throw new DecodeError(
       `${whereItem(codec, item)}: its compression attribute '${Layout.encoding}' holds ${held}, not an algorithm's name: an append never writes that.`,
       streamName,

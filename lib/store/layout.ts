@@ -22,6 +22,11 @@ export const Layout = {
   encoding: 'enc',
   /** On event items: the version of the event's type its data has, absent for version 1 (and before types had versions). */
   typeVersion: 'tv',
+  /**
+   * On event items: when the append took place, in epoch milliseconds (10 bytes with its name, where
+   * 0.2's ISO `timestamp` took 33). The stream id and the version are stored only in `pk` and `sk`.
+   */
+  appendedAt: 'ts',
   eventPrefix: 'e#',
   /** Snapshots' sort keys: this, `#` and the snapshot's name. */
   snapshotPrefix: 'e$snapshot#',
@@ -50,6 +55,28 @@ export function eventSortKey(version: number): string {
 export function snapshotSortKey(name: string): string {
   return Layout.snapshotPrefix + name;
 }
+
+const eventSortKeyPattern = new RegExp(`^${Layout.eventPrefix}\\d{${Layout.versionDigits}}$`);
+
+/** The version an event's sort key holds (the inverse of {@link eventSortKey}), or `undefined` for any other key. */
+export function versionOfSortKey(sortKey: unknown): number | undefined {
+  if (typeof sortKey !== 'string' || !eventSortKeyPattern.test(sortKey)) return undefined;
+  const version = Number(sortKey.slice(Layout.eventPrefix.length));
+  return version >= 1 ? version : undefined;
+}
+
+/** The stream id a partition key of `streamName` holds (the inverse of {@link partitionKeyOf}), or `undefined` for another stream's. */
+export function streamIdOfPartitionKey(streamName: string, partitionKey: unknown): string | undefined {
+  const prefix = partitionKeyOf(streamName, '');
+  return typeof partitionKey === 'string' && partitionKey.startsWith(prefix) ? partitionKey.slice(prefix.length) : undefined;
+}
+
+/**
+ * Attributes event items written by 0.2 carry and appends no longer write: the stream id and version
+ * repeated from the keys, and the append time as an ISO 8601 string (now {@link Layout.appendedAt}).
+ * They are still read, so a table written by 0.2 needs no migration.
+ */
+export const LegacyEventAttributes = { streamId: 'streamId', version: 'version', timestamp: 'timestamp' } as const;
 
 /** The largest version a sort key can hold. */
 export const MAX_VERSION = 10 ** Layout.versionDigits - 1;

@@ -73,7 +73,7 @@ export class StreamAppends {
       streamId,
       expectedVersion,
       events,
-      timestamp: new Date().toISOString(),
+      appendedAt: Date.now(),
       predecessorRead,
       ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
     };

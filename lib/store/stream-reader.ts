@@ -1,5 +1,6 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { fromEventItem, type EventCodec } from './event-codec';
+import { eventVersionOf } from './event-item-keys';
 import { Layout, eventSortKey, partitionKeyOf, snapshotSortKey } from './layout';
 import { request } from '../dynamo';
 import { decodeSnapshot, type Snapshot } from './snapshots';
@@ -64,24 +65,27 @@ export async function* readEvents(
   }
 }
 
-/** The stream instance's latest version (0 for a stream with no events), read strongly consistent. */
+/**
+ * The stream instance's latest version (0 for a stream with no events), read strongly consistent from
+ * the latest event's sort key (the keys are all it projects).
+ */
 export async function readHead(documents: DynamoDBDocumentClient, table: string, codec: EventCodec, streamId: string): Promise<number> {
   const page = await request('Query', table, () =>
     documents.send(
       new QueryCommand({
         TableName: table,
         KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-        ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#sk': Layout.sortKey, '#version': 'version' },
+        ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#sk': Layout.sortKey },
         ExpressionAttributeValues: { ':pk': partitionKeyOf(codec.streamName, streamId), ':prefix': Layout.eventPrefix },
-        ProjectionExpression: '#version',
+        ProjectionExpression: '#pk, #sk',
         ScanIndexForward: false,
         ConsistentRead: true,
         Limit: 1,
       }),
     ),
   );
-  const version = page.Items?.[0]?.['version'];
-  return typeof version === 'number' ? version : 0;
+  const latest = page.Items?.[0];
+  return latest === undefined ? 0 : eventVersionOf(codec, latest);
 }
 
 /** What one Query from a snapshot's key down through the newest events read. */
