@@ -57,16 +57,23 @@ describe('which request an append is', () => {
     expect(sent()).toEqual({ PutItemCommand: 1 });
   });
 
-  test('one event at the head is a Query and a PutItem; a caller-supplied version > 0 keeps the transaction', async () => {
+  test('one event at the head is a Query and a PutItem; at a caller-supplied version > 0, a GetItem of that version and a PutItem', async () => {
     const id = freshId();
     await Orders.append(id, [added('a')]);
     requests.reset();
     await Orders.append(id, [added('b')]);
     expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
     requests.reset();
-    // The caller's number is not proof that version 2 exists: the ConditionCheck stays.
+    // The caller's number is not proof that version 2 exists: it is read first (1 read unit, where a
+    // transaction with a ConditionCheck billed 4 write units).
     await Orders.append(id, [added('c')], { expectedVersion: 2 });
-    expect(sent()).toEqual({ TransactWriteItemsCommand: 1 });
+    expect(sent()).toEqual({ GetItemCommand: 1, PutItemCommand: 1 });
+    // A version that is not there yet is a ConcurrencyError, with nothing written.
+    requests.reset();
+    const ahead = Orders.append(id, [added('x')], { expectedVersion: 7 });
+    await expect(ahead).rejects.toBeInstanceOf(ConcurrencyError);
+    await expect(ahead).rejects.toMatchObject({ expectedVersion: 7, actualVersion: 3 });
+    expect(requests.count('PutItemCommand') + requests.count('TransactWriteItemsCommand')).toBe(0);
     expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
   });
 
@@ -92,7 +99,7 @@ describe('which request an append is', () => {
     expect(sent()).toEqual({ QueryCommand: 1, TransactWriteItemsCommand: 1 });
   });
 
-  test('a transaction after a read (a command, the head) has no ConditionCheck; one at a caller-supplied version does', async () => {
+  test("no transaction has a ConditionCheck: after a command's load, at the head, or at a caller-supplied version (read first)", async () => {
     const shapes: string[][] = [];
     client.middlewareStack.add(
       (next, context) => async (args) => {
@@ -111,7 +118,7 @@ describe('which request an append is', () => {
       expect(shapes).toEqual([
         ['Put', 'Put'],
         ['Put', 'Put'],
-        ['ConditionCheck', 'Put', 'Put'],
+        ['Put', 'Put'],
       ]);
       expect((await Orders.read(id)).map((event) => event.version)).toEqual(range(1, 7));
     } finally {

@@ -28,8 +28,10 @@ export interface AppendTries<Result> {
   readonly retry: ResolvedRetry;
   readonly signal: AbortSignal | undefined;
   readHead(): Promise<number>;
-  /** One try at `expectedVersion`; `predecessorRead` says that version was read from the table (see `fitsEventPut`). */
-  attempt(expectedVersion: number, predecessorRead: boolean): Promise<AttemptOutcome<Result>>;
+  /** Whether `version` exists, read strongly consistent: proves a caller's `expectedVersion` before writing. */
+  versionExists(version: number): Promise<boolean>;
+  /** One try at `expectedVersion`, a version known to exist (or 0): its writes need only not overwrite. */
+  attempt(expectedVersion: number): Promise<AttemptOutcome<Result>>;
 }
 
 /**
@@ -39,12 +41,20 @@ export interface AppendTries<Result> {
 export async function appendWithRetries<Result>(tries: AppendTries<Result>): Promise<Result | LostAppend> {
   const { mode, retry, signal } = tries;
   const started = Date.now();
-  // A version read from the table (or taken by the append that beat this one) exists, and stays: events
-  // are never deleted. Only such a version is proof enough for an append without a ConditionCheck.
+  // Every try goes at a version known to exist, so its writes need no ConditionCheck: the Puts'
+  // `attribute_not_exists` alone keep versions contiguous (when n exists, 1..n are committed). A version
+  // read from the table (the head, `execute`'s load, or taken by the append that beat this one) exists and
+  // stays: events are never deleted. A caller's `expectedVersion` is no proof, so it is read once (one read
+  // unit, where a ConditionCheck bills two write units, and a one-event append can be a PutItem).
   let known = mode === 'head' ? undefined : tries.expectedVersion;
+  let proven = mode !== 'expected' || tries.expectedVersion === 0;
   for (let attempt = 1; ; attempt++) {
     const expectedVersion = known ?? (await tries.readHead());
-    const outcome = await tries.attempt(expectedVersion, mode !== 'expected');
+    if (!proven) {
+      if (!(await tries.versionExists(expectedVersion))) return { winner: undefined };
+      proven = true;
+    }
+    const outcome = await tries.attempt(expectedVersion);
     if (outcome.kind === 'appended') return outcome.result;
     if (outcome.kind === 'conflict') {
       // A stale `expectedVersion` is the caller's (or the command's) to resolve: retrying would not change the answer.

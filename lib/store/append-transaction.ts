@@ -2,7 +2,7 @@ import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-
 import { TransactionLimitError, ValidationError } from '../errors';
 import { TransactionLimits, asRequestError, cancellationCodes, itemSize } from '../dynamo';
 import { toEventItem, type EventCodec, type ValidEvent } from './event-codec';
-import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf } from './layout';
+import { Layout, MAX_VERSION, partitionKeyOf } from './layout';
 import { SentinelAttributes, expiresAt, type SentinelTtl } from './idempotency';
 
 type Put = NonNullable<NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number]['Put']>;
@@ -21,12 +21,6 @@ export interface AppendPlan {
   readonly sentinelTtl?: SentinelTtl | undefined;
   /** When the append takes place, in epoch milliseconds: every item it writes carries it. */
   readonly appendedAt: number;
-  /**
-   * Version `expectedVersion` was read from the table (a head read, a command's load), not given by the
-   * caller: events are never deleted, so it still exists, and the transaction needs no ConditionCheck
-   * for it (the Puts' `attribute_not_exists` keep versions contiguous), which saves two write units.
-   */
-  readonly predecessorRead?: boolean | undefined;
 }
 
 /** How a cancelled append transaction failed. */
@@ -52,7 +46,7 @@ export function planItems(codec: EventCodec, plan: AppendPlan): Record<string, u
   const last = plan.expectedVersion + plan.events.length;
   if (last > MAX_VERSION) throw new ValidationError(`Stream ${codec.streamName} "${plan.streamId}" would exceed version ${MAX_VERSION}.`);
   const items = plan.events.map((event, index) => toEventItem(codec, plan.streamId, plan.expectedVersion + 1 + index, event, plan.appendedAt));
-  const count = items.length + (needsConditionCheck(plan) ? 1 : 0) + (plan.idempotencyKey === undefined ? 0 : 1);
+  const count = items.length + (plan.idempotencyKey === undefined ? 0 : 1);
   if (count > TransactionLimits.items) {
     throw new TransactionLimitError(
       `An append of ${items.length} events needs ${count} transaction items; DynamoDB allows ${TransactionLimits.items}. ` +
@@ -83,15 +77,10 @@ export function planItems(codec: EventCodec, plan: AppendPlan): Record<string, u
   return items;
 }
 
-/** Whether the transaction must check that `expectedVersion` exists: it does unless that version was read. */
-function needsConditionCheck(plan: AppendPlan): boolean {
-  return plan.expectedVersion > 0 && plan.predecessorRead !== true;
-}
-
 /**
- * Sends the append as ONE TransactWriteItems: a ConditionCheck that `expectedVersion` exists unless it was
- * read (so versions stay contiguous: when n exists, 1..n are committed), a Put per new version conditioned
- * on not existing, and the idempotency sentinel conditioned on not existing.
+ * Sends the append as ONE TransactWriteItems: a Put per new version conditioned on not existing, and the
+ * idempotency sentinel conditioned on not existing. Version `expectedVersion` is known to exist (see
+ * `appendWithRetries`), so the Puts keep versions contiguous: when n exists, 1..n are committed.
  */
 export async function sendAppend(
   documents: DynamoDBDocumentClient,
@@ -100,19 +89,8 @@ export async function sendAppend(
   items: ReadonlyArray<Record<string, unknown>>,
   extras: ReadonlyArray<TransactPut> = [],
 ): Promise<AppendOutcome> {
-  const pk = partitionKeyOf(codec.streamName, plan.streamId);
   const notExists = { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': Layout.partitionKey } };
   const transactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [];
-  if (needsConditionCheck(plan)) {
-    transactItems.push({
-      ConditionCheck: {
-        TableName: plan.table,
-        Key: { [Layout.partitionKey]: pk, [Layout.sortKey]: eventSortKey(plan.expectedVersion) },
-        ConditionExpression: 'attribute_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': Layout.partitionKey },
-      },
-    });
-  }
   for (const item of items) transactItems.push({ Put: { TableName: plan.table, Item: item, ...notExists } });
   const sentinelIndex = transactItems.length;
   if (plan.idempotencyKey !== undefined) transactItems.push({ Put: sentinelPut(codec, plan, items.length) });

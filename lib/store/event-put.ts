@@ -11,30 +11,20 @@ export type EventPutOutcome =
   | { readonly kind: 'conflict'; readonly winner: Record<string, unknown> | undefined };
 
 /**
- * Whether an append can be one conditional PutItem instead of a transaction: one event, nothing written
- * beside it (no idempotency sentinel, no inline rows), and a predecessor known to exist. At version 1
- * there is none; otherwise `predecessorRead` says the version before was read from the table, not given
- * by the caller (a caller's number is not proof). Events are never deleted, so a version read once stays
- * there, and the Put's `attribute_not_exists` alone keeps versions contiguous.
+ * Whether an append can be one conditional PutItem instead of a transaction: one event and nothing written
+ * beside it (no idempotency sentinel, no inline rows). Its predecessor is known to exist (see
+ * `appendWithRetries`), so the Put's `attribute_not_exists` alone keeps versions contiguous.
  */
 export function fitsEventPut(append: {
-  readonly expectedVersion: number;
   readonly eventCount: number;
   readonly idempotencyKey?: string | undefined;
   readonly inlineCount: number;
-  readonly predecessorRead: boolean;
 }): boolean {
-  return (
-    append.eventCount === 1 &&
-    append.idempotencyKey === undefined &&
-    append.inlineCount === 0 &&
-    (append.expectedVersion === 0 || append.predecessorRead)
-  );
+  return append.eventCount === 1 && append.idempotencyKey === undefined && append.inlineCount === 0;
 }
 
 /**
- * Writes one event item unless its version exists: one write unit where a transaction with a
- * ConditionCheck bills four. A lost race answers the item that won, so the writer can go on from it
+ * Writes one event item unless its version exists: one write unit where a transaction bills two. A lost race answers the item that won, so the writer can go on from it
  * without reading the stream again.
  */
 export async function sendEventPut(documents: DynamoDBDocumentClient, table: string, item: Record<string, unknown>): Promise<EventPutOutcome> {

@@ -107,10 +107,10 @@ export class EventStream<
   }
 
   /**
-   * Appends events in one request: a conditional PutItem for one event at a version whose predecessor is
-   * known to exist (at the head, after reading it, or at version 1), otherwise ONE TransactWriteItems. With
-   * `expectedVersion`, a stream at another version fails with `ConcurrencyError` (expected and actual
-   * version) and nothing is written; without it the events go at the head, retried on conflict. With
+   * Appends events in one write, once the version before them is known to exist: a conditional PutItem
+   * for one event, otherwise ONE TransactWriteItems. With `expectedVersion` (read first, one GetItem, when
+   * ≥ 1), a stream at another version fails with `ConcurrencyError` (expected and actual version) and
+   * nothing is written; without it the events go at the head (read first), retried on conflict. With
    * `idempotencyKey`, a repeated append returns the first result.
    */
   async append(

@@ -9,6 +9,7 @@ import { fitsEventPut, sendEventPut } from './event-put';
 import { resolveCallRetry, validateAppendOptions, type AppendOptions } from './event-stream-options';
 import { SentinelAttributes, assertSameRequest, requestHash, type SentinelTtl } from './idempotency';
 import { sendInlineAppend } from './inline-append';
+import { Layout, eventSortKey, partitionKeyOf } from './layout';
 import type { AppendResult, ReadRange, StreamEvent } from './types';
 
 /** What appending needs of its stream. */
@@ -47,7 +48,11 @@ export class StreamAppends {
       retry: resolveCallRetry(options.retry, EventStreamDefaults.appendRetry, 'an append'),
       signal: options.signal,
       readHead: () => this.stream.version(streamId, { signal: options.signal }),
-      attempt: (expectedVersion, predecessorRead) => this.attempt(streamId, expectedVersion, valid, options, predecessorRead),
+      versionExists: async (version) => {
+        const key = { [Layout.partitionKey]: partitionKeyOf(this.stream.name, streamId), [Layout.sortKey]: eventSortKey(version) };
+        return (await getItem(withSignal(this.stream.documents, options.signal), this.stream.table, key)) !== undefined;
+      },
+      attempt: (expectedVersion) => this.attempt(streamId, expectedVersion, valid, options),
     });
   }
 
@@ -66,7 +71,6 @@ export class StreamAppends {
     expectedVersion: number,
     events: ReadonlyArray<ValidEvent>,
     options: AppendOptions,
-    predecessorRead: boolean,
   ): Promise<AttemptOutcome<AppendResult<StreamEvent>>> {
     const plan = {
       table: this.stream.table,
@@ -74,14 +78,13 @@ export class StreamAppends {
       expectedVersion,
       events,
       appendedAt: Date.now(),
-      predecessorRead,
       ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
     };
     const items = planItems(this.stream.codec, plan);
     const documents = withSignal(this.stream.documents, options.signal);
     const written = items.map((item, index) => writtenEvent(this.stream.codec, item, events[index] as ValidEvent));
     const inlineCount = options.inline?.length ?? 0;
-    const put = fitsEventPut({ expectedVersion, eventCount: items.length, idempotencyKey: options.idempotencyKey, inlineCount, predecessorRead });
+    const put = fitsEventPut({ eventCount: items.length, idempotencyKey: options.idempotencyKey, inlineCount });
     if (put) {
       const outcome = await sendEventPut(documents, this.stream.table, items[0] as Record<string, unknown>);
       return outcome.kind === 'appended'
@@ -102,8 +105,9 @@ export class StreamAppends {
         return first === 'contended' ? { kind: 'contended' } : { kind: 'appended', result: { ...first, ...withInline } };
       }
       case 'conflict':
-        // The transaction's failed item may be the ConditionCheck: which version exists is not known.
-        return { kind: 'conflict', taken: false, winner: undefined };
+        // A Put's condition failed, so version expectedVersion + 1 is taken (when n exists, 1..n do); by
+        // which event, a cancelled transaction does not say.
+        return { kind: 'conflict', taken: true, winner: undefined };
       default:
         // Only inline rows can be lost alone, and sendInlineAppend goes again without them.
         return { kind: 'contended' };
