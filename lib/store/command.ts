@@ -254,12 +254,11 @@ async function* eventsAfter<Event extends StreamEvent, NewEvent>(
   page: SnapshotPage<Event> | undefined,
 ): AsyncGenerator<Event> {
   const { consistent, signal } = reading;
-  const oldest = page?.newest[0]?.version;
-  if (page === undefined || (oldest === undefined && !page.complete)) {
+  if (page === undefined) {
     yield* stream.loadEvents(streamId, after + 1, consistent, signal);
     return;
   }
-  if (oldest !== undefined && oldest > after + 1 && !page.complete) yield* stream.loadEvents(streamId, after + 1, consistent, signal, oldest - 1);
+  if (page.from > after + 1) yield* stream.loadEvents(streamId, after + 1, consistent, signal, page.from - 1);
   for (const event of page.newest) if (event.version > after) yield event;
 }
 

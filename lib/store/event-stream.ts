@@ -263,7 +263,7 @@ export class EventStream<
     const snapshotName = name ?? DEFAULT_SNAPSHOT_NAME;
     const page = await readSnapshotPage(documents, this.table, this.codec, streamId, snapshotName, reading);
     const typed = page as SnapshotPage<EventOf<Events>>;
-    if (page.snapshot !== undefined || page.complete) return typed;
+    if (page.snapshot !== undefined || page.from === 1) return typed;
     const legacy = await loadLegacySnapshot(documents, this.table, this.codec, streamId, snapshotName, reading.consistent);
     return legacy === undefined ? typed : { ...typed, snapshot: legacy };
   }

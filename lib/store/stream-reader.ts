@@ -1,7 +1,7 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { fromEventItem, type EventCodec } from './event-codec';
 import { eventVersionOf } from './event-item-keys';
-import { Layout, eventSortKey, partitionKeyOf, snapshotSortKey } from './layout';
+import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf, snapshotSortKey, versionOfSortKey } from './layout';
 import { request } from '../dynamo';
 import { decodeSnapshot, type Snapshot } from './snapshots';
 import type { StreamEvent } from './types';
@@ -92,10 +92,10 @@ export async function readHead(documents: DynamoDBDocumentClient, table: string,
 export interface SnapshotPage<Event = StreamEvent> {
   /** The snapshot under the name asked for, when one is saved at its key. */
   readonly snapshot: Snapshot<unknown> | undefined;
-  /** The newest events the Query reached, in version order. */
+  /** The newest events the Query reached after the snapshot's version, in version order. */
   readonly newest: ReadonlyArray<Event>;
-  /** Whether the Query read every event there is: `newest` starts at version 1, or the stream has none. */
-  readonly complete: boolean;
+  /** `newest` holds every event from this version to the head the Query saw (1 when it read them all). */
+  readonly from: number;
 }
 
 /**
@@ -128,14 +128,24 @@ export async function readSnapshotPage(
     ),
   );
   const items = page.Items ?? [];
-  let snapshot: Snapshot<unknown> | undefined;
+  // Newest first, so the snapshot (when there is one) is the first item.
+  const first = items[0];
+  const snapshot = first !== undefined && first[Layout.sortKey] === key ? decodeSnapshot(codec, streamId, name, first) : undefined;
+  const covered = snapshot?.version ?? 0;
   const newest: StreamEvent[] = [];
+  let lowest: number | undefined;
   for (const item of items) {
     const sortKey = item[Layout.sortKey];
-    if (sortKey === key) snapshot = decodeSnapshot(codec, streamId, name, item);
-    else if (typeof sortKey === 'string' && sortKey.startsWith(Layout.eventPrefix)) newest.push(fromEventItem(codec, item));
+    // The snapshot, and snapshots of other names, are no events.
+    if (typeof sortKey !== 'string' || !sortKey.startsWith(Layout.eventPrefix)) continue;
+    const version = versionOfSortKey(sortKey);
+    if (version !== undefined) lowest = version;
+    // Events the snapshot covers are not decoded: the load does not fold them, and an old one may no
+    // longer decode. A broken key is decoded, to fail as every reader does.
+    if (version === undefined || version > covered) newest.push(fromEventItem(codec, item));
   }
   newest.reverse();
-  const complete = page.LastEvaluatedKey === undefined || newest[0]?.version === 1;
-  return { snapshot, newest, complete };
+  // Without a LastEvaluatedKey the Query read every event; otherwise those from the lowest it reached.
+  const reached = page.LastEvaluatedKey === undefined ? 1 : (lowest ?? MAX_VERSION + 1);
+  return { snapshot, newest, from: Math.max(reached, covered + 1) };
 }
