@@ -320,6 +320,52 @@ test('a lane that read a row before another parked it cannot unpark it with its 
   expect(await owners.readModel.get({ owner: 'held' }, { consistent: true })).toMatchObject({ total: 16, events: 3 });
 });
 
+test('a lane that wrote part of its events and then failed, after another lane parked the row, sets its failing event aside in the parked record', async () => {
+  const a = ledgerStream(client, events.name, 'A');
+  const b = ledgerStream(client, events.name, 'B');
+  const { projection: owners, poison, hold } = heldOwners(a, b, `Held${++models}`);
+  const laneBEvents = (
+    await b.append({ id: 'tw' }, [
+      { type: 'Deposited', data: { owner: 'twice', amount: 1 } },
+      { type: 'Deposited', data: { owner: 'twice', amount: 13 } },
+    ])
+  ).events;
+  // Lane B folds its events: version 1 is written, version 2 throws. Before B reads the row again to count
+  // its failure, lane A parks the row on a poison event of its own.
+  let laneA: Promise<unknown> | undefined;
+  let armed = false;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (armed && context.commandName === 'GetItemCommand') {
+        armed = false;
+        const toxic = await a.append({ id: 'tw' }, [{ type: 'Deposited', data: { owner: 'twice', amount: 13 } }]);
+        laneA = owners.applyBatch(toxic.events);
+        await laneA;
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'park-before-recount' },
+  );
+  try {
+    hold.event = 'B#tw@2';
+    const laneB = owners.applyBatch(laneBEvents);
+    await hold.reached.promise;
+    armed = true;
+    hold.release.fire();
+    const outcome = (await laneB).outcomes[0];
+    expect(laneA).toBeDefined();
+    expect(await laneA).toMatchObject({ outcomes: [{ status: 'parked', parked: { through: { 'A#tw': 1 } } }] });
+    // B's failure counts on the parked row, and its failing event is held there with A's.
+    expect(outcome).toMatchObject({ status: 'parked', parked: { attempts: 2, through: { 'A#tw': 1, 'B#tw': 2 } } });
+  } finally {
+    client.middlewareStack.remove('park-before-recount');
+  }
+
+  poison.state.fixed = true;
+  expect(await owners.retryParked()).toMatchObject([{ status: 'applied', sources: { 'A#tw': 1, 'B#tw': 2 } }]);
+  expect(await owners.readModel.get({ owner: 'twice' }, { consistent: true })).toMatchObject({ total: 27, events: 3, fromA: 1, fromB: 2 });
+});
+
 test('an event noted on a parked row while retryParked folds it is applied by that retry, not dropped', async () => {
   const a = ledgerStream(client, events.name, 'A');
   const b = ledgerStream(client, events.name, 'B');

@@ -42,7 +42,9 @@ export async function recordFailure(
           ...record,
           key: group.key,
           parkedAt: row.parked?.parkedAt ?? now,
-          through: row.parked?.through ?? throughOf(group),
+          // Parked already (by a concurrent call, since this one read the row): this call's events are set
+          // aside too, so the record must reach them, or `retryParked` would never apply them.
+          through: reachedThrough(row.parked?.through ?? {}, group).through,
           seen: (row.parked?.seen ?? 0) + 1,
         }
       : undefined;
@@ -108,14 +110,7 @@ function logRow(
  * addressed it), so that `retryParked` applies them all. Resolves the parked row, or `'lost'`.
  */
 export async function noteParkedEvents(store: RowStore, group: RowGroup<StreamEvent, Key>, parked: ParkedRecord): Promise<ParkedRow | 'lost'> {
-  const through = { ...parked.through };
-  let grew = false;
-  for (const [instance, version] of Object.entries(throughOf(group))) {
-    if (version > (through[instance] ?? 0)) {
-      through[instance] = version;
-      grew = true;
-    }
-  }
+  const { through, grew } = reachedThrough(parked.through, group);
   if (!grew) return withoutSeen(parked);
   const written = await update(
     store,
@@ -128,11 +123,21 @@ export async function noteParkedEvents(store: RowStore, group: RowGroup<StreamEv
   return written ? withoutSeen({ ...parked, through }) : 'lost';
 }
 
-/** The highest version of each source instance among a call's events for a row. */
-function throughOf(group: RowGroup<StreamEvent, Key>): Record<string, number> {
-  const through: Record<string, number> = {};
-  for (const event of group.events) through[instanceKey(event)] = Math.max(through[instanceKey(event)] ?? 0, event.version);
-  return through;
+/** A parked row's `through` extended to a call's events for it: the highest version of each source instance; `grew` when it changed. */
+function reachedThrough(
+  through: Readonly<Record<string, number>>,
+  group: RowGroup<StreamEvent, Key>,
+): { through: Record<string, number>; grew: boolean } {
+  const reached = { ...through };
+  let grew = false;
+  for (const event of group.events) {
+    const instance = instanceKey(event);
+    if (event.version > (reached[instance] ?? 0)) {
+      reached[instance] = event.version;
+      grew = true;
+    }
+  }
+  return { through: reached, grew };
 }
 
 function withoutSeen(parked: ParkedRecord): ParkedRow {
