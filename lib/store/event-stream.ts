@@ -1,17 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConcurrencyError, ValidationError } from '../errors';
 import { merge, requireInteger } from '../util';
-import {
-  executeCommand,
-  loadState,
-  readConsistency,
-  type CommandOptions,
-  type CommandResult,
-  type Decider,
-  type LoadOptions,
-  type Loaded,
-  type LostRace,
-} from './command';
+import { loadState, readConsistency } from './load-state';
+import { executeCommand, type CommandOptions, type CommandResult, type Decider, type LoadOptions, type Loaded, type LostRace } from './command';
 import { joinComposite, splitComposite } from './composite';
 import { assertKeyLength, documentClient, withSignal } from '../dynamo';
 import { EventStreamDefaults } from './defaults';

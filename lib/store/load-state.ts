@@ -1,0 +1,156 @@
+import { ValidationError } from '../errors';
+import type { Decider, LoadOptions, Loaded, SnapshotOptions } from './command';
+import { EventStreamDefaults } from './defaults';
+import type { Snapshot } from './snapshots';
+import type { SnapshotPage } from './stream-reader';
+import type { StreamEvent } from './types';
+
+/** What a load needs of a stream. */
+export interface LoadTarget<Event> {
+  /** The events from `fromVersion` to `toVersion` (default the head), strongly consistent unless `consistent` is false. */
+  loadEvents(id: string, fromVersion: number, consistent: boolean, signal: AbortSignal | undefined, toVersion?: number): AsyncIterable<Event>;
+  /** The snapshot under `name` and the newest events, read together (see `readSnapshotPage`). */
+  loadSnapshotPage(
+    id: string,
+    name: string | undefined,
+    reading: { limit: number; consistent: boolean; signal: AbortSignal | undefined },
+  ): Promise<SnapshotPage<Event>>;
+  saveSnapshot<State>(id: string, snapshot: Snapshot<State>, name?: string, options?: { signal?: AbortSignal | undefined }): Promise<boolean>;
+  readonly skipsInFolds?: ((event: Event) => boolean) | undefined;
+}
+
+function initialState<State>(initial: State | (() => State)): State {
+  return typeof initial === 'function' ? (initial as () => State)() : initial;
+}
+
+/** `consistent` as given, else `fallback`; anything but a boolean is a `ValidationError`. */
+export function readConsistency(consistent: unknown, fallback: boolean): boolean {
+  const value = consistent ?? fallback;
+  if (typeof value !== 'boolean') {
+    throw new ValidationError(`Expected \`consistent\` to be a boolean, got ${JSON.stringify(value)}.`, [
+      { path: ['consistent'], message: 'not a boolean' },
+    ]);
+  }
+  return value;
+}
+
+/**
+ * A stream instance's state: from its snapshot (when `snapshot` is given and one of a usable state version
+ * is stored) plus the events after it, read with the snapshot in one Query where they fit (see
+ * `readSnapshotPage`), and a new snapshot saved once `snapshot.every` events were folded past it.
+ */
+export async function loadState<State, Event extends StreamEvent>(
+  stream: LoadTarget<Event>,
+  streamId: string,
+  fold: Pick<Decider<State, Event, unknown>, 'initial' | 'evolve'>,
+  options: LoadOptions<State>,
+  consistent = true,
+): Promise<Loaded<State>> {
+  const { signal } = options;
+  const stateVersion = snapshotStateVersion(options.snapshot);
+  const page =
+    options.snapshot === undefined
+      ? undefined
+      : await stream.loadSnapshotPage(streamId, options.snapshot.name, { limit: snapshotPageLimit(options.snapshot), consistent, signal });
+  const stored = page?.snapshot;
+  const snapshot = stored === undefined ? undefined : usableSnapshot(stored, stateVersion, options.snapshot?.upcast);
+  const fromSnapshot = snapshot?.version ?? 0;
+  const start = { state: snapshot === undefined ? initialState(fold.initial) : snapshot.state, version: fromSnapshot };
+  const folded = await foldAfter(stream, streamId, foldingEvolve(stream, fold.evolve), start, consistent, signal, page);
+  // Appends keep versions contiguous; an eventually consistent read that saw otherwise is folded again, strongly.
+  if (folded === 'gap') return loadState(stream, streamId, fold, options, true);
+  const { state, version } = folded;
+  const every = options.snapshot?.every;
+  if (every !== undefined && version - fromSnapshot >= every) {
+    await stream.saveSnapshot(streamId, { version, state, stateVersion }, options.snapshot?.name, { signal });
+  }
+  return { state, version };
+}
+
+function snapshotStateVersion(options: SnapshotOptions<unknown> | undefined): number {
+  const version = options?.version ?? 1;
+  if (!Number.isSafeInteger(version) || version < 1) {
+    throw new ValidationError(`Expected \`snapshot.version\` to be an integer ≥ 1, got ${String(version)}.`, [
+      { path: ['snapshot', 'version'], message: 'not an integer ≥ 1' },
+    ]);
+  }
+  if (options?.upcast !== undefined && typeof options.upcast !== 'function') {
+    throw new ValidationError('Expected `snapshot.upcast` to be a function.', [{ path: ['snapshot', 'upcast'], message: 'not a function' }]);
+  }
+  return version;
+}
+
+/**
+ * How many items a load's first Query reads: the snapshot and the events after it, up to a snapshot
+ * interval (a load that folds `every` events saves a new one) or `EventStreamDefaults.snapshotReadAhead`.
+ */
+function snapshotPageLimit(options: SnapshotOptions<unknown>): number {
+  const { every } = options;
+  if (every !== undefined && (!Number.isSafeInteger(every) || every < 1)) {
+    throw new ValidationError(`Expected \`snapshot.every\` to be an integer ≥ 1, got ${String(every)}.`, [
+      { path: ['snapshot', 'every'], message: 'not an integer ≥ 1' },
+    ]);
+  }
+  return Math.min(every ?? EventStreamDefaults.snapshotReadAhead, EventStreamDefaults.snapshotReadAhead) + 1;
+}
+
+/** A snapshot of today's state version as it is, one of an older version upcast when there is a function for it, else none. */
+function usableSnapshot<State>(
+  stored: Snapshot<unknown>,
+  stateVersion: number,
+  upcast: SnapshotOptions<State>['upcast'],
+): { version: number; state: State } | undefined {
+  const storedVersion = stored.stateVersion ?? 1;
+  if (storedVersion === stateVersion) return { version: stored.version, state: stored.state as State };
+  if (storedVersion < stateVersion && upcast !== undefined) return { version: stored.version, state: upcast(stored.state, storedVersion) };
+  return undefined;
+}
+
+/** The fold's `evolve`, passing over the events folds skip (of types retired with `skip`). */
+export function foldingEvolve<State, Event extends StreamEvent>(
+  stream: LoadTarget<Event>,
+  evolve: (state: State, event: Event) => State,
+): (state: State, event: Event) => State {
+  const skips = stream.skipsInFolds;
+  return skips === undefined ? evolve : (state, event) => (skips(event) ? state : evolve(state, event));
+}
+
+/**
+ * Folds the events after `start` into its state; `'gap'` when an eventually consistent read's versions
+ * are not contiguous. With a snapshot page, its newest events are folded last, after reading those
+ * between `start` and them when the page did not reach that far.
+ */
+export async function foldAfter<State, Event extends StreamEvent>(
+  stream: LoadTarget<Event>,
+  streamId: string,
+  evolve: (state: State, event: Event) => State,
+  start: Loaded<State>,
+  consistent: boolean,
+  signal: AbortSignal | undefined,
+  page?: SnapshotPage<Event>,
+): Promise<Loaded<State> | 'gap'> {
+  let { state, version } = start;
+  for await (const event of eventsAfter(stream, streamId, version, { consistent, signal }, page)) {
+    if (!consistent && event.version !== version + 1) return 'gap';
+    state = evolve(state, event);
+    version = event.version;
+  }
+  return { state, version };
+}
+
+/** The events after version `after`: from the snapshot page where it reaches back far enough, else read ascending first. */
+async function* eventsAfter<Event extends StreamEvent>(
+  stream: LoadTarget<Event>,
+  streamId: string,
+  after: number,
+  reading: { consistent: boolean; signal: AbortSignal | undefined },
+  page: SnapshotPage<Event> | undefined,
+): AsyncGenerator<Event> {
+  const { consistent, signal } = reading;
+  if (page === undefined) {
+    yield* stream.loadEvents(streamId, after + 1, consistent, signal);
+    return;
+  }
+  if (page.from > after + 1) yield* stream.loadEvents(streamId, after + 1, consistent, signal, page.from - 1);
+  for (const event of page.newest) if (event.version > after) yield event;
+}
