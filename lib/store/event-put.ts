@@ -24,8 +24,8 @@ export function fitsEventPut(append: {
 }
 
 /**
- * Writes one event item unless its version exists: one write unit where a transaction bills two. A lost race answers the item that won, so the writer can go on from it
- * without reading the stream again.
+ * Writes one event item unless its version exists: one write unit where a transaction bills two. A lost
+ * race answers the item that won, so the writer can go on from it without reading the stream again.
  */
 export async function sendEventPut(documents: DynamoDBDocumentClient, table: string, item: Record<string, unknown>): Promise<EventPutOutcome> {
   try {

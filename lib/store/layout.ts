@@ -52,6 +52,7 @@ export function eventSortKey(version: number): string {
   return Layout.eventPrefix + String(version).padStart(Layout.versionDigits, '0');
 }
 
+/** The sort key of the snapshot named `name`: it sorts right after the stream's events. */
 export function snapshotSortKey(name: string): string {
   return Layout.snapshotPrefix + name;
 }

@@ -116,8 +116,8 @@ export async function loadSnapshot<State>(
 }
 
 /**
- * A snapshot saved by 0.2 under `snapshot#<name>`. Saving one moves it to the new key (the old item
- * stays, unread once the new one exists), so this is read only while a stream has no newer snapshot.
+ * A snapshot saved by 0.2 under `snapshot#<name>`. Snapshots are saved under today's key only (the old
+ * item stays, unread once a new one exists), so this is read only while a stream has no newer snapshot.
  */
 export async function loadLegacySnapshot<State>(
   documents: DynamoDBDocumentClient,
