@@ -1,6 +1,6 @@
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { request, withSignal } from '../dynamo';
-import { eventSortKey, Layout } from './layout';
+import { eventSortKey, Layout, streamIdOfPartitionKey } from './layout';
 
 /** A stream instance as a listing finds it. */
 export interface InstanceRef {
@@ -59,9 +59,11 @@ export async function* instancePages(scan: InstanceScan): AsyncGenerator<Instanc
         }),
       ),
     );
-    const instances = (page.Items ?? []).map((item) => {
+    const instances = (page.Items ?? []).flatMap((item) => {
       const streamName = String(item[Layout.eventMarker]);
-      return { streamName, streamId: String(item[Layout.partitionKey]).slice(streamName.length + 1) };
+      const streamId = streamIdOfPartitionKey(streamName, item[Layout.partitionKey]);
+      // An item marked with a stream name its key does not start with is none of that stream's events.
+      return streamId === undefined ? [] : [{ streamName, streamId }];
     });
     start = page.LastEvaluatedKey;
     yield { instances, next: start, scanned: page.ScannedCount ?? 0 };
