@@ -112,6 +112,12 @@ async function main(): Promise<number> {
   const total = new ChaosSummary();
   const started = Date.now();
   const say = (line: string) => process.stdout.write(`${line}\n`);
+  // A rejection nobody handles is a problem the summary reports, not the end of an hours-long run.
+  process.on('unhandledRejection', (error: unknown) => {
+    const problem = `unhandled rejection: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    total.problem(problem);
+    say(problem);
+  });
   say(`dynafold chaos: seed ${args.seed}, runs ${args.runs}, kills ${args.kills}, pauses ${args.pauses}, fault rate ${args.rate}`);
   try {
     const want = (part: string) => args.only === undefined || args.only === part;

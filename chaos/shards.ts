@@ -5,15 +5,41 @@
  * at random moments and replaced, the next one waiting on the lease while the last still holds it
  * (failover). At the end the stream is disabled and the last consumer drains it. Every row must equal its
  * fold, no event may be applied twice, every event must have reached its projection, and every shard of
- * the lineage must be checkpointed as finished.
+ * the lineage must be checkpointed as finished. The consumer that drains the stream stalls its lease
+ * renewals past the lease: it must end with LeaseLostError, and the one started in its place drains.
  */
 import { type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed } from 'dynafold/feed';
+import {
+  ChangeFeedConsumer,
+  DynamoCheckpointStore,
+  LeaseLostError,
+  runChangeFeed,
+  type FeedKey,
+  type LeaseRequest,
+  type LeaseResult,
+} from 'dynafold/feed';
 import { createCheckpointTable, disableStream, sleep } from './processes';
 import { randomInt, seededRandom } from './random';
 import { checkLineage, simulatedEvents, simulationFigures, type ShardBatch } from './simulated';
 import { ChaosSummary } from './summary';
 import { bind, checkRows, createTables, readTruth, worldIds, writeWorkload, type ClientConfig, type WorldIds } from './world';
+
+const LEASE_MS = 5_000;
+
+/**
+ * A checkpoint store on a host that stalls before each lease renewal for longer than the lease lasts
+ * (a long GC, a starved event loop): its consumer must end with LeaseLostError, acknowledging nothing
+ * after its lease lapsed, and the one that takes over goes on from its checkpoints.
+ */
+class StalledRenewals extends DynamoCheckpointStore {
+  override async renewLease(key: FeedKey, request: LeaseRequest): Promise<LeaseResult> {
+    await sleep(LEASE_MS + 500);
+    return super.renewLease(key, request);
+  }
+}
+
+/** Consumers that may lose their lease in a row while draining before the scenario gives up. */
+const MAX_DRAIN_LAPSES = 5;
 
 export interface ShardsOptions {
   readonly seed: number;
@@ -39,20 +65,24 @@ export async function runShardsScenario(config: ClientConfig, client: DynamoDBCl
   const reached = new Set<string>();
   const batches: ShardBatch[] = [];
   let consumer = 0;
+  const started: ChangeFeedConsumer[] = [];
 
+  const restarts = options.restarts ?? 3;
   const startConsumer = () => {
+    // The consumer that drains the stream stalls its lease renewals: a lapse while it may be mid-batch.
+    const Store = consumer === restarts ? StalledRenewals : DynamoCheckpointStore;
     const feed = new ChangeFeedConsumer({
       streamsClient: stream.client(),
       // The simulation lists a new shard up to 300 ms late.
       disabledSettleMs: 1_000,
       streamArn: tables.streamArn,
       consumer: 'shards',
-      checkpoints: new DynamoCheckpointStore({ client, table: checkpointTable }),
+      checkpoints: new Store({ client, table: checkpointTable }),
       pollIntervalMs: 20,
       describeIntervalMs: 250,
       batchSize: 25,
       retry: { backoff: { initialMs: 5, maxMs: 100 } },
-      lease: { durationMs: 5_000, renewEveryMs: 1_000, onHeld: 'wait', owner: `shards-${consumer++}` },
+      lease: { durationMs: LEASE_MS, renewEveryMs: 1_000, onHeld: 'wait', owner: `shards-${consumer++}` },
     });
     const run = runChangeFeed(feed, {
       projections: bound.projections,
@@ -72,29 +102,54 @@ export async function runShardsScenario(config: ClientConfig, client: DynamoDBCl
         }
       },
     });
+    // A run can end while the scenario sleeps: its rejection is awaited later, never left unhandled.
+    run.catch(() => undefined);
+    started.push(feed);
     return { feed, run };
+  };
+
+  /**
+   * Waits for a consumer's run to end. A consumer whose lease lapsed (a host too busy to renew it within
+   * its 5 s) ends with LeaseLostError, as it must: counted, and reported as 'lapsed' so that the caller can
+   * start another, as a service's restart policy would. Any other error is the scenario's failure.
+   */
+  const ended = async (consumer: { run: Promise<void> }): Promise<'ended' | 'lapsed'> => {
+    try {
+      await consumer.run;
+      return 'ended';
+    } catch (error) {
+      if (!(error instanceof LeaseLostError)) throw error;
+      summary.leaseLapses++;
+      say(`${name}: a consumer's lease lapsed (${error.message}); another takes over`);
+      return 'lapsed';
+    }
   };
 
   let current = startConsumer();
   const writer = writeWorkload(bound, ids, 6, seededRandom(options.seed + 1));
-  const restarts = options.restarts ?? 3;
+  writer.catch(() => undefined);
   try {
     for (let restart = 0; restart < restarts; restart++) {
       await sleep(randomInt(random, 300, 1_200));
       // The next consumer waits on the lease; stopping this one releases it: a failover mid-lineage.
       const next = startConsumer();
       await current.feed.stop();
-      await current.run;
+      await ended(current);
       summary.feedRestarts++;
       current = next;
     }
     await writer;
     await disableStream(client, tables.eventsTable);
-    await current.run;
+    // The last consumer drains the disabled stream; one whose lease lapsed is replaced until one does.
+    for (let lapses = 0; (await ended(current)) === 'lapsed'; lapses++) {
+      if (lapses === MAX_DRAIN_LAPSES) throw new Error(`${lapses} consumers in a row lost their lease before draining the stream`);
+      current = startConsumer();
+    }
   } catch (error) {
     summary.problem(`${name}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
-    await current.feed.stop();
   } finally {
+    // Whatever ended the scenario, no consumer is left reading (one started for a failover included).
+    await Promise.all(started.map((feed) => feed.stop()));
     await writer.catch(() => undefined);
     stream.close();
   }

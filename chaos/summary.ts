@@ -42,6 +42,8 @@ export class ChaosSummary {
   shardRollovers = 0;
   /** Consumers stopped mid-run and replaced by one waiting on the lease. */
   feedRestarts = 0;
+  /** Consumers whose lease lapsed on a host too busy to renew it, which ended with LeaseLostError and were replaced. */
+  leaseLapses = 0;
   readonly problems: string[] = [];
 
   addFaults(counts: ReadonlyMap<string, number>): void {
@@ -92,6 +94,7 @@ export class ChaosSummary {
     this.shardSplits += other.shardSplits;
     this.shardRollovers += other.shardRollovers;
     this.feedRestarts += other.feedRestarts;
+    this.leaseLapses += other.leaseLapses;
     for (const problem of other.problems) this.problem(problem);
   }
 
@@ -117,6 +120,7 @@ export class ChaosSummary {
       ['  splits', String(this.shardSplits)],
       ['  rollovers', String(this.shardRollovers)],
       ['feed restarts with lease failover', String(this.feedRestarts)],
+      ['leases lapsed on a busy host (consumer replaced)', String(this.leaseLapses)],
       ['rows checked', String(this.rowsChecked)],
       ['  multi-source rows', String(this.multiSourceRows)],
       ['  removed rows (tombstones)', String(this.removedRows)],
