@@ -17,7 +17,7 @@ import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OutboxRelay, processBatch, type StreamEvent } from 'dynafold';
 import { injectFaults, quickRetries, type FaultKind } from './faults';
-import { checkPublications, dropTable, outboxItems, type Publication } from './outbox';
+import { checkPublications, outboxItems, type Publication } from './outbox';
 import { healPoisoned } from './parking';
 import { drawPoison } from './poison';
 import { disableStream } from './processes';
@@ -31,6 +31,7 @@ import {
   checkRows,
   createOutboxTable,
   createTables,
+  dropTables,
   eventKey,
   expectedOutboxIds,
   foldAccount,
@@ -290,7 +291,7 @@ export async function runSchedule(input: DeliveryInput, options: ScheduleOptions
     return summary;
   } finally {
     faulty.destroy();
-    if (outbox !== undefined) await dropTable(input.client, outbox.outboxTable);
+    await dropTables(input.client, outbox?.outboxTable);
   }
 }
 

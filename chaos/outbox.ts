@@ -2,7 +2,7 @@
  * Outbox checks shared by the delivery schedules and the crash scenario: what a relay published, against
  * the events the projections with an outbox applied.
  */
-import { DeleteTableCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ChaosSummary } from './summary';
 
 /** One publication, in the order the relay made it. */
@@ -23,10 +23,6 @@ export async function outboxItems(client: DynamoDBClient, table: string): Promis
     start = page.LastEvaluatedKey as Record<string, never> | undefined;
   } while (start !== undefined);
   return count;
-}
-
-export async function dropTable(client: DynamoDBClient, table: string): Promise<void> {
-  await client.send(new DeleteTableCommand({ TableName: table })).catch(() => undefined);
 }
 
 /** The stream instance and version an id names. */

@@ -29,7 +29,7 @@ import { runLeaseScenario } from './lease';
 import { runShardsScenario } from './shards';
 import { scheduleSeed } from './random';
 import { ChaosSummary } from './summary';
-import type { ClientConfig } from './world';
+import { dropTables, type ClientConfig } from './world';
 
 interface Args {
   runs: number;
@@ -84,6 +84,21 @@ function readArgs(argv: ReadonlyArray<string>): Args {
 /** How many delivery schedules share one world (its tables) before the next starts afresh. */
 const SCHEDULES_PER_WORLD = 50;
 
+/** Mean seconds a schedule took, by kind, since the last report: a run that slows down shows where. */
+class SchedulePace {
+  private readonly durations = new Map<string, number[]>();
+
+  add(kind: string, ms: number): void {
+    this.durations.set(kind, [...(this.durations.get(kind) ?? []), ms]);
+  }
+
+  take(): string {
+    const means = [...this.durations].map(([kind, ms]) => `${kind} ${(ms.reduce((a, b) => a + b, 0) / ms.length / 1000).toFixed(1)} s`);
+    this.durations.clear();
+    return `mean ${means.join(', ')}`;
+  }
+}
+
 /** What a schedule exercises, by its place in the run (a re-run with --run gets the same). */
 function scheduleShape(run: number) {
   return {
@@ -132,19 +147,28 @@ async function main(): Promise<number> {
         args.schedule === undefined
           ? Array.from({ length: args.runs }, (_, run) => ({ run, seed: scheduleSeed(args.seed, run) }))
           : [{ run: args.run, seed: args.schedule }];
+      const pace = new SchedulePace();
       for (const [index, { run, seed }] of schedules.entries()) {
         // A fresh world every 50 schedules keeps the views table small: in a world that had served 200,
         // 50 schedules took several times as long as the first 50 (801 s against 90 s in one run).
         const worldSeed = args.seed + index - (index % SCHEDULES_PER_WORLD);
-        if (index > 0 && index % SCHEDULES_PER_WORLD === 0) input = await prepareDelivery(config, client, { seed: worldSeed });
-        const result = await runSchedule(input, { seed, faultRate: args.rate, ...scheduleShape(run) });
+        if (index > 0 && index % SCHEDULES_PER_WORLD === 0) {
+          await dropTables(client, input.tables.eventsTable, input.tables.viewsTable);
+          input = await prepareDelivery(config, client, { seed: worldSeed });
+        }
+        const shape = scheduleShape(run);
+        const scheduleStarted = Date.now();
+        const result = await runSchedule(input, { seed, faultRate: args.rate, ...shape });
+        pace.add(shape.poison ? 'poison' : shape.outbox ? 'outbox' : 'plain', Date.now() - scheduleStarted);
         total.merge(result);
         if (!result.ok)
           say(
             `schedule ${run} (seed ${seed}) FAILED: re-run with --only delivery --seed ${worldSeed} --schedule ${seed} --run ${run} (its world's seed; a rare race may need several tries)\n  ${result.problems.join('\n  ')}`,
           );
-        if ((index + 1) % 50 === 0) say(`  ${index + 1}/${schedules.length} schedules, ${Math.round((Date.now() - started) / 1000)} s`);
+        if ((index + 1) % 50 === 0)
+          say(`  ${index + 1}/${schedules.length} schedules, ${Math.round((Date.now() - started) / 1000)} s (${pace.take()})`);
       }
+      await dropTables(client, input.tables.eventsTable, input.tables.viewsTable);
     }
     if (want('crash') && args.kills > 0) {
       const crash = await runCrashScenario(config, client, { seed: args.seed, kills: args.kills, faultRate: args.rate, log: say });

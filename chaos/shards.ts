@@ -5,7 +5,7 @@
  * at random moments and replaced, the next one waiting on the lease while the last still holds it
  * (failover). At the end the stream is disabled and the last consumer drains it. Every row must equal its
  * fold, no event may be applied twice, every event must have reached its projection, and every shard of
- * the lineage must be checkpointed as finished. The consumer that drains the stream stalls its lease
+ * the lineage must be checkpointed as finished. The consumer started at the last restart stalls its lease
  * renewals past the lease: it must end with LeaseLostError, and the one started in its place drains.
  */
 import { type DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -69,7 +69,7 @@ export async function runShardsScenario(config: ClientConfig, client: DynamoDBCl
 
   const restarts = options.restarts ?? 3;
   const startConsumer = () => {
-    // The consumer that drains the stream stalls its lease renewals: a lapse while it may be mid-batch.
+    // The consumer started at the last restart stalls its lease renewals.
     const Store = consumer === restarts ? StalledRenewals : DynamoCheckpointStore;
     const feed = new ChangeFeedConsumer({
       streamsClient: stream.client(),
@@ -139,8 +139,11 @@ export async function runShardsScenario(config: ClientConfig, client: DynamoDBCl
       current = next;
     }
     await writer;
+    // The consumer whose renewals stall loses its lease while the stream is open, maybe mid-batch.
+    if ((await ended(current)) !== 'lapsed') throw new Error('the consumer whose lease renewals stall ended without losing its lease');
+    current = startConsumer();
     await disableStream(client, tables.eventsTable);
-    // The last consumer drains the disabled stream; one whose lease lapsed is replaced until one does.
+    // The next drains the disabled stream; one whose lease lapsed on a busy host is replaced until one does.
     for (let lapses = 0; (await ended(current)) === 'lapsed'; lapses++) {
       if (lapses === MAX_DRAIN_LAPSES) throw new Error(`${lapses} consumers in a row lost their lease before draining the stream`);
       current = startConsumer();

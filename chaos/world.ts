@@ -7,7 +7,7 @@
  * seeded workload of multi-event appends, and the truth every projected row is checked against: its fold
  * from the store.
  */
-import { CreateTableCommand, type DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, type DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { Projection, eventsTableDefinition, outboxTableDefinition, readModelTableDefinition, type NewEventOf, type StreamEvent } from 'dynafold';
 import { evolveSummary, foldSummary, initialSummary, orderSummaries, type OrderSummary } from '../__tests__/support/order-projection';
@@ -83,6 +83,13 @@ export async function createTables(client: DynamoDBClient, prefix = 'chaos', opt
   ];
   await client.send(new CreateTableCommand(readModelTableDefinition(viewsTable, models)));
   return { eventsTable, viewsTable, streamArn, ...(options.outbox === true ? await createOutboxTable(client, prefix) : {}) };
+}
+
+/** Deletes tables a world is done with (a missing one is fine): DynamoDB Local (`-inMemory`) keeps every table in its heap. */
+export async function dropTables(client: DynamoDBClient, ...tables: ReadonlyArray<string | undefined>): Promise<void> {
+  for (const table of tables) {
+    if (table !== undefined) await client.send(new DeleteTableCommand({ TableName: table })).catch(() => undefined);
+  }
 }
 
 /** An outbox table with its stream. */
