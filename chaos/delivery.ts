@@ -24,6 +24,7 @@ import { disableStream } from './processes';
 import { CUSTOMERS } from './sources';
 import { randomInt, seededRandom, shuffle } from './random';
 import { readSimulatedShards, simulatedEvents, simulationFigures } from './simulated';
+import { StreamTail } from './stream-tail';
 import { ChaosSummary } from './summary';
 import { VersionOrder } from './version-order';
 import {
@@ -335,13 +336,11 @@ async function relayOutbox(
       }
     },
   });
+  const tail = new StreamTail(input.config, outbox.outboxStreamArn);
   try {
-    let taken = 0;
     for (let idle = false; ;) {
       const finished = options.done();
-      const records = await readStreamRecords(outbox.outboxStreamArn);
-      const fresh = records.slice(taken);
-      taken = records.length;
+      const fresh = await tail.poll();
       for (let start = 0; start < fresh.length;) {
         const size = randomInt(random, 1, 25);
         let batch = fresh.slice(start, start + size).map((record) => (random() < 0.5 ? asLambdaRecord(record) : record)) as _Record[];
@@ -372,6 +371,7 @@ async function relayOutbox(
     summary.addFaults(new Map([...faults.injected].map(([key, n]) => [`relay-${key}`, n])));
     summary.addFaults(publishFaults);
     client.destroy();
+    tail.close();
   }
   return published;
 }
