@@ -13,9 +13,10 @@
  * event's message published at least once, in order per row, with the outbox empty. Poison schedules
  * deploy bugs, park rows and heal them step by step (`parking.ts`).
  */
-import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBStreamsClient, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OutboxRelay, processBatch, type StreamEvent } from 'dynafold';
+import { readStreamRecords as readAllStreamRecords } from 'dynafold/feed';
 import { injectFaults, quickRetries, type FaultKind } from './faults';
 import { checkPublications, outboxItems, type Publication } from './outbox';
 import { healPoisoned } from './parking';
@@ -24,7 +25,6 @@ import { disableStream } from './processes';
 import { CUSTOMERS } from './sources';
 import { randomInt, seededRandom, shuffle } from './random';
 import { readSimulatedShards, simulatedEvents, simulationFigures } from './simulated';
-import { StreamTail } from './stream-tail';
 import { ChaosSummary } from './summary';
 import { VersionOrder } from './version-order';
 import {
@@ -336,11 +336,15 @@ async function relayOutbox(
       }
     },
   });
-  const tail = new StreamTail(input.config, outbox.outboxStreamArn);
+  // One Streams client for the relay's life: a new one at every poll (every 5 to 30 ms) opened as many connections.
+  const streams = new DynamoDBStreamsClient({ endpoint: input.config.endpoint, region: input.config.region, credentials: input.config.credentials });
   try {
+    let taken = 0;
     for (let idle = false; ;) {
       const finished = options.done();
-      const fresh = await tail.poll();
+      const records = await readAllStreamRecords(streams, outbox.outboxStreamArn);
+      const fresh = records.slice(taken);
+      taken = records.length;
       for (let start = 0; start < fresh.length;) {
         const size = randomInt(random, 1, 25);
         let batch = fresh.slice(start, start + size).map((record) => (random() < 0.5 ? asLambdaRecord(record) : record)) as _Record[];
@@ -371,7 +375,7 @@ async function relayOutbox(
     summary.addFaults(new Map([...faults.injected].map(([key, n]) => [`relay-${key}`, n])));
     summary.addFaults(publishFaults);
     client.destroy();
-    tail.close();
+    streams.destroy();
   }
   return published;
 }
