@@ -29,7 +29,7 @@ import { runLeaseScenario } from './lease';
 import { runShardsScenario } from './shards';
 import { scheduleSeed } from './random';
 import { ChaosSummary } from './summary';
-import { dropTables, type ClientConfig } from './world';
+import { dropTables, type ClientConfig, type Tables } from './world';
 
 interface Args {
   runs: number;
@@ -110,20 +110,50 @@ function scheduleShape(run: number) {
   };
 }
 
-async function main(): Promise<number> {
-  const args = readArgs(process.argv.slice(2));
-  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
-  let local: DynamoLocal | undefined;
-  if (process.env['DYNAMODB_ENDPOINT'] === undefined) {
-    local = await startDynamoLocal({ heapMb: 1024 });
-    process.env['DYNAMODB_ENDPOINT'] = local.endpoint;
-  }
+/** The DynamoDB Local the run talks to, started by the run itself unless DYNAMODB_ENDPOINT names one. */
+interface Connection {
+  readonly local: DynamoLocal | undefined;
+  readonly config: ClientConfig;
+  readonly client: DynamoDBClient;
+}
+
+async function connect(start: boolean): Promise<Connection> {
+  const local = start ? await startDynamoLocal({ heapMb: 1024 }) : undefined;
+  // Child processes (crash and lease scenarios) and the stream readers find it here.
+  if (local !== undefined) process.env['DYNAMODB_ENDPOINT'] = local.endpoint;
   const config: ClientConfig = {
-    endpoint: process.env['DYNAMODB_ENDPOINT'],
+    endpoint: process.env['DYNAMODB_ENDPOINT'] ?? '',
     region: DynamoLocalDefaults.region,
     credentials: { ...DynamoLocalDefaults.credentials },
   };
-  const client = new DynamoDBClient({ ...config, maxAttempts: 5 });
+  return { local, config, client: new DynamoDBClient({ ...config, maxAttempts: 5 }) };
+}
+
+async function disconnect(connection: Connection): Promise<void> {
+  connection.client.destroy();
+  await connection.local?.stop();
+}
+
+/**
+ * Done with a world: a DynamoDB Local the run started is replaced by a fresh one, else the world's tables
+ * are deleted. Deleting is not enough for a long run: DynamoDB Local slows as stream-enabled tables come
+ * and go, and outbox schedules (one such table each, deleted after) took 5.0, 11.1 and 18.0 s on average
+ * in a run's first three worlds while the other schedules kept their pace.
+ */
+async function freshWorld(connection: Connection, ownsDatabase: boolean, tables: Tables): Promise<Connection> {
+  if (!ownsDatabase) {
+    await dropTables(connection.client, tables.eventsTable, tables.viewsTable);
+    return connection;
+  }
+  await disconnect(connection);
+  return connect(true);
+}
+
+async function main(): Promise<number> {
+  const args = readArgs(process.argv.slice(2));
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  const ownsDatabase = process.env['DYNAMODB_ENDPOINT'] === undefined;
+  let connection = await connect(ownsDatabase);
   const total = new ChaosSummary();
   const started = Date.now();
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -137,12 +167,12 @@ async function main(): Promise<number> {
   try {
     const want = (part: string) => args.only === undefined || args.only === part;
     if (want('bad-input')) {
-      const bad = await runBadInputCorpus(config, client);
+      const bad = await runBadInputCorpus(connection.config, connection.client);
       total.merge(bad);
       say(`bad-input corpus: ${bad.badInputKinds} kinds, ${bad.problems.length === 0 ? 'ok' : 'FAILED'}`);
     }
     if (want('delivery')) {
-      let input = await prepareDelivery(config, client, { seed: args.seed });
+      let input = await prepareDelivery(connection.config, connection.client, { seed: args.seed });
       const schedules =
         args.schedule === undefined
           ? Array.from({ length: args.runs }, (_, run) => ({ run, seed: scheduleSeed(args.seed, run) }))
@@ -153,8 +183,8 @@ async function main(): Promise<number> {
         // 50 schedules took several times as long as the first 50 (801 s against 90 s in one run).
         const worldSeed = args.seed + index - (index % SCHEDULES_PER_WORLD);
         if (index > 0 && index % SCHEDULES_PER_WORLD === 0) {
-          await dropTables(client, input.tables.eventsTable, input.tables.viewsTable);
-          input = await prepareDelivery(config, client, { seed: worldSeed });
+          connection = await freshWorld(connection, ownsDatabase, input.tables);
+          input = await prepareDelivery(connection.config, connection.client, { seed: worldSeed });
         }
         const shape = scheduleShape(run);
         const scheduleStarted = Date.now();
@@ -168,29 +198,43 @@ async function main(): Promise<number> {
         if ((index + 1) % 50 === 0)
           say(`  ${index + 1}/${schedules.length} schedules, ${Math.round((Date.now() - started) / 1000)} s (${pace.take()})`);
       }
-      await dropTables(client, input.tables.eventsTable, input.tables.viewsTable);
+      connection = await freshWorld(connection, ownsDatabase, input.tables);
     }
     if (want('crash') && args.kills > 0) {
-      const crash = await runCrashScenario(config, client, { seed: args.seed, kills: args.kills, faultRate: args.rate, log: say });
+      const crash = await runCrashScenario(connection.config, connection.client, {
+        seed: args.seed,
+        kills: args.kills,
+        faultRate: args.rate,
+        log: say,
+      });
       total.merge(crash);
     }
     if (want('lease') && args.pauses > 0) {
       for (let pause = 0; pause < args.pauses; pause++) {
-        const lease = await runLeaseScenario(config, client, { seed: args.seed + pause, log: say });
+        const lease = await runLeaseScenario(connection.config, connection.client, { seed: args.seed + pause, log: say });
         total.merge(lease);
       }
     }
     if (want('shards')) {
       for (let schedule = 0; schedule < args.shards; schedule++) {
-        total.merge(await runShardsScenario(config, client, { seed: scheduleSeed(args.seed, schedule), faultRate: args.rate, log: say }));
+        total.merge(
+          await runShardsScenario(connection.config, connection.client, { seed: scheduleSeed(args.seed, schedule), faultRate: args.rate, log: say }),
+        );
       }
       // Consumer processes SIGKILLed on the simulated shards: each rebuilds the same lineage from the seed.
       if (args.kills > 0)
-        total.merge(await runCrashScenario(config, client, { seed: args.seed, kills: args.kills, faultRate: args.rate, shards: true, log: say }));
+        total.merge(
+          await runCrashScenario(connection.config, connection.client, {
+            seed: args.seed,
+            kills: args.kills,
+            faultRate: args.rate,
+            shards: true,
+            log: say,
+          }),
+        );
     }
   } finally {
-    client.destroy();
-    await local?.stop();
+    await disconnect(connection);
   }
   say('');
   const title = `dynafold chaos summary (seed ${args.seed}, ${Math.round((Date.now() - started) / 1000)} s)`;
