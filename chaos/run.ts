@@ -89,7 +89,9 @@ class SchedulePace {
   private readonly durations = new Map<string, number[]>();
 
   add(kind: string, ms: number): void {
-    this.durations.set(kind, [...(this.durations.get(kind) ?? []), ms]);
+    const durations = this.durations.get(kind) ?? [];
+    durations.push(ms);
+    this.durations.set(kind, durations);
   }
 
   take(): string {

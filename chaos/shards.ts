@@ -109,8 +109,8 @@ export async function runShardsScenario(config: ClientConfig, client: DynamoDBCl
   };
 
   /**
-   * Waits for a consumer's run to end. A consumer whose lease lapsed (a host too busy to renew it within
-   * its 5 s) ends with LeaseLostError, as it must: counted, and reported as 'lapsed' so that the caller can
+   * Waits for a consumer's run to end. A consumer whose lease lapsed (its renewals stalled on purpose, or a
+   * host too busy to renew) ends with LeaseLostError, as it must: counted, and reported as 'lapsed' so that the caller can
    * start another, as a service's restart policy would. Any other error is the scenario's failure.
    */
   const ended = async (consumer: { run: Promise<void> }): Promise<'ended' | 'lapsed'> => {
