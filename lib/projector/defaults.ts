@@ -9,6 +9,12 @@ export const ProjectionDefaults = {
    * waiting a jittered 15 ms growing ×1.5 to at most 300 ms between them — about 1.2 s in all.
    */
   retry: { attempts: 12, backoff: { initialMs: 15, maxMs: 300, factor: 1.5 } satisfies Backoff },
+  /**
+   * A row another writer is bringing forward in several writes (an outbox's transactions) is watched
+   * rather than raced until it has not moved for 1 s, or three times the longest its writer took between
+   * two writes if that is longer: then the writer is taken to have stopped, and the row is written over.
+   */
+  watchStallMs: 1000,
   /** The attribute DynamoDB TTL expires tombstones on, when `tombstoneTtl` is set. */
   tombstoneTtlAttribute: 'ttl',
   /**

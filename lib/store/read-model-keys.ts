@@ -46,6 +46,11 @@ export const RowAttributes = {
   parked: '_parked',
   /** Events skipped on purpose past a parked row (`skipParked`). */
   skippedEvents: '_skippedEvents',
+  /**
+   * Marks a row whose writer is in the middle of a fold that takes several writes (an outbox's messages
+   * past one transaction): another write of it is coming. Other writers watch the row instead of racing.
+   */
+  more: '_more',
 } as const;
 
 /** A key attribute's value; the model name first, so several models can share a table and its indexes. */

@@ -2,6 +2,7 @@ import { abortReason, cancelled } from '../../dynamo';
 import { ConcurrentModificationError } from '../../errors';
 import { instanceKey, type StreamEvent } from '../../store';
 import { backoffDelay, mayRetry, sleep } from '../../util';
+import { ProjectionDefaults } from '../defaults';
 import type { AppliedOutcome, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from '../outcome';
 import { buildWrite, checkpointsOf, type FoldOptions, type Step } from './build-write';
 import type { CallContext } from './call-context';
@@ -11,6 +12,8 @@ import { countFailure, noteParkedEvents, parkedEvents } from './parking';
 import type { Key, RowGroup } from './plan-rows';
 import { readRow, type ReadRow } from './read-rows';
 import type { RowRuntime } from './runtime';
+import { claimRow } from './claim-row';
+import { RowWatch } from './row-watch';
 import { writeRow } from './write-row';
 
 type Group = RowGroup<StreamEvent, Key>;
@@ -32,19 +35,19 @@ export interface RowApplication<State> {
 /**
  * What one attempt at a row ends in: its outcome, or another attempt, after a lost race (which waits and
  * counts towards `retry.attempts`) or because the fold goes on with another write (which does neither).
- * `'lostRaceMidFold'`: a race lost by a write that was not the fold's last (it did not fit one transaction).
  */
-type Attempt = RowResult | 'lostRace' | 'lostRaceMidFold' | 'moreWrites';
+type Attempt = RowResult | 'lostRace' | 'moreWrites';
 
 /**
  * Brings one row forward: one strongly consistent read of the row (or the one read for the whole call,
  * `prefetched`), at most one read of each source instance to fill a gap, one conditional write. A lost
  * race re-reads the row and tries again after a jittered, growing delay, with the events already in hand
  * (a winner at or past this call's events leaves nothing to write); a row that loses `retry.attempts`
- * tries without the row moving on fails with `ConcurrentModificationError`. A write lost in the middle of
- * a long fold (an outbox's transactions) waits, reading the row, while the winner goes on with it. A fold whose outbox messages don't fit one transaction goes on with
- * another write. With a `park` policy, a failure that is not transient is counted on the row, and the
- * row is parked once the count is reached; a parked row records how far its events reached instead.
+ * tries without the row moving on fails with `ConcurrentModificationError`. A row another writer is in
+ * the middle of bringing forward in several writes (an outbox's transactions) is watched, not raced (see
+ * `RowWatch`). A fold whose outbox messages don't fit one transaction goes on with another write. With a
+ * `park` policy, a failure that is not transient is counted on the row, and the row is parked once the
+ * count is reached; a parked row records how far its events reached instead.
  */
 export async function applyRow<State>(application: RowApplication<State>): Promise<RowResult> {
   const { runtime, group, call } = application;
@@ -59,34 +62,35 @@ export async function applyRow<State>(application: RowApplication<State>): Promi
     // Lost races after which the row had not moved forward: only those use up `retry.attempts`.
     let stalled = 0;
     let lostOn: ReadRow<State> | undefined;
-    // The last lost write had more to write after it (see `'lostRaceMidFold'`); the row is being watched.
-    let watching = false;
-    let watched = false;
+    // The row as this call's own last write left it: marked `more` by this call, not another writer's to watch.
+    let own = false;
+    const watch = new RowWatch<State>({
+      moved: (before, now) => movedForward(runtime, group, before, now),
+      covers: (row) => covers(runtime, group, row),
+      stallMs: ProjectionDefaults.watchStallMs,
+      backoff: runtime.retry.backoff,
+    });
     for (;;) {
       const row = read ?? (await readRow<State>(runtime.store, group.key));
       read = undefined;
+      if (!own && watch.holdsOff(row, Date.now())) {
+        await sleep(watch.delay(), signal);
+        continue;
+      }
+      own = false;
       if (lostOn !== undefined) {
         // A race lost to a writer that moved the row's checkpoints on is progress, not contention: there
         // are only so many events to go before the row is at or past this call's, which needs no write.
-        const moved = movedForward(runtime, group, lostOn, row);
-        // A watch that ends because the row stopped moving lost no race.
-        if (!moved && !watched) stalled++;
+        if (!movedForward(runtime, group, lostOn, row)) stalled++;
         if (!mayRetry(runtime.retry, stalled, Date.now() - started)) break;
-        // A winner that goes on with the same long fold would win the next write too: watch the row (a
-        // read) until it stops moving or covers this call's events, rather than folding and losing again.
-        if (moved && watching && !covers(runtime, group, row)) {
-          lostOn = row;
-          watched = true;
-          await sleep(backoffDelay(lostRaces, runtime.retry.backoff), signal);
-          continue;
-        }
         lostOn = undefined;
-        watched = false;
       }
       const attempt = await attemptRow(application, row, steps);
-      if (attempt === 'moreWrites') continue;
-      if (attempt !== 'lostRace' && attempt !== 'lostRaceMidFold') return attempt;
-      watching = attempt === 'lostRaceMidFold';
+      if (attempt === 'moreWrites') {
+        own = true;
+        continue;
+      }
+      if (attempt !== 'lostRace') return attempt;
       lostOn = row;
       await sleep(backoffDelay(lostRaces, runtime.retry.backoff), signal);
       lostRaces++;
@@ -124,7 +128,7 @@ async function attemptRow<State>(application: RowApplication<State>, row: ReadRo
   let now = row;
   try {
     const step = await tryWrite(runtime, target, call, row, fold);
-    if (step === 'lost' || step === 'lostMidFold') return step === 'lost' ? 'lostRace' : 'lostRaceMidFold';
+    if (step === 'lost') return 'lostRace';
     steps.push(step);
     if (step.failure === undefined) return step.more ? 'moreWrites' : appliedOutcome(runtime.store.checkpoints, target, steps);
     // What came before the failing event was written: the failure is counted on the row as it is now.
@@ -144,8 +148,7 @@ async function attemptRow<State>(application: RowApplication<State>, row: ReadRo
 }
 
 /**
- * One read-fold-write of a row; `'lost'` when another writer changed it since it was read (`'lostMidFold'`
- * when the fold had more to write after this write). A failure
+ * One read-fold-write of a row; `'lost'` when another writer changed it since it was read. A failure
  * leaves as an `EventFailure` naming the event it is put down to: the event whose `evolve` threw, else the
  * first event the write would have applied.
  */
@@ -155,14 +158,16 @@ async function tryWrite<State>(
   call: CallContext<StreamEvent>,
   row: ReadRow<State>,
   fold: FoldOptions,
-): Promise<Step | 'lost' | 'lostMidFold'> {
+): Promise<Step | 'lost'> {
   let attempted = group.events[0] as StreamEvent;
   try {
     const built = await buildWrite(runtime, group, call, row, fold, (event) => (attempted = event));
     if (built.write === undefined) return built.step;
-    if (!(await writeRow(runtime.store, row, built.write.item, built.write.extras))) {
+    // The first of several writes claims the row first: a lost claim costs a small write, not a transaction.
+    const from = built.step.more && !row.more ? await claimRow(runtime.store, row, group.key) : row;
+    if (from === undefined || !(await writeRow(runtime.store, from, built.write.item, built.write.extras))) {
       call.stats.lostRaces++;
-      return built.step.more ? 'lostMidFold' : 'lost';
+      return 'lost';
     }
     call.stats.rowsWritten++;
     return built.step;

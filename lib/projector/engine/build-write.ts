@@ -139,6 +139,7 @@ export async function buildWrite<State>(
   const marks: RowMarks = {
     checkpoints,
     removed,
+    ...(more ? { more } : {}),
     ...(skip !== undefined && skipDone ? { skipped: [{ ...skip, skippedAt: new Date().toISOString() }] } : {}),
     ...keptRecords(row, checkpoints, unparking && failure === undefined && !more, unparking ? failure : undefined),
   };

@@ -20,6 +20,8 @@ export interface ReadRow<State> extends StoredCheckpoints, ParkingRecords {
   readonly createdAt: string | undefined;
   /** A stub: the row's bookkeeping without the row (see `RowAttributes.stub`). */
   readonly stub: boolean;
+  /** Its writer has another write of the same fold to come (see `RowAttributes.more`). */
+  readonly more: boolean;
 }
 
 /** A stored item as the fold sees it. */
@@ -35,6 +37,7 @@ export function rowFromItem<State>(store: RowStore, item: Readonly<Record<string
       revision: undefined,
       createdAt: undefined,
       stub: false,
+      more: false,
       failures: undefined,
       parked: undefined,
       skippedEvents: [],
@@ -54,6 +57,7 @@ export function rowFromItem<State>(store: RowStore, item: Readonly<Record<string
     removed,
     state: removed || stub ? undefined : (state as State),
     stub,
+    more: item[RowAttributes.more] === true,
     ...parkingFromItem(item),
     ...store.checkpoints.fromItem(item),
     revision: typeof revision === 'number' ? revision : undefined,

@@ -16,6 +16,8 @@ export interface RowMarks {
   readonly failures?: FailureRecord | undefined;
   /** The row stays parked with this record. */
   readonly parked?: ParkedRecord | undefined;
+  /** The fold goes on with another write after this one (see `RowAttributes.more`). */
+  readonly more?: boolean | undefined;
 }
 
 /** The item a fold writes: the row validated, with checkpoints, revision and tombstone marks, `createdAt` kept. */
@@ -49,6 +51,7 @@ export function stubItem(store: RowStore, read: ReadRow<unknown>, key: Key, mark
 function markBookkeeping(store: RowStore, read: ReadRow<unknown>, item: Record<string, unknown>, marks: RowMarks): void {
   store.checkpoints.mark(item, marks.checkpoints);
   if (store.revision) item[RowAttributes.revision] = (read.revision ?? 0) + 1;
+  if (marks.more === true) item[RowAttributes.more] = true;
   markParking(item, read, marks);
 }
 
@@ -61,7 +64,7 @@ export interface RowCondition {
 
 /**
  * The condition that what was read is still there: no row; else the same checkpoint and revision (or
- * still none) and the same failure count and parked record.
+ * still none), the same `more` mark, and the same failure count and parked record.
  */
 export function rowCondition(store: RowStore, read: ReadRow<unknown>): RowCondition {
   const names: Record<string, string> = { '#pk': store.readModel.key.pk.field };
@@ -80,6 +83,14 @@ export function rowCondition(store: RowStore, read: ReadRow<unknown>): RowCondit
   const checkpoint = store.checkpoints.condition(read);
   if (checkpoint !== undefined) same('cp', checkpoint.attribute, checkpoint.value);
   if (store.revision) same('rev', RowAttributes.revision, read.revision);
+  // A row marked `more` is another fold's until its last write (or until it is taken over, as read).
+  names['#more'] = RowAttributes.more;
+  if (read.more) {
+    values[':more'] = true;
+    parts.push('#more = :more');
+  } else {
+    parts.push('attribute_not_exists(#more)');
+  }
   parts.push(...parkingCondition(read, names, values));
   return { condition: parts.join(' AND '), names, values };
 }

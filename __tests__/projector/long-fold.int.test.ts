@@ -1,0 +1,148 @@
+/**
+ * A fold whose outbox messages take more than one transaction: it claims the row with a small write
+ * before the first, other writers watch the claimed row instead of racing it, and a claim left by a
+ * writer that stopped is taken over. Faults are injected by middleware on real clients.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { Projection, eventsTableDefinition, outboxTableDefinition, readModelTableDefinition } from 'dynafold';
+import { createTestTable, testClient } from '../support/dynamo';
+import { outboxMessages } from '../support/ledger-case';
+import { evolveSummary, foldSummary, initialSummary, orderSummaries } from '../support/order-projection';
+import { orderStream, type OrderEvent } from '../support/orders';
+
+const client = testClient();
+const EVENTS = 150; // 99 messages fit a transaction with the row: two transactions
+let eventsTable: string;
+let viewsTable: string;
+let outboxTable: string;
+let truth: OrderEvent[];
+
+afterAll(() => client.destroy());
+
+beforeAll(async () => {
+  eventsTable = (await createTestTable(client, eventsTableDefinition, 'long-events')).name;
+  viewsTable = (await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name)]), 'long-views')).name;
+  outboxTable = (await createTestTable(client, outboxTableDefinition, 'long-outbox')).name;
+  const stream = orderStream(client, eventsTable);
+  await stream.append({ orderId: 'long' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }], { expectedVersion: 0 });
+  for (let from = 2; from <= EVENTS; from += 50) {
+    const count = Math.min(50, EVENTS - from + 1);
+    await stream.append(
+      { orderId: 'long' },
+      Array.from({ length: count }, (_, i) => ({ type: 'ItemAdded' as const, data: { sku: `s-${from + i}`, price: 1 } })),
+    );
+  }
+  truth = await stream.read({ orderId: 'long' });
+});
+
+function projectionOn(lane: DynamoDBClient, model: string) {
+  return new Projection({
+    name: model,
+    stream: orderStream(lane, eventsTable),
+    readModel: orderSummaries(lane, viewsTable, model),
+    key: (streamId) => ({ orderId: streamId.orderId }),
+    initial: (streamId) => initialSummary(streamId.orderId),
+    evolve: (state, event) => evolveSummary(state, event),
+    checkpoint: 'version',
+    outbox: { table: outboxTable, message: (event) => ({ version: event.version }) },
+  });
+}
+
+/** The commands `lane` sends, in order; `before` runs ahead of each, and may throw in its place. */
+function recordCommands(lane: DynamoDBClient, before: (command: string) => Promise<void> = async () => undefined): string[] {
+  const sent: string[] = [];
+  lane.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = (context.commandName ?? '').replace(/Command$/, '');
+      sent.push(command);
+      await before(command);
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordCommands' },
+  );
+  return sent;
+}
+
+async function messagesOf(model: string): Promise<number[]> {
+  const messages = await outboxMessages(client, outboxTable);
+  return messages.filter((message) => message.projection === model).map((message) => (message.message as { version: number }).version);
+}
+
+const versions = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+test('a fold past one transaction claims the row with a small write first, and its last write clears the claim', async () => {
+  const lane = testClient();
+  try {
+    const projection = projectionOn(lane, 'LongExisting');
+    await projection.applyBatch(truth.slice(0, 5));
+    const sent = recordCommands(lane);
+
+    await projection.applyBatch(truth.slice(5));
+
+    expect(sent.filter((command) => command !== 'GetItem')).toEqual(['UpdateItem', 'TransactWriteItems', 'TransactWriteItems']);
+    const item = await orderSummaries(client, viewsTable, 'LongExisting').getItem({ orderId: 'long' });
+    expect(item?.['_more']).toBeUndefined();
+    expect(await messagesOf('LongExisting')).toEqual(versions(1, EVENTS));
+  } finally {
+    lane.destroy();
+  }
+});
+
+test('a row that does not exist yet is claimed with a stub, which reads do not show', async () => {
+  const lane = testClient();
+  const model = orderSummaries(client, viewsTable, 'LongNew');
+  const seen: Array<Record<string, unknown> | undefined> = [];
+  try {
+    const sent = recordCommands(lane, async (command) => {
+      if (command === 'TransactWriteItems' && seen.length === 0)
+        seen.push(await model.get({ orderId: 'long' }, { consistent: true }), await model.getItem({ orderId: 'long' }));
+    });
+
+    await projectionOn(lane, 'LongNew').applyBatch(truth);
+
+    expect(sent.filter((command) => command !== 'GetItem')).toEqual(['PutItem', 'TransactWriteItems', 'TransactWriteItems']);
+    expect(seen[0]).toBeUndefined(); // the stub is bookkeeping, not a row
+    expect(seen[1]).toMatchObject({ _stub: true, _more: true });
+    const row = await model.get({ orderId: 'long' }, { consistent: true });
+    expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
+      ...foldSummary('long', truth),
+      createdAt: undefined,
+      updatedAt: undefined,
+    });
+    expect((await model.getItem({ orderId: 'long' }))?.['_more']).toBeUndefined();
+    expect(await messagesOf('LongNew')).toEqual(versions(1, EVENTS));
+  } finally {
+    lane.destroy();
+  }
+});
+
+test('a claim left by a writer that stopped after it is watched, then taken over: every event applied and sent once', async () => {
+  const stopped = testClient();
+  const other = testClient();
+  try {
+    await projectionOn(client, 'LongStopped').applyBatch(truth.slice(0, 5));
+    // The first lane claims the row, then its transaction fails and it stops, leaving the claim.
+    recordCommands(stopped, async (command) => {
+      if (command === 'TransactWriteItems') throw Object.assign(new Error('the lane stopped'), { name: 'ValidationException' });
+    });
+    const first = await projectionOn(stopped, 'LongStopped').applyBatch(truth.slice(5));
+    expect(first.outcomes).toEqual([expect.objectContaining({ status: 'failed' })]);
+    const model = orderSummaries(client, viewsTable, 'LongStopped');
+    expect(await model.getItem({ orderId: 'long' })).toMatchObject({ _more: true, version: 5 });
+
+    const sent = recordCommands(other);
+    const second = await projectionOn(other, 'LongStopped').applyBatch(truth.slice(5));
+
+    expect(second.outcomes).toEqual([expect.objectContaining({ status: 'applied' })]);
+    // It read the claimed row more than once before writing over it, and did not claim it again.
+    expect(sent.indexOf('TransactWriteItems')).toBeGreaterThan(1);
+    expect(sent.slice(0, sent.indexOf('TransactWriteItems')).filter((command) => command === 'GetItem').length).toBeGreaterThan(1);
+    expect(sent).not.toContain('UpdateItem');
+    expect((await model.getItem({ orderId: 'long' }))?.['_more']).toBeUndefined();
+    expect((await model.get({ orderId: 'long' }, { consistent: true }))?.version).toBe(EVENTS);
+    expect(await messagesOf('LongStopped')).toEqual(versions(1, EVENTS));
+  } finally {
+    stopped.destroy();
+    other.destroy();
+  }
+});
