@@ -4,11 +4,16 @@
  * writer that stopped is taken over. Faults are injected by middleware on real clients.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { Projection, eventsTableDefinition, outboxTableDefinition, readModelTableDefinition } from 'dynafold';
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import fc from 'fast-check';
+import { Projection, processBatch, eventsTableDefinition, outboxTableDefinition, readModelTableDefinition } from 'dynafold';
+import { deliver, deliveries, propertySettings, propertyTimeout } from '../support/delivery';
 import { createTestTable, testClient } from '../support/dynamo';
 import { outboxMessages } from '../support/ledger-case';
 import { evolveSummary, foldSummary, initialSummary, orderSummaries } from '../support/order-projection';
 import { orderStream, type OrderEvent } from '../support/orders';
+import { seededRandom } from '../support/random';
+import { insertsOnly, readStreamRecords } from '../support/stream-records';
 
 const client = testClient();
 const EVENTS = 150; // 99 messages fit a transaction with the row: two transactions
@@ -16,11 +21,13 @@ let eventsTable: string;
 let viewsTable: string;
 let outboxTable: string;
 let truth: OrderEvent[];
+let records: _Record[];
 
 afterAll(() => client.destroy());
 
 beforeAll(async () => {
-  eventsTable = (await createTestTable(client, eventsTableDefinition, 'long-events')).name;
+  const events = await createTestTable(client, eventsTableDefinition, 'long-events');
+  eventsTable = events.name;
   viewsTable = (await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name)]), 'long-views')).name;
   outboxTable = (await createTestTable(client, outboxTableDefinition, 'long-outbox')).name;
   const stream = orderStream(client, eventsTable);
@@ -33,6 +40,7 @@ beforeAll(async () => {
     );
   }
   truth = await stream.read({ orderId: 'long' });
+  records = insertsOnly(await readStreamRecords(events.streamArn as string));
 });
 
 function projectionOn(lane: DynamoDBClient, model: string) {
@@ -146,3 +154,53 @@ test('a claim left by a writer that stopped after it is watched, then taken over
     other.destroy();
   }
 });
+
+const CASES = 4;
+let cases = 0;
+// Claims made across the cases (the only UpdateItems and PutItems an outbox projection sends): the property must reach them.
+let claims = 0;
+
+test(
+  'lanes racing for a row whose folds take several transactions, with lost write answers: the row is its fold, every message written once and in order, no claim left',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(deliveries, fc.constantFrom(0, 0.03, 0.08), async (delivery, lostAnswers) => {
+        const lane = testClient();
+        const name = `LongLanes${cases++}`;
+        try {
+          // A write that went through whose answer is lost: the call fails, and a claim it made stays behind.
+          const random = seededRandom(delivery.seed);
+          lane.middlewareStack.add(
+            (next, context) => async (args) => {
+              if (context.commandName === 'UpdateItemCommand' || context.commandName === 'PutItemCommand') claims++;
+              const result = await next(args);
+              const write = ['TransactWriteItemsCommand', 'UpdateItemCommand', 'PutItemCommand'].includes(context.commandName ?? '');
+              if (write && random() < lostAnswers) throw Object.assign(new Error('answer lost (injected)'), { name: 'TimeoutError' });
+              return result;
+            },
+            { step: 'initialize', name: 'loseAnswers' },
+          );
+          const projection = projectionOn(lane, name);
+          await deliver(records, { ...delivery, maxBatch: delivery.maxBatch * 10 }, async (batch) => {
+            return (await processBatch(batch, { projections: { [name]: projection }, source: 'lambda' })).response;
+          });
+
+          const model = orderSummaries(client, viewsTable, name);
+          const row = await model.get({ orderId: 'long' }, { consistent: true });
+          expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
+            ...foldSummary('long', truth),
+            createdAt: undefined,
+            updatedAt: undefined,
+          });
+          expect((await model.getItem({ orderId: 'long' }))?.['_more']).toBeUndefined();
+          expect(await messagesOf(name)).toEqual(versions(1, EVENTS));
+        } finally {
+          lane.destroy();
+        }
+      }),
+      propertySettings(CASES),
+    );
+    expect(claims).toBeGreaterThan(0);
+  },
+  propertyTimeout(CASES),
+);
