@@ -78,19 +78,36 @@ async function messagesOf(model: string): Promise<number[]> {
 
 const versions = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-test('a fold past one transaction claims the row with a small write first, and its last write clears the claim', async () => {
+test('a fold past one transaction that fills a gap claims the row with a small write first, and its last write clears the claim', async () => {
   const lane = testClient();
   try {
     const projection = projectionOn(lane, 'LongExisting');
     await projection.applyBatch(truth.slice(0, 5));
     const sent = recordCommands(lane);
 
-    await projection.applyBatch(truth.slice(5));
+    await projection.applyBatch(truth.slice(100)); // 6 to 100 are read from the store: another lane holds them
 
-    expect(sent.filter((command) => command !== 'GetItem')).toEqual(['UpdateItem', 'TransactWriteItems', 'TransactWriteItems']);
+    expect(sent.filter((command) => command !== 'GetItem')).toEqual(['Query', 'UpdateItem', 'TransactWriteItems', 'TransactWriteItems']);
     const item = await orderSummaries(client, viewsTable, 'LongExisting').getItem({ orderId: 'long' });
     expect(item?.['_more']).toBeUndefined();
     expect(await messagesOf('LongExisting')).toEqual(versions(1, EVENTS));
+  } finally {
+    lane.destroy();
+  }
+});
+
+test("a fold past one transaction of the call's own events, in order, does without a claim", async () => {
+  const lane = testClient();
+  try {
+    const projection = projectionOn(lane, 'LongInOrder');
+    await projection.applyBatch(truth.slice(0, 5));
+    const sent = recordCommands(lane);
+
+    await projection.applyBatch(truth.slice(5));
+
+    expect(sent.filter((command) => command !== 'GetItem')).toEqual(['TransactWriteItems', 'TransactWriteItems']);
+    expect((await orderSummaries(client, viewsTable, 'LongInOrder').getItem({ orderId: 'long' }))?.['_more']).toBeUndefined();
+    expect(await messagesOf('LongInOrder')).toEqual(versions(1, EVENTS));
   } finally {
     lane.destroy();
   }
@@ -106,9 +123,9 @@ test('a row that does not exist yet is claimed with a stub, which reads do not s
         seen.push(await model.get({ orderId: 'long' }, { consistent: true }), await model.getItem({ orderId: 'long' }));
     });
 
-    await projectionOn(lane, 'LongNew').applyBatch(truth);
+    await projectionOn(lane, 'LongNew').applyBatch(truth.slice(100));
 
-    expect(sent.filter((command) => command !== 'GetItem')).toEqual(['PutItem', 'TransactWriteItems', 'TransactWriteItems']);
+    expect(sent.filter((command) => command !== 'GetItem')).toEqual(['Query', 'PutItem', 'TransactWriteItems', 'TransactWriteItems']);
     expect(seen[0]).toBeUndefined(); // the stub is bookkeeping, not a row
     expect(seen[1]).toMatchObject({ _stub: true, _more: true });
     const row = await model.get({ orderId: 'long' }, { consistent: true });
@@ -133,13 +150,13 @@ test('a claim left by a writer that stopped after it is watched, then taken over
     recordCommands(stopped, async (command) => {
       if (command === 'TransactWriteItems') throw Object.assign(new Error('the lane stopped'), { name: 'ValidationException' });
     });
-    const first = await projectionOn(stopped, 'LongStopped').applyBatch(truth.slice(5));
+    const first = await projectionOn(stopped, 'LongStopped').applyBatch(truth.slice(100));
     expect(first.outcomes).toEqual([expect.objectContaining({ status: 'failed' })]);
     const model = orderSummaries(client, viewsTable, 'LongStopped');
     expect(await model.getItem({ orderId: 'long' })).toMatchObject({ _more: true, version: 5 });
 
     const sent = recordCommands(other);
-    const second = await projectionOn(other, 'LongStopped').applyBatch(truth.slice(5));
+    const second = await projectionOn(other, 'LongStopped').applyBatch(truth.slice(100));
 
     expect(second.outcomes).toEqual([expect.objectContaining({ status: 'applied' })]);
     // It read the claimed row more than once before writing over it, and did not claim it again.

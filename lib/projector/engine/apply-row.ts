@@ -85,7 +85,7 @@ export async function applyRow<State>(application: RowApplication<State>): Promi
         if (!mayRetry(runtime.retry, stalled, Date.now() - started)) break;
         lostOn = undefined;
       }
-      const attempt = await attemptRow(application, row, steps);
+      const attempt = await attemptRow(application, row, steps, lostRaces > 0);
       if (attempt === 'moreWrites') {
         own = true;
         continue;
@@ -114,8 +114,11 @@ function covers<State>(runtime: RowRuntime<State>, group: Group, row: ReadRow<St
   return group.events.every((event) => event.version <= (checkpoints.get(instanceKey(event)) ?? 0));
 }
 
-/** One read-fold-write of the row as read, or the parking of its failure; adds the write's step to `steps`. */
-async function attemptRow<State>(application: RowApplication<State>, row: ReadRow<State>, steps: Step[]): Promise<Attempt> {
+/**
+ * One read-fold-write of the row as read, or the parking of its failure; adds the write's step to `steps`.
+ * `contended`: the call lost a race for the row already.
+ */
+async function attemptRow<State>(application: RowApplication<State>, row: ReadRow<State>, steps: Step[], contended: boolean): Promise<Attempt> {
   const { runtime, group, call, fold } = application;
   const { signal } = call;
   // A replay folds through whatever reached the parked row by now, also events noted since it began.
@@ -127,7 +130,7 @@ async function attemptRow<State>(application: RowApplication<State>, row: ReadRo
   let failure: unknown;
   let now = row;
   try {
-    const step = await tryWrite(runtime, target, call, row, fold);
+    const step = await tryWrite(runtime, target, call, row, fold, contended);
     if (step === 'lost') return 'lostRace';
     steps.push(step);
     if (step.failure === undefined) return step.more ? 'moreWrites' : appliedOutcome(runtime.store.checkpoints, target, steps);
@@ -158,13 +161,17 @@ async function tryWrite<State>(
   call: CallContext<StreamEvent>,
   row: ReadRow<State>,
   fold: FoldOptions,
+  contended: boolean,
 ): Promise<Step | 'lost'> {
   let attempted = group.events[0] as StreamEvent;
   try {
     const built = await buildWrite(runtime, group, call, row, fold, (event) => (attempted = event));
     if (built.write === undefined) return built.step;
-    // The first of several writes claims the row first: a lost claim costs a small write, not a transaction.
-    const from = built.step.more && !row.more ? await claimRow(runtime.store, row, group.key) : row;
+    // The first of several writes claims the row where other writers may race for it (this call lost a
+    // race, or its fold fills a gap that another lane's events are in): a lost claim costs a small write,
+    // not a transaction of messages. A fold of the call's own events alone, in order, does without.
+    const claims = built.step.more && !row.more && (contended || fillsGap(group, built.step.applied));
+    const from = claims ? await claimRow(runtime.store, row, group.key) : row;
     if (from === undefined || !(await writeRow(runtime.store, from, built.write.item, built.write.extras))) {
       call.stats.lostRaces++;
       return 'lost';
@@ -174,6 +181,12 @@ async function tryWrite<State>(
   } catch (error) {
     throw error instanceof EventFailure ? error : new EventFailure(attempted, error);
   }
+}
+
+/** Whether a fold applies events the call was not delivered (read from the store to fill a gap). */
+function fillsGap(group: Group, applied: ReadonlyArray<StreamEvent>): boolean {
+  const delivered = new Set(group.events.map((event) => `${instanceKey(event)}@${event.version}`));
+  return applied.some((event) => !delivered.has(`${instanceKey(event)}@${event.version}`));
 }
 
 /** The error a write failed with, and the event it is put down to (see `EventFailure`). */
