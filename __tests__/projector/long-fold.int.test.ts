@@ -78,6 +78,19 @@ async function messagesOf(model: string): Promise<number[]> {
 
 const versions = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
+/** The model's row is the fold of every event, left unclaimed, and the outbox holds each event's message once, in order. */
+async function expectFoldedOnce(name: string): Promise<void> {
+  const model = orderSummaries(client, viewsTable, name);
+  const row = await model.get({ orderId: 'long' }, { consistent: true });
+  expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
+    ...foldSummary('long', truth),
+    createdAt: undefined,
+    updatedAt: undefined,
+  });
+  expect((await model.getItem({ orderId: 'long' }))?.['_more']).toBeUndefined();
+  expect(await messagesOf(name)).toEqual(versions(1, EVENTS));
+}
+
 test('a fold past one transaction that fills a gap claims the row with a small write first, and its last write clears the claim', async () => {
   const lane = testClient();
   try {
@@ -128,14 +141,7 @@ test('a row that does not exist yet is claimed with a stub, which reads do not s
     expect(sent.filter((command) => command !== 'GetItem')).toEqual(['Query', 'PutItem', 'TransactWriteItems', 'TransactWriteItems']);
     expect(seen[0]).toBeUndefined(); // the stub is bookkeeping, not a row
     expect(seen[1]).toMatchObject({ _stub: true, _more: true });
-    const row = await model.get({ orderId: 'long' }, { consistent: true });
-    expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
-      ...foldSummary('long', truth),
-      createdAt: undefined,
-      updatedAt: undefined,
-    });
-    expect((await model.getItem({ orderId: 'long' }))?.['_more']).toBeUndefined();
-    expect(await messagesOf('LongNew')).toEqual(versions(1, EVENTS));
+    await expectFoldedOnce('LongNew');
   } finally {
     lane.destroy();
   }
@@ -202,15 +208,7 @@ test(
             return (await processBatch(batch, { projections: { [name]: projection }, source: 'lambda' })).response;
           });
 
-          const model = orderSummaries(client, viewsTable, name);
-          const row = await model.get({ orderId: 'long' }, { consistent: true });
-          expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
-            ...foldSummary('long', truth),
-            createdAt: undefined,
-            updatedAt: undefined,
-          });
-          expect((await model.getItem({ orderId: 'long' }))?.['_more']).toBeUndefined();
-          expect(await messagesOf(name)).toEqual(versions(1, EVENTS));
+          await expectFoldedOnce(name);
         } finally {
           lane.destroy();
         }
