@@ -128,7 +128,10 @@ export const hotRow: Scenario = {
 /** The mean of each lane count's runs (one per round): times and counts averaged. */
 function meanRuns(runs: ReadonlyArray<HotRun>): HotRun[] {
   const configs = new Map<string, HotRun[]>();
-  for (const run of runs) configs.set(`${run.lanes}${run.outbox}`, [...(configs.get(`${run.lanes}${run.outbox}`) ?? []), run]);
+  for (const run of runs) {
+    const key = `${run.lanes}${run.outbox}`;
+    configs.set(key, [...(configs.get(key) ?? []), run]);
+  }
   return [...configs.values()].map((same) => {
     const mean = (of: (run: HotRun) => number) => same.reduce((sum, run) => sum + of(run), 0) / same.length;
     const requests: Record<string, number> = {};

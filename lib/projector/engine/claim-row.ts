@@ -4,7 +4,7 @@ import { asRequestError, isConditionFailure } from '../../dynamo';
 import type { Key } from './plan-rows';
 import type { ReadRow } from './read-rows';
 import type { RowStore } from './row-store';
-import { rowCondition, stubItem } from './write-row';
+import { rowCondition, rowPut, stubItem } from './write-row';
 
 /**
  * Marks a row `more` before the first of a fold's several writes (an outbox's messages past one
@@ -15,24 +15,16 @@ import { rowCondition, stubItem } from './write-row';
  * another writer changed the row first.
  */
 export async function claimRow<State>(store: RowStore, read: ReadRow<State>, key: Key): Promise<ReadRow<State> | undefined> {
-  const { condition, names, values } = rowCondition(store, read);
   const table = store.readModel.table;
   try {
     if (!read.exists) {
       const item = stubItem(store, read, key, { checkpoints: new Map(), removed: false, more: true });
       // The stub holds no revision of its own: the fold's first write is the row's first revision.
       delete item[RowAttributes.revision];
-      await store.documents.send(
-        new PutCommand({
-          TableName: table,
-          Item: item,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: names,
-          ...(Object.keys(values).length === 0 ? {} : { ExpressionAttributeValues: values }),
-        }),
-      );
+      await store.documents.send(new PutCommand(rowPut(store, read, item)));
       return { ...read, exists: true, stub: true, more: true };
     }
+    const { condition, names, values } = rowCondition(store, read);
     await store.documents.send(
       new UpdateCommand({
         TableName: table,
