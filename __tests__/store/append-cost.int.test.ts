@@ -45,6 +45,19 @@ function before(target: DynamoDBClient, command: string, hook: () => Promise<voi
   );
 }
 
+/** The `ConsistentRead` of each GetItem `target` sends from now on (middleware named `get-consistency`). */
+function consistencyOfGets(target: DynamoDBClient): boolean[] {
+  const reads: boolean[] = [];
+  target.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'GetItemCommand') reads.push((args.input as { ConsistentRead?: boolean }).ConsistentRead === true);
+      return next(args);
+    },
+    { step: 'initialize', name: 'get-consistency' },
+  );
+  return reads;
+}
+
 function sent(): Record<string, number> {
   return Object.fromEntries(requests.counts);
 }
@@ -64,17 +77,51 @@ describe('which request an append is', () => {
     await Orders.append(id, [added('b')]);
     expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
     requests.reset();
-    // The caller's number is not proof that version 2 exists: it is read first (1 read unit, where a
-    // transaction with a ConditionCheck billed 4 write units).
-    await Orders.append(id, [added('c')], { expectedVersion: 2 });
-    expect(sent()).toEqual({ GetItemCommand: 1, PutItemCommand: 1 });
-    // A version that is not there yet is a ConcurrencyError, with nothing written.
-    requests.reset();
-    const ahead = Orders.append(id, [added('x')], { expectedVersion: 7 });
-    await expect(ahead).rejects.toBeInstanceOf(ConcurrencyError);
-    await expect(ahead).rejects.toMatchObject({ expectedVersion: 7, actualVersion: 3 });
-    expect(requests.count('PutItemCommand') + requests.count('TransactWriteItemsCommand')).toBe(0);
-    expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
+    // The caller's number is not proof that version 2 exists: it is read first (an eventually consistent
+    // GetItem, half a read unit, where a transaction with a ConditionCheck billed 4 write units).
+    const reads = consistencyOfGets(client);
+    try {
+      await Orders.append(id, [added('c')], { expectedVersion: 2 });
+      expect(sent()).toEqual({ GetItemCommand: 1, PutItemCommand: 1 });
+      expect(reads).toEqual([false]);
+      // A version that is not there yet is a ConcurrencyError, with nothing written: the eventually
+      // consistent read that misses it is not the last word, a strongly consistent one is.
+      requests.reset();
+      reads.length = 0;
+      const ahead = Orders.append(id, [added('x')], { expectedVersion: 7 });
+      await expect(ahead).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(ahead).rejects.toMatchObject({ expectedVersion: 7, actualVersion: 3 });
+      expect(reads).toEqual([false, true]);
+      expect(requests.count('PutItemCommand') + requests.count('TransactWriteItemsCommand')).toBe(0);
+      expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
+    } finally {
+      client.middlewareStack.remove('get-consistency');
+    }
+  });
+
+  test('an eventually consistent read that lags behind the expected version is checked strongly consistent, and the append lands', async () => {
+    const id = freshId();
+    await Orders.append(id, [added('a'), added('b')], { expectedVersion: 0 });
+    // A replica that has not seen version 2 yet: the real answer to an eventually consistent GetItem, without its item.
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args);
+        const input = args.input as { ConsistentRead?: boolean };
+        if (input.ConsistentRead === false) delete (result.output as { Item?: unknown }).Item;
+        return result;
+      },
+      { step: 'initialize', name: 'lagging-replica' },
+    );
+    const reads = consistencyOfGets(client);
+    try {
+      const appended = await Orders.append(id, [added('c')], { expectedVersion: 2 });
+      expect(appended.version).toBe(3);
+      expect(reads).toEqual([false, true]);
+      expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
+    } finally {
+      client.middlewareStack.remove('lagging-replica');
+      client.middlewareStack.remove('get-consistency');
+    }
   });
 
   test('several events or an idempotency key keep the transaction', async () => {

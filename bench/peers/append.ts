@@ -6,17 +6,17 @@ export const EVENTS_PER_APPEND = 5;
 const STREAMS_PER_WRITER = 1;
 
 /**
- * 16 writers, each on its own stream per round, appending 5 events at a time with the expected version they
- * know (versions 0, 5, 10, ...): one latency per append.
+ * 16 writers, each on its own stream per round, appending `eventsPerAppend` events at a time (5, or 1) with
+ * the expected version they know (versions 0, 5, 10, ...): one latency per append.
  */
-export function appendRound(m: Metered, round: number, appendsPerWriter: number): Promise<Sample> {
-  return sample(m, APPEND_WRITERS * appendsPerWriter * EVENTS_PER_APPEND, async (latency) => {
+export function appendRound(m: Metered, round: number, appendsPerWriter: number, eventsPerAppend = EVENTS_PER_APPEND): Promise<Sample> {
+  return sample(m, APPEND_WRITERS * appendsPerWriter * eventsPerAppend, async (latency) => {
     await Promise.all(
       Array.from({ length: APPEND_WRITERS }, async (_, w) => {
         for (let i = 0; i < appendsPerWriter; i++) {
-          const orderId = `a${round}-w${w}-s${i % STREAMS_PER_WRITER}`;
-          const expected = Math.floor(i / STREAMS_PER_WRITER) * EVENTS_PER_APPEND;
-          latency(await time(() => m.peer.append(orderId, expected, EVENTS_PER_APPEND)));
+          const orderId = `a${eventsPerAppend}x${round}-w${w}-s${i % STREAMS_PER_WRITER}`;
+          const expected = Math.floor(i / STREAMS_PER_WRITER) * eventsPerAppend;
+          latency(await time(() => m.peer.append(orderId, expected, eventsPerAppend)));
         }
       }),
     );

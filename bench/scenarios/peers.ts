@@ -74,7 +74,7 @@ const sumUp = (samples: Map<string, Sample[]>) => new Map([...samples].map(([nam
 /**
  * dynafold against equinox-js (DynamoStore) and Castore (DynamoDB adapter), each used as its documentation
  * shows, on the same DynamoDB Local in the same run, measured in rounds that rotate their order: appends
- * with expected versions, 50 writers on one stream, loads of 10, 100 and 1,000 events (and from a
+ * of 5 and of 1 event with expected versions, commands, 50 writers on one stream, loads of 10, 100 and 1,000 events (and from a
  * snapshot), and projection of the real stream records delivered as Lambda does, in order and shuffled.
  */
 export const peers: Scenario = {
@@ -102,6 +102,21 @@ export const peers: Scenario = {
           ...BILLED,
         ]),
       );
+
+      // The same number of events, one an append: each append after a stream's first proves its expected version.
+      const singles = sumUp(
+        await alternate(all, size.appendRounds, (m, round) => appendRound(m, round, size.appendsPerWriter * EVENTS_PER_APPEND, 1)),
+      );
+      context.log(`  append one: ${JSON.stringify(Object.fromEntries(singles))}`);
+      rows.push(
+        ...sampleRows(`append ${APPEND_WRITERS} writers × 1 event`, singles, [
+          ['events/s ↑', (s) => s.eventsPerSecond],
+          ['p50 ms ↓', (s) => s.p50],
+          ['requests/event ↓', (s) => s.requestsPerEvent],
+          ...BILLED,
+        ]),
+      );
+      details['appendOne'] = Object.fromEntries(singles);
 
       const commands = sumUp(await alternate(all, size.appendRounds, (m, round) => commandRound(m, round, size.commandsPerWriter)));
       context.log(`  command: ${JSON.stringify(Object.fromEntries(commands))}`);

@@ -28,7 +28,7 @@ export interface AppendTries<Result> {
   readonly retry: ResolvedRetry;
   readonly signal: AbortSignal | undefined;
   readHead(): Promise<number>;
-  /** Whether `version` exists, read strongly consistent: proves a caller's `expectedVersion` before writing. */
+  /** Whether `version` exists (a read that can't miss it): proves a caller's `expectedVersion` before writing. */
   versionExists(version: number): Promise<boolean>;
   /** One try at `expectedVersion`, a version known to exist (or 0): its writes need only not overwrite. */
   attempt(expectedVersion: number): Promise<AttemptOutcome<Result>>;
@@ -44,8 +44,9 @@ export async function appendWithRetries<Result>(tries: AppendTries<Result>): Pro
   // Every try goes at a version known to exist, so its writes need no ConditionCheck: the Puts'
   // `attribute_not_exists` alone keep versions contiguous (when n exists, 1..n are committed). A version
   // read from the table (the head, `execute`'s load, or taken by the append that beat this one) exists and
-  // stays: events are never deleted. A caller's `expectedVersion` is no proof, so it is read once (one read
-  // unit, where a ConditionCheck bills two write units, and a one-event append can be a PutItem).
+  // stays: events are never deleted. A caller's `expectedVersion` is no proof, so it is read once (half a read
+  // unit when an eventually consistent read finds it, where a ConditionCheck bills two write units, and a
+  // one-event append can be a PutItem).
   let known = mode === 'head' ? undefined : tries.expectedVersion;
   let proven = mode !== 'expected' || tries.expectedVersion === 0;
   for (let attempt = 1; ; attempt++) {

@@ -48,12 +48,22 @@ export class StreamAppends {
       retry: resolveCallRetry(options.retry, EventStreamDefaults.appendRetry, 'an append'),
       signal: options.signal,
       readHead: () => this.stream.version(streamId, { signal: options.signal }),
-      versionExists: async (version) => {
-        const key = { [Layout.partitionKey]: partitionKeyOf(this.stream.name, streamId), [Layout.sortKey]: eventSortKey(version) };
-        return (await getItem(withSignal(this.stream.documents, options.signal), this.stream.table, key)) !== undefined;
-      },
+      versionExists: (version) => this.versionExists(streamId, version, options.signal),
       attempt: (expectedVersion) => this.attempt(streamId, expectedVersion, valid, options),
     });
+  }
+
+  /**
+   * Whether `version` of the stream exists, for the proof a caller's `expectedVersion` needs. An eventually
+   * consistent read that finds it is proof enough at half the units: no replica holds an item that was not
+   * committed, and events are never deleted. One that finds nothing may be behind, so a strongly consistent
+   * read decides.
+   */
+  private async versionExists(streamId: string, version: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const documents = withSignal(this.stream.documents, signal);
+    const key = { [Layout.partitionKey]: partitionKeyOf(this.stream.name, streamId), [Layout.sortKey]: eventSortKey(version) };
+    if ((await getItem(documents, this.stream.table, key, false)) !== undefined) return true;
+    return (await getItem(documents, this.stream.table, key)) !== undefined;
   }
 
   /** The event that won a race, decoded; `undefined` when it can't be (the command then loads the stream again). */
