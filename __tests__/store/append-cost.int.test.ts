@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConcurrencyError, eventsTableDefinition } from 'dynafold';
 import { createTestTable, testClient } from '../support/dynamo';
 import { emptyOrder, evolveOrder, orderStream, range, type OrderState } from '../support/orders';
+import { watchReplicas, type Replicas } from '../support/replicas';
 import { countRequests } from '../support/requests';
 
 // What each append and command sends: a conditional PutItem where the predecessor is known to exist,
@@ -45,17 +46,9 @@ function before(target: DynamoDBClient, command: string, hook: () => Promise<voi
   );
 }
 
-/** The `ConsistentRead` of each GetItem `target` sends from now on (middleware named `get-consistency`). */
-function consistencyOfGets(target: DynamoDBClient): boolean[] {
-  const reads: boolean[] = [];
-  target.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'GetItemCommand') reads.push((args.input as { ConsistentRead?: boolean }).ConsistentRead === true);
-      return next(args);
-    },
-    { step: 'initialize', name: 'get-consistency' },
-  );
-  return reads;
+/** Whether each GetItem among `replicas`' reads asked for strong consistency, in order. */
+function getConsistency(replicas: Replicas): boolean[] {
+  return replicas.reads.filter((read) => read.command === 'GetItemCommand').map((read) => read.consistent);
 }
 
 function sent(): Record<string, number> {
@@ -79,23 +72,23 @@ describe('which request an append is', () => {
     requests.reset();
     // The caller's number is not proof that version 2 exists: it is read first (an eventually consistent
     // GetItem, half a read unit, where a transaction with a ConditionCheck billed 4 write units).
-    const reads = consistencyOfGets(client);
+    const replicas = watchReplicas(client);
     try {
       await Orders.append(id, [added('c')], { expectedVersion: 2 });
       expect(sent()).toEqual({ GetItemCommand: 1, PutItemCommand: 1 });
-      expect(reads).toEqual([false]);
+      expect(getConsistency(replicas)).toEqual([false]);
       // A version that is not there yet is a ConcurrencyError, with nothing written: the eventually
       // consistent read that misses it is not the last word, a strongly consistent one is.
       requests.reset();
-      reads.length = 0;
+      replicas.reads.length = 0;
       const ahead = Orders.append(id, [added('x')], { expectedVersion: 7 });
       await expect(ahead).rejects.toBeInstanceOf(ConcurrencyError);
       await expect(ahead).rejects.toMatchObject({ expectedVersion: 7, actualVersion: 3 });
-      expect(reads).toEqual([false, true]);
+      expect(getConsistency(replicas)).toEqual([false, true]);
       expect(requests.count('PutItemCommand') + requests.count('TransactWriteItemsCommand')).toBe(0);
       expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
     } finally {
-      client.middlewareStack.remove('get-consistency');
+      replicas.remove();
     }
   });
 
@@ -103,24 +96,15 @@ describe('which request an append is', () => {
     const id = freshId();
     await Orders.append(id, [added('a'), added('b')], { expectedVersion: 0 });
     // A replica that has not seen version 2 yet: the real answer to an eventually consistent GetItem, without its item.
-    client.middlewareStack.add(
-      (next) => async (args) => {
-        const result = await next(args);
-        const input = args.input as { ConsistentRead?: boolean };
-        if (input.ConsistentRead === false) delete (result.output as { Item?: unknown }).Item;
-        return result;
-      },
-      { step: 'initialize', name: 'lagging-replica' },
-    );
-    const reads = consistencyOfGets(client);
+    const replicas = watchReplicas(client);
+    replicas.lagGet = true;
     try {
       const appended = await Orders.append(id, [added('c')], { expectedVersion: 2 });
       expect(appended.version).toBe(3);
-      expect(reads).toEqual([false, true]);
+      expect(getConsistency(replicas)).toEqual([false, true]);
       expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
     } finally {
-      client.middlewareStack.remove('lagging-replica');
-      client.middlewareStack.remove('get-consistency');
+      replicas.remove();
     }
   });
 

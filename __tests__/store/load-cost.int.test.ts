@@ -1,6 +1,7 @@
 import { EventStreamDefaults, ValidationError, eventsTableDefinition } from 'dynafold';
 import { createTestTable, testClient } from '../support/dynamo';
 import { emptyOrder, evolveOrder, orderStream, range, type OrderState } from '../support/orders';
+import { watchReplicas } from '../support/replicas';
 import { countRequests } from '../support/requests';
 
 // What a load costs: the Queries a read sends at a page boundary, and a command's eventually consistent
@@ -10,25 +11,9 @@ const client = testClient();
 const requests = countRequests(client);
 let Orders: ReturnType<typeof orderStream>;
 
-/** The `ConsistentRead` of every read request sent, in order. */
-const reads: Array<{ command: string; consistent: boolean }> = [];
-/** Makes eventually consistent Queries answer like a replica that is behind, while set. */
-let stale: ((items: unknown[]) => unknown[]) | undefined;
-
-client.middlewareStack.add(
-  (next, context) => async (args) => {
-    const command = context.commandName ?? 'unknown';
-    const input = args.input as { ConsistentRead?: boolean };
-    if (command === 'QueryCommand' || command === 'GetItemCommand') reads.push({ command, consistent: input.ConsistentRead === true });
-    const result = await next(args);
-    const output = result.output as { Items?: unknown[] };
-    if (stale !== undefined && command === 'QueryCommand' && input.ConsistentRead !== true && output.Items !== undefined) {
-      output.Items = stale(output.Items);
-    }
-    return result;
-  },
-  { step: 'initialize', name: 'recordReads' },
-);
+/** Every read request sent, in order; `replicas.lagQuery` makes eventually consistent Queries answer like a replica that is behind. */
+const replicas = watchReplicas(client);
+const reads = replicas.reads;
 
 beforeAll(async () => {
   const { name } = await createTestTable(client, eventsTableDefinition, 'loadcost');
@@ -94,7 +79,7 @@ describe('a read at a page boundary', () => {
 
 describe("a command's eventually consistent load", () => {
   afterEach(() => {
-    stale = undefined;
+    replicas.lagQuery = undefined;
   });
 
   test('by default every read of a command is strongly consistent; with consistent: false its load is not', async () => {
@@ -132,7 +117,7 @@ describe("a command's eventually consistent load", () => {
 
   test('a stale load costs a lost race, decided again on the event that won, and appends nothing wrong', async () => {
     const id = await streamOf(3);
-    stale = (items) => items.slice(0, -1); // the replica has not seen version 3 yet
+    replicas.lagQuery = (items) => items.slice(0, -1); // the replica has not seen version 3 yet
     reset();
     const result = await Orders.execute<OrderState>(id, addOne, { consistent: false });
     expect(result.version).toBe(4);
@@ -143,7 +128,7 @@ describe("a command's eventually consistent load", () => {
 
   test('a load that saw a gap is read again, strongly consistent, before anything is decided', async () => {
     const id = await streamOf(4);
-    stale = (items) => items.filter((_item, index) => index !== 1); // version 2 missing
+    replicas.lagQuery = (items) => items.filter((_item, index) => index !== 1); // version 2 missing
     reset();
     let decidedOn: number | undefined;
     const result = await Orders.execute<OrderState>(

@@ -74,8 +74,9 @@ const sumUp = (samples: Map<string, Sample[]>) => new Map([...samples].map(([nam
 /**
  * dynafold against equinox-js (DynamoStore) and Castore (DynamoDB adapter), each used as its documentation
  * shows, on the same DynamoDB Local in the same run, measured in rounds that rotate their order: appends
- * of 5 and of 1 event with expected versions, commands, 50 writers on one stream, loads of 10, 100 and 1,000 events (and from a
- * snapshot), and projection of the real stream records delivered as Lambda does, in order and shuffled.
+ * of 5 and of 1 event with expected versions, commands, 50 writers on one stream, loads of 10, 100 and
+ * 1,000 events (and from a snapshot), and projection of the real stream records delivered as Lambda
+ * does, in order and shuffled.
  */
 export const peers: Scenario = {
   name: 'peers',

@@ -99,9 +99,10 @@ export class EventStream<
 
   /**
    * Appends events in one write, once the version before them is known to exist: a conditional PutItem
-   * for one event, otherwise ONE TransactWriteItems. With `expectedVersion` (read first when ≥ 1: an eventually
-   * consistent GetItem, strongly consistent if that misses it), a stream at another version fails with `ConcurrencyError` (expected and actual version) and
-   * nothing is written; without it the events go at the head (read first), retried on conflict. With
+   * for one event, otherwise ONE TransactWriteItems. With `expectedVersion` (read first when ≥ 1: an
+   * eventually consistent GetItem, strongly consistent if that misses it), a stream at another version
+   * fails with `ConcurrencyError` (expected and actual version) and nothing is written; without it the
+   * events go at the head (read first), retried on conflict. With
    * `idempotencyKey`, a repeated append returns the first result.
    */
   async append(

@@ -62,7 +62,8 @@ export class StreamAppends {
   private async versionExists(streamId: string, version: number, signal: AbortSignal | undefined): Promise<boolean> {
     const documents = withSignal(this.stream.documents, signal);
     const key = { [Layout.partitionKey]: partitionKeyOf(this.stream.name, streamId), [Layout.sortKey]: eventSortKey(version) };
-    if ((await getItem(documents, this.stream.table, key, false)) !== undefined) return true;
+    const eventuallyConsistent = false;
+    if ((await getItem(documents, this.stream.table, key, eventuallyConsistent)) !== undefined) return true;
     return (await getItem(documents, this.stream.table, key)) !== undefined;
   }
 
