@@ -46,9 +46,9 @@ function before(target: DynamoDBClient, command: string, hook: () => Promise<voi
   );
 }
 
-/** Whether each GetItem among `replicas`' reads asked for strong consistency, in order. */
-function getConsistency(replicas: Replicas): boolean[] {
-  return replicas.reads.filter((read) => read.command === 'GetItemCommand').map((read) => read.consistent);
+/** Whether each Query among `replicas`' reads asked for strong consistency, in order. */
+function queryConsistency(replicas: Replicas): boolean[] {
+  return replicas.reads.filter((read) => read.command === 'QueryCommand').map((read) => read.consistent);
 }
 
 function sent(): Record<string, number> {
@@ -63,20 +63,21 @@ describe('which request an append is', () => {
     expect(sent()).toEqual({ PutItemCommand: 1 });
   });
 
-  test('one event at the head is a Query and a PutItem; at a caller-supplied version > 0, a GetItem of that version and a PutItem', async () => {
+  test('one event at the head is a Query and a PutItem; at a caller-supplied version > 0, a Query of the commit holding it and a PutItem', async () => {
     const id = freshId();
     await Orders.append(id, [added('a')]);
     requests.reset();
     await Orders.append(id, [added('b')]);
     expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
     requests.reset();
-    // The caller's number is not proof that version 2 exists: it is read first (an eventually consistent
-    // GetItem, half a read unit, where a transaction with a ConditionCheck billed 4 write units).
+    // The caller's number is not proof that a commit ends at version 2: the commit holding it is read first
+    // (an eventually consistent Query of one item, half a read unit, where a transaction with a
+    // ConditionCheck billed 4 write units).
     const replicas = watchReplicas(client);
     try {
       await Orders.append(id, [added('c')], { expectedVersion: 2 });
-      expect(sent()).toEqual({ GetItemCommand: 1, PutItemCommand: 1 });
-      expect(getConsistency(replicas)).toEqual([false]);
+      expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
+      expect(queryConsistency(replicas)).toEqual([false]);
       // A version that is not there yet is a ConcurrencyError, with nothing written: the eventually
       // consistent read that misses it is not the last word, a strongly consistent one is.
       requests.reset();
@@ -84,7 +85,8 @@ describe('which request an append is', () => {
       const ahead = Orders.append(id, [added('x')], { expectedVersion: 7 });
       await expect(ahead).rejects.toBeInstanceOf(ConcurrencyError);
       await expect(ahead).rejects.toMatchObject({ expectedVersion: 7, actualVersion: 3 });
-      expect(getConsistency(replicas)).toEqual([false, true]);
+      // The two proof reads, then the head the error reports.
+      expect(queryConsistency(replicas)).toEqual([false, true, true]);
       expect(requests.count('PutItemCommand') + requests.count('TransactWriteItemsCommand')).toBe(0);
       expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
     } finally {
@@ -95,27 +97,42 @@ describe('which request an append is', () => {
   test('an eventually consistent read that lags behind the expected version is checked strongly consistent, and the append lands', async () => {
     const id = freshId();
     await Orders.append(id, [added('a'), added('b')], { expectedVersion: 0 });
-    // A replica that has not seen version 2 yet: the real answer to an eventually consistent GetItem, without its item.
+    // A replica that has not seen the commit of versions 1 and 2 yet: the real answer to an eventually
+    // consistent Query, without its item.
     const replicas = watchReplicas(client);
-    replicas.lagGet = true;
+    replicas.lagQuery = () => [];
     try {
       const appended = await Orders.append(id, [added('c')], { expectedVersion: 2 });
       expect(appended.version).toBe(3);
-      expect(getConsistency(replicas)).toEqual([false, true]);
+      expect(queryConsistency(replicas)).toEqual([false, true]);
       expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
     } finally {
       replicas.remove();
     }
   });
 
-  test('several events or an idempotency key keep the transaction', async () => {
+  test('several events are one PutItem of their commit; an idempotency key keeps the transaction', async () => {
     const id = freshId();
     requests.reset();
     await Orders.append(id, [added('a'), added('b')], { expectedVersion: 0 });
-    expect(sent()).toEqual({ TransactWriteItemsCommand: 1 });
+    expect(sent()).toEqual({ PutItemCommand: 1 });
     requests.reset();
-    await Orders.append(id, [added('c')], { idempotencyKey: 'k-1' });
+    await Orders.append(id, [added('c'), added('d')], { idempotencyKey: 'k-1' });
     expect(sent()).toEqual({ QueryCommand: 1, TransactWriteItemsCommand: 1 });
+  });
+
+  test('a caller-supplied version inside a commit is a ConcurrencyError, with nothing written', async () => {
+    const id = freshId();
+    await Orders.append(id, [added('a'), added('b'), added('c')], { expectedVersion: 0 });
+    for (const expectedVersion of [1, 2]) {
+      requests.reset();
+      const inside = Orders.append(id, [added('x')], { expectedVersion });
+      await expect(inside).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(inside).rejects.toMatchObject({ expectedVersion, actualVersion: 3 });
+      expect(requests.count('PutItemCommand') + requests.count('TransactWriteItemsCommand')).toBe(0);
+    }
+    expect((await Orders.append(id, [added('d')], { expectedVersion: 3 })).version).toBe(4);
+    expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3, 4]);
   });
 
   test('a command on an existing stream is its load (one Query) and one PutItem', async () => {
@@ -127,7 +144,7 @@ describe('which request an append is', () => {
     expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
     requests.reset();
     await Orders.execute<OrderState>(id, { ...order, decide: () => [added('b'), added('c')] });
-    expect(sent()).toEqual({ QueryCommand: 1, TransactWriteItemsCommand: 1 });
+    expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
   });
 
   test("no transaction has a ConditionCheck: after a command's load, at the head, or at a caller-supplied version (read first)", async () => {
@@ -143,9 +160,10 @@ describe('which request an append is', () => {
     try {
       const id = freshId();
       await Orders.append(id, [{ type: 'OrderPlaced', data: { customer: 'cy' } }], { expectedVersion: 0 });
-      await Orders.execute<OrderState>(id, { ...order, decide: () => [added('a'), added('b')] });
-      await Orders.append(id, [added('c'), added('d')]);
-      await Orders.append(id, [added('e'), added('f')], { expectedVersion: 5 });
+      await Orders.execute<OrderState>(id, { ...order, decide: () => [added('a'), added('b')] }, { idempotencyKey: 'k-1' });
+      await Orders.append(id, [added('c'), added('d')], { idempotencyKey: 'k-2' });
+      await Orders.append(id, [added('e'), added('f')], { expectedVersion: 5, idempotencyKey: 'k-3' });
+      // The commit and the idempotency sentinel.
       expect(shapes).toEqual([
         ['Put', 'Put'],
         ['Put', 'Put'],

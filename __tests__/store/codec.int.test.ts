@@ -56,6 +56,13 @@ async function rawItem(streamName: string, streamId: string, version: number) {
   return Item;
 }
 
+/** The stored attributes of event `index` of the commit from version `first`: the item itself for a commit of one. */
+async function storedEvent(streamName: string, streamId: string, first: number, index: number) {
+  const item = await rawItem(streamName, streamId, first);
+  const list = item?.['events']?.L;
+  return list === undefined ? item : list[index]?.M;
+}
+
 describe('round trip through the table and its stream', () => {
   const appended: StreamEvent[] = [];
 
@@ -89,38 +96,56 @@ describe('round trip through the table and its stream', () => {
     expect(Date.parse(appended[0]?.timestamp ?? '')).not.toBeNaN();
   });
 
-  test('an event item holds its keys, marker, type, data and the append time in epoch ms: the id and version only in its keys', async () => {
+  test('an append is one item, a commit: its keys, marker, append time in epoch ms, count and events; the id and versions only in its keys', async () => {
     const [placed, added] = appended;
-    const withMetadata = await rawItem('Order', 'rt-1', 1);
-    expect(Object.keys(withMetadata ?? {}).sort()).toEqual(['_df', 'data', 'metadata', 'pk', 'sk', 'ts', 'type']);
-    const plain = await rawItem('Order', 'rt-1', 2);
-    expect(plain).toEqual({
+    const commit = await rawItem('Order', 'rt-1', 1);
+    expect(Object.keys(commit ?? {}).sort()).toEqual(['_df', 'count', 'events', 'pk', 'sk', 'ts']);
+    expect(commit).toEqual({
       pk: { S: 'Order#rt-1' },
-      sk: { S: 'e#0000000002' },
+      sk: { S: 'e#0000000001' },
       _df: { S: 'Order' },
-      type: { S: 'ItemAdded' },
       ts: { N: String(Date.parse(added?.timestamp ?? '')) },
+      count: { N: '3' },
+      events: {
+        L: [
+          { M: { type: { S: 'OrderPlaced' }, data: { M: { customer: { S: 'ada' } } }, metadata: { M: { correlationId: { S: 'c-1' } } } } },
+          { M: { type: { S: 'ItemAdded' }, data: { M: { sku: { S: 'tea' }, price: { N: '4.2' } } } } },
+          { M: { type: { S: 'OrderShipped' }, data: { M: {} } } },
+        ],
+      },
+    });
+    // No item per event: the commit is the partition's only event item.
+    expect(await rawItem('Order', 'rt-1', 2)).toBeUndefined();
+    // One time for the whole append, to the millisecond, as the appended events report it.
+    expect(placed?.timestamp).toBe(added?.timestamp);
+
+    // A commit of one event holds it at the top level, as every item before commits did.
+    const Singles = orderStream(client, table, { name: 'SingleOrder' });
+    const single = await Singles.append({ orderId: 'rt-single' }, [{ type: 'ItemAdded', data: { sku: 'tea', price: 4.2 } }]);
+    expect(await rawItem('SingleOrder', 'rt-single', 1)).toEqual({
+      pk: { S: 'SingleOrder#rt-single' },
+      sk: { S: 'e#0000000001' },
+      _df: { S: 'SingleOrder' },
+      type: { S: 'ItemAdded' },
+      ts: { N: String(Date.parse(single.events[0]?.timestamp ?? '')) },
       data: { M: { sku: { S: 'tea' }, price: { N: '4.2' } } },
     });
-    // One time for the whole append, to the millisecond, as the appended events report it.
-    expect(withMetadata?.['ts']).toEqual(plain?.['ts']);
-    expect(placed?.timestamp).toBe(added?.timestamp);
   });
 
-  test('large data is stored compressed as binary, small data as a plain map', async () => {
-    const small = await rawItem('GzipDoc', 'd-1', 1);
+  test('large data is stored compressed as binary, small data as a plain map, event by event in a commit', async () => {
+    const small = await storedEvent('GzipDoc', 'd-1', 1, 0);
     expect(small?.['data']?.M).toBeDefined();
     expect(small?.['enc']).toBeUndefined();
     for (const [name, algorithm] of [
       ['GzipDoc', 'gzip'],
       ['BrotliDoc', 'brotli'],
     ]) {
-      const large = await rawItem(name as string, 'd-1', 2);
+      const large = await storedEvent(name as string, 'd-1', 1, 1);
       expect(large?.['enc']).toEqual({ S: algorithm });
       expect(large?.['data']?.B).toBeInstanceOf(Uint8Array);
       expect(large?.['data']?.B?.byteLength).toBeLessThan(5_000);
     }
-    const plain = await rawItem('PlainDoc', 'd-1', 2);
+    const plain = await storedEvent('PlainDoc', 'd-1', 1, 1);
     expect(plain?.['data']?.M?.['body']?.S).toHaveLength(50_000);
     expect(plain?.['enc']).toBeUndefined();
   });
@@ -133,8 +158,8 @@ describe('round trip through the table and its stream', () => {
       { type: 'Erased', data: exact },
       { type: 'Erased', data: { reason: `${exact.reason}y` } },
     ]);
-    expect((await rawItem('TinyDoc', 't', 1))?.['enc']).toBeUndefined();
-    expect((await rawItem('TinyDoc', 't', 2))?.['enc']).toEqual({ S: 'gzip' });
+    expect((await storedEvent('TinyDoc', 't', 1, 0))?.['enc']).toBeUndefined();
+    expect((await storedEvent('TinyDoc', 't', 1, 1))?.['enc']).toEqual({ S: 'gzip' });
     expect((await Tiny.read('t')).map((event) => event.data)).toEqual([exact, { reason: `${exact.reason}y` }]);
   });
 
@@ -143,23 +168,25 @@ describe('round trip through the table and its stream', () => {
     const inserts = (await readStreamRecords(streamArn)).filter((record) => record.eventName === 'INSERT');
     const mine = new Set(['Order', 'GzipDoc', 'BrotliDoc', 'PlainDoc', undefined]);
     const images = inserts.map((record) => record.dynamodb?.NewImage as SdkImage).filter((image) => mine.has(image['_df']?.S));
-    const compressed = images.filter((image) => image['enc'] !== undefined);
-    expect(compressed.map((image) => [image['enc']?.S, image['data']?.B instanceof Uint8Array])).toEqual([
+    // The events each commit holds (a commit of one holds its event at the top level).
+    const storedEvents = (image: SdkImage) => (image['events']?.L ?? [{ M: image }]).map((stored) => stored.M as SdkImage);
+    const compressed = images.flatMap(storedEvents).filter((stored) => stored['enc'] !== undefined);
+    expect(compressed.map((stored) => [stored['enc']?.S, stored['data']?.B instanceof Uint8Array])).toEqual([
       ['gzip', true],
       ['brotli', true],
     ]);
 
     const fromSdk = images.map((image) => decode(image));
     const fromLambda = images.map((image) => decode(lambdaImage(image)));
-    expect(typeof lambdaImage(compressed[0] as SdkImage)['data']).toBe('object');
-    expect((lambdaImage(compressed[0] as SdkImage)['data'] as { B: unknown }).B).toEqual(expect.any(String));
+    const gzipped = lambdaImage(images.find((image) => image['_df']?.S === 'GzipDoc') as SdkImage);
+    expect(JSON.stringify(gzipped)).toContain('"B":"');
     expect(fromLambda).toEqual(fromSdk);
 
-    const events = fromSdk.filter((decoded) => decoded !== undefined).map((decoded) => decoded.event);
+    const events = fromSdk.filter((decoded) => decoded !== undefined).flatMap((decoded): ReadonlyArray<StreamEvent> => decoded.events);
     const byPosition = (a: StreamEvent, b: StreamEvent) => `${a.streamName}${a.version}`.localeCompare(`${b.streamName}${b.version}`);
     expect([...events].sort(byPosition)).toEqual([...appended].sort(byPosition));
     // the decoder names the stream by its key in the map
-    const first = fromSdk.find((decoded) => decoded?.event.streamName === 'BrotliDoc');
+    const first = fromSdk.find((decoded) => decoded?.events[0]?.streamName === 'BrotliDoc');
     expect(first?.stream).toBe('Brotli');
 
     // snapshot, idempotency sentinel and the foreign item are no events
@@ -187,9 +214,9 @@ describe('round trip through the table and its stream', () => {
     const record = (await readStreamRecords(streamArn)).find((r) => r.dynamodb?.NewImage?.['_df']?.S === 'Shape');
     const image = record?.dynamodb?.NewImage as SdkImage;
     const decode = decoder({ Shapes });
-    expect(decode(image)?.event).toEqual(events[0]);
-    expect(decode(lambdaImage(image))?.event).toEqual(events[0]);
-    expect(decode(image)?.event.data).toEqual(data);
+    expect(decode(image)?.events).toEqual(events);
+    expect(decode(lambdaImage(image))?.events).toEqual(events);
+    expect(decode(image)?.events[0]?.data).toEqual(data);
   });
 
   test('a decoder ignores streams it was not given', async () => {
@@ -203,6 +230,7 @@ describe('round trip through the table and its stream', () => {
 describe('broken event items', () => {
   const base = { pk: 'Order#b-1', sk: 'e#0000000001', _df: 'Order', ts: Date.parse('2024-01-01T00:00:00.000Z') };
   const decode = () => decoder({ Order: Orders });
+  const shipped = { type: 'OrderShipped', data: {} };
 
   test.each<[string, Record<string, unknown>, RegExp]>([
     ['an unknown type', { ...base, type: 'OrderLost', data: {} }, /unknown type "OrderLost"/],
@@ -224,6 +252,14 @@ describe('broken event items', () => {
     ['compressed data that is not binary', { ...base, type: 'OrderPlaced', data: { customer: 'x' }, enc: 'gzip' }, /not binary/],
     ['an unknown compression', { ...base, type: 'OrderPlaced', data: gzipSync('{"customer":"x"}'), enc: 'zstd' }, /zstd/],
     ['compressed data of the wrong shape', { ...base, type: 'OrderPlaced', data: gzipSync('{"buyer":"x"}'), enc: 'gzip' }, /data\.customer/],
+    ['a commit whose count is 1', { ...base, count: 1, events: [{ type: 'OrderShipped', data: {} }] }, /event count 'count' 1/],
+    ['a commit whose count is no integer', { ...base, count: 2.5, events: [] }, /event count 'count' 2.5/],
+    ['a commit counting more events than it holds', { ...base, count: 3, events: [shipped, shipped] }, /counts 3 events but its 'events' holds a list of 2/],
+    ['a commit whose events are no list', { ...base, count: 2, events: 'two' }, /counts 2 events but its 'events' holds string/],
+    ['a commit whose event is no map', { ...base, count: 2, events: [shipped, 'shipped'] }, /one map per event/],
+    ['a list of events without a count', { ...base, ...shipped, events: [shipped, shipped] }, /a list of events but no count/],
+    ['a broken event in a commit', { ...base, count: 2, events: [shipped, { type: 'OrderLost', data: {} }] }, /event 2 of 2 \(version 2\) of.*unknown type "OrderLost"|e#0000000001 of stream Order, event 2 of 2 \(version 2\) has the unknown type/],
+    ['a commit without types (an older reader sees no type)', { ...base, count: 2, events: [{ data: {} }, shipped] }, /event 1 of 2 \(version 1\) lacks a string type/],
   ])('%s is a DecodeError', (_, item, message) => {
     const image = marshall(item, { removeUndefinedValues: true });
     expect(() => decode()(image)).toThrow(DecodeError);
@@ -238,7 +274,7 @@ describe('broken event items', () => {
 
   test('a compressed item from another writer decodes', () => {
     const image = marshall({ ...base, type: 'OrderPlaced', data: gzipSync('{"customer":"zoe"}'), enc: 'gzip' });
-    expect(decode()(image)?.event).toMatchObject({ type: 'OrderPlaced', data: { customer: 'zoe' }, version: 1, streamId: 'b-1' });
+    expect(decode()(image)?.events).toMatchObject([{ type: 'OrderPlaced', data: { customer: 'zoe' }, version: 1, streamId: 'b-1' }]);
   });
 
   test('an image that is not an object is a DecodeError', () => {

@@ -1,7 +1,21 @@
 import { DecodeError, ValidationError } from 'dynafold';
 import { joinComposite, splitComposite } from '../../lib/store/composite';
 import { compress, decompress } from '../../lib/dynamo/compression';
-import { eventCodec, fromEventItem, toEventItem, validateNewEvent } from '../../lib/store/event-codec';
+import { eventCodec, validateNewEvent, type EventCodec, type ValidEvent } from '../../lib/store/event-codec';
+import { fromCommitItem, toCommitItem } from '../../lib/store/commit-codec';
+import { storedEventAttributes } from '../../lib/store/stored-event';
+
+/** The commit of one event, as an append of it writes. */
+function toEventItem(codec: EventCodec, streamId: string, version: number, event: ValidEvent, appendedAt: number) {
+  return toCommitItem(codec, streamId, version, [storedEventAttributes(codec, event)], appendedAt);
+}
+
+/** The one event a commit of one holds. */
+function fromEventItem(codec: EventCodec, item: Readonly<Record<string, unknown>>) {
+  const [event, ...more] = fromCommitItem(codec, item);
+  if (event === undefined || more.length > 0) throw new Error(`expected one event, got ${more.length + (event === undefined ? 0 : 1)}`);
+  return event;
+}
 import { itemSize } from '../../lib/dynamo/item-size';
 import { eventSortKey, MAX_VERSION } from '../../lib/store/layout';
 import { orderEventSchemas } from '../support/orders';

@@ -195,10 +195,11 @@ describe('a stream of 0.2 events 1..3 and new events after them', () => {
       { type: 'OrderShipped', data: {} },
     ]);
     const events = await orders.read('mixed-projected');
+    // Three records of 0.2's items, and one of the new commit holding versions 4 and 5.
     const records = (await insertsOf('mixed-projected')).map(asLambdaRecord);
-    expect(records).toHaveLength(5);
+    expect(records).toHaveLength(4);
     const decode = decoder({ Order: orders });
-    expect(records.map((record) => decode(record.dynamodb?.NewImage)?.event)).toEqual(events);
+    expect(records.flatMap((record) => decode(record.dynamodb?.NewImage)?.events ?? [])).toEqual(events);
 
     const whole = orderSummaries(client, viewsTable, 'MixedSummary');
     await orderSummaryProjection(orders, whole).processBatch(records, { source: 'lambda' });

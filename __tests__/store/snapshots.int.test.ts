@@ -16,11 +16,17 @@ beforeAll(async () => {
 });
 afterAll(() => client.destroy());
 
-/** Appends `count` ItemAdded events (after an OrderPlaced at version 1) in sequential chunks of 99. */
-async function fillOrder(orderId: string, count: number): Promise<void> {
+/**
+ * Appends `count` ItemAdded events (after an OrderPlaced at version 1) in sequential appends of `perAppend`
+ * (each append one commit, one item).
+ */
+async function fillOrder(orderId: string, count: number, perAppend = 99): Promise<void> {
   await Orders.append({ orderId }, [{ type: 'OrderPlaced', data: { customer: orderId } }], { expectedVersion: 0 });
-  for (let from = 1; from <= count; from += 99) {
-    const chunk = range(from, Math.min(count, from + 98)).map((n) => ({ type: 'ItemAdded' as const, data: { sku: `s-${n}`, price: n % 7 } }));
+  for (let from = 1; from <= count; from += perAppend) {
+    const chunk = range(from, Math.min(count, from + perAppend - 1)).map((n) => ({
+      type: 'ItemAdded' as const,
+      data: { sku: `s-${n}`, price: n % 7 },
+    }));
     await Orders.append({ orderId }, chunk, { expectedVersion: from });
   }
 }
@@ -102,7 +108,7 @@ test('a snapshot that cannot be read is a DecodeError naming what to do', async 
 });
 
 test('a 10,000-event stream loads, pages and snapshots', async () => {
-  await fillOrder('big', 9_999);
+  await fillOrder('big', 9_999, 9); // 1,112 commits: more than a page of 1,000
   expect(await Orders.version('big')).toBe(10_000);
 
   requests.reset();
@@ -112,7 +118,7 @@ test('a 10,000-event stream loads, pages and snapshots', async () => {
   expect(loaded.version).toBe(10_000);
   expect(loaded.state).toMatchObject({ placed: true, items: 9_999 });
   expect(versions).toEqual(range(1, 10_000)); // contiguous and in order across pages
-  expect(requests.count('QueryCommand')).toBeGreaterThanOrEqual(10); // paged, never one huge read
+  expect(requests.count('QueryCommand')).toBeGreaterThanOrEqual(2); // paged, never one huge read
   expect(await Orders.loadSnapshot('big')).toEqual({ version: 10_000, state: loaded.state });
 
   versions.length = 0;
@@ -164,10 +170,11 @@ describe('a load from a snapshot reads it and the events after it in one Query',
   test('more events since the snapshot than the Query reached: the rest are read ascending, each once, in order', async () => {
     await fillOrder('long-tail', 99);
     await Orders.load('long-tail', fold().fold, { snapshot: { every: 50 } }); // saves one at 100
-    for (let n = 0; n < 3; n++) {
+    // 20 commits of 6 events since: more than the Query reads with the snapshot.
+    for (let n = 0; n < 20; n++) {
       await Orders.append(
         'long-tail',
-        range(1, 40).map((sku) => ({ type: 'ItemAdded' as const, data: { sku: `t-${sku}`, price: 1 } })),
+        range(1, 6).map((sku) => ({ type: 'ItemAdded' as const, data: { sku: `t-${n}-${sku}`, price: 1 } })),
       );
     }
     requests.reset();
@@ -181,7 +188,7 @@ describe('a load from a snapshot reads it and the events after it in one Query',
   }, 60_000);
 
   test('events the snapshot covers are not decoded: one that no longer decodes does not fail a load from the snapshot', async () => {
-    await fillOrder('covered', 9);
+    await fillOrder('covered', 9, 1);
     const full = await Orders.load('covered', fold().fold, { snapshot: { every: 5 } }); // saves one at 10
     await Orders.append('covered', [{ type: 'ItemAdded', data: { sku: 'after', price: 3 } }]);
     // Version 8 rewritten with a type today's code no longer has (as a retired type removed too early would be).
@@ -219,7 +226,7 @@ describe('a load from a snapshot reads it and the events after it in one Query',
   }, 60_000);
 
   test("a snapshot saved by 0.2 (under `snapshot#<name>`) is read until a newer one is saved at today's key", async () => {
-    await fillOrder('legacy', 299);
+    await fillOrder('legacy', 299, 1); // 300 commits: the first Query does not reach version 1
     const full = await Orders.load('legacy', fold().fold);
     const at200 = await Orders.load('legacy', {
       initial: emptyOrder,

@@ -88,15 +88,15 @@ test('an append to a misspelled events table names the table and says to create 
   expect((error as Error).message).toContain('dynafold tables create');
   expect((error as Error).message).toMatch(/region and endpoint/);
   expect((error as Error & { cause: Error }).cause.name).toBe('ResourceNotFoundException');
-  const several = orderStream(client, missing).append(
-    { orderId: 'o-1' },
-    [
-      { type: 'OrderPlaced', data: { customer: 'ada' } },
-      { type: 'OrderShipped', data: {} },
-    ],
-    { expectedVersion: 0 },
-  );
-  await expect(several).rejects.toMatchObject({ code: 'dynamo.tableNotFound', table: missing, operation: 'TransactWriteItems', status: 500 });
+  // Several events are one commit, a PutItem too; with an idempotency key's sentinel, a transaction.
+  const events = [
+    { type: 'OrderPlaced', data: { customer: 'ada' } },
+    { type: 'OrderShipped', data: {} },
+  ] as const;
+  const several = orderStream(client, missing).append({ orderId: 'o-1' }, events, { expectedVersion: 0 });
+  await expect(several).rejects.toMatchObject({ code: 'dynamo.tableNotFound', table: missing, operation: 'PutItem', status: 500 });
+  const keyed = orderStream(client, missing).append({ orderId: 'o-1' }, events, { expectedVersion: 0, idempotencyKey: 'k' });
+  await expect(keyed).rejects.toMatchObject({ code: 'dynamo.tableNotFound', table: missing, operation: 'TransactWriteItems', status: 500 });
 });
 
 test("a read model's get and put on a misspelled table name it", async () => {

@@ -1,3 +1,4 @@
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import { ConfigurationError, type DynafoldError, EventStream, TransactionLimitError, ValidationError, eventsTableDefinition } from 'dynafold';
 import { createTestTable, testClient } from '../support/dynamo';
@@ -17,6 +18,14 @@ beforeAll(async () => {
 });
 afterAll(() => client.destroy());
 
+/** The sort keys of a partition's items, in order. */
+async function commitKeys(partitionKey: string): Promise<string[]> {
+  const page = await client.send(
+    new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: partitionKey } } }),
+  );
+  return (page.Items ?? []).map((item) => item['sk']?.S ?? '');
+}
+
 let sequence = 0;
 const freshId = () => ({ orderId: `v-${++sequence}` });
 
@@ -34,6 +43,7 @@ async function rejectsWithoutWriting<E extends DynafoldError>(
   await expect(outcome).rejects.toBeInstanceOf(type);
   await expect(outcome).rejects.toMatchObject({ code });
   expect(requests.count('TransactWriteItemsCommand')).toBe(0);
+  expect(requests.count('PutItemCommand')).toBe(0);
   expect(await stream.read(id)).toEqual(before);
   return (await outcome.catch((error: unknown) => error)) as E;
 }
@@ -137,32 +147,31 @@ describe('events that fail validation', () => {
 describe('transaction limits, checked before anything is sent', () => {
   const item = (n: number) => ({ type: 'ItemAdded' as const, data: { sku: `s-${n}`, price: n } });
 
-  test('more than 100 transaction items', async () => {
+  test('an append of any number of small events is one commit, written by one PutItem', async () => {
     const id = freshId();
-    const error = await rejectsWithoutWriting(
-      Orders,
-      id,
-      () => Orders.append(id, range(1, 101).map(item), { expectedVersion: 0 }),
-      TransactionLimitError,
-      'store.transactionLimit',
-    );
-    expect(error.limit).toBe('items');
-    expect(error.message).toContain('101');
+    requests.reset();
+    const result = await Orders.append(id, range(1, 250).map(item), { expectedVersion: 0 });
+    expect(result.version).toBe(250);
+    expect(requests.count('PutItemCommand')).toBe(1);
+    expect(requests.count('TransactWriteItemsCommand')).toBe(0);
+    await Orders.append(id, range(1, 150).map(item), { expectedVersion: 250, idempotencyKey: 'k-150' });
+    expect((await Orders.read(id)).map((event) => event.version)).toEqual(range(1, 400));
+  });
 
-    // 100 events fit a new stream, and a stream with events too (its version is read, not checked in the
-    // transaction); an idempotency key's sentinel takes one more item
-    await Orders.append(id, range(1, 100).map(item), { expectedVersion: 0 });
-    await Orders.append(id, range(1, 100).map(item), { expectedVersion: 100 });
-    const more = await rejectsWithoutWriting(
-      Orders,
-      id,
-      () => Orders.append(id, range(1, 100).map(item), { expectedVersion: 200, idempotencyKey: 'k-100' }),
-      TransactionLimitError,
-      'store.transactionLimit',
-    );
-    expect(more.limit).toBe('items');
-    await Orders.append(id, range(1, 99).map(item), { expectedVersion: 200, idempotencyKey: 'k-99' });
-    expect(await Orders.version(id)).toBe(299);
+  test('events too large together for one item are cut into commits as full as items can be, written in one transaction', async () => {
+    const id = freshId();
+    const big = (n: number) => ({ type: 'OrderPlaced' as const, data: { customer: String(n % 10).repeat(150 * 1024) } });
+    requests.reset();
+    const result = await PlainOrders.append(id, range(1, 5).map(big), { expectedVersion: 0 });
+    expect(result.version).toBe(5);
+    expect(requests.count('TransactWriteItemsCommand')).toBe(1);
+    expect(requests.count('PutItemCommand')).toBe(0);
+    // 150 KB each: two to an item, so three commits, from versions 1, 3 and 5.
+    expect(await commitKeys(`PlainOrder#${id.orderId}`)).toEqual(['e#0000000001', 'e#0000000003', 'e#0000000005']);
+    const read = await PlainOrders.read(id);
+    expect(read.map((event) => event.version)).toEqual([1, 2, 3, 4, 5]);
+    expect(read.map((event) => (event.type === 'OrderPlaced' ? event.data.customer.length : 0))).toEqual(range(1, 5).map(() => 150 * 1024));
+    expect((await PlainOrders.read(id, { fromVersion: 2, toVersion: 4 })).map((event) => event.version)).toEqual([2, 3, 4]);
   });
 
   test('an item over 400 KB with compression off', async () => {

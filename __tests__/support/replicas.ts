@@ -16,8 +16,6 @@ export interface Replicas {
   readonly reads: ReadRecord[];
   /** While set, an eventually consistent Query answers these of its items. */
   lagQuery: ((items: unknown[]) => unknown[]) | undefined;
-  /** While true, an eventually consistent GetItem answers without its item. */
-  lagGet: boolean;
   /** Takes the middleware off the client. */
   remove(): void;
 }
@@ -28,7 +26,6 @@ export function watchReplicas(client: DynamoDBClient): Replicas {
   const replicas: Replicas = {
     reads: [],
     lagQuery: undefined,
-    lagGet: false,
     remove: () => client.middlewareStack.remove(name),
   };
   client.middlewareStack.add(
@@ -37,11 +34,10 @@ export function watchReplicas(client: DynamoDBClient): Replicas {
       const eventual = (args.input as { ConsistentRead?: boolean }).ConsistentRead !== true;
       if (command === 'QueryCommand' || command === 'GetItemCommand') replicas.reads.push({ command, consistent: !eventual });
       const result = await next(args);
-      const output = result.output as { Items?: unknown[]; Item?: unknown };
+      const output = result.output as { Items?: unknown[] };
       if (eventual && command === 'QueryCommand' && replicas.lagQuery !== undefined && output.Items !== undefined) {
         output.Items = replicas.lagQuery(output.Items);
       }
-      if (eventual && command === 'GetItemCommand' && replicas.lagGet) delete output.Item;
       return result;
     },
     { step: 'initialize', name },

@@ -83,7 +83,12 @@ export class ValidationError extends DynafoldError {
   }
 }
 
-/** An append would exceed a DynamoDB transaction limit; nothing was sent. */
+/**
+ * An append would exceed a DynamoDB limit; nothing was sent. `limit` says which: `itemSize`, one event
+ * too large for an item (400 KB) of its own; `transactionSize`, events too large together for one
+ * transaction (4 MB). (`items`, 100 items in a transaction, was reached when each event was an item of its
+ * own; an append is now one item, or several as full as items can be, so the 4 MB limit comes first.)
+ */
 export class TransactionLimitError extends DynafoldError {
   constructor(
     message: string,

@@ -66,7 +66,7 @@ export interface BatchMetrics extends ProjectionMetrics {
   readonly projections: Readonly<Record<string, ProjectionMetrics>>;
 }
 
-/** An event of one of the `streams`, with its record's position. */
+/** An event of one of the `streams`, with its record's position (a record holds an append's events, so several may share one). */
 export type Unrouted<St extends Record<string, AnyEventStream>> = {
   [K in keyof St & string]: { readonly stream: K; readonly event: EventsOfStream<St[K]>; readonly position: number };
 }[keyof St & string];
@@ -129,8 +129,9 @@ export async function processBatch<
   records.forEach((record, position) => {
     try {
       const image = readImage(record);
+      // A record is one commit: each of its events is an entry at the record's position.
       const decoded = image === undefined ? undefined : decode(image);
-      if (decoded !== undefined) entries.push({ event: decoded.event, position });
+      for (const event of decoded?.events ?? []) entries.push({ event, position });
     } catch (error) {
       decodeFailures.push({ position, record, error });
     }
@@ -147,7 +148,9 @@ export async function processBatch<
     }),
   );
   const failed = new Set<number>();
-  const eventAt = new Map(entries.map((entry) => [entry.position, entry.event]));
+  // A record's first event stands for it in the log.
+  const eventAt = new Map<number, StreamEvent>();
+  for (const entry of entries) if (!eventAt.has(entry.position)) eventAt.set(entry.position, entry.event);
   results.forEach((result, index) => {
     const projection = projections[index]?.[0];
     for (const outcome of result.outcomes) {

@@ -1,10 +1,13 @@
 import { AppendContentionError } from '../errors';
 import { backoffDelay, mayRetry, sleep, type ResolvedRetry } from '../util';
 
-/** How one try of an append ended; `taken` says the version it wanted exists (its Put's condition failed). */
+/**
+ * How one try of an append ended. A conflict means the version it wanted is taken (a Put's condition
+ * failed): `winner` is the commit that took it, when DynamoDB returned it, and `winnerEnd` its last version.
+ */
 export type AttemptOutcome<Result> =
   | { readonly kind: 'appended'; readonly result: Result }
-  | { readonly kind: 'conflict'; readonly taken: boolean; readonly winner: Record<string, unknown> | undefined }
+  | { readonly kind: 'conflict'; readonly winner: Record<string, unknown> | undefined; readonly winnerEnd: number | undefined }
   | { readonly kind: 'contended' };
 
 /**
@@ -13,7 +16,7 @@ export type AttemptOutcome<Result> =
  */
 export type AppendMode = 'head' | 'expected' | 'loaded';
 
-/** An append that found its version taken; `winner` is the item that took it, when DynamoDB returned it. */
+/** An append that found its version taken; `winner` is the commit that took it, when DynamoDB returned it. */
 export interface LostAppend {
   readonly winner: Record<string, unknown> | undefined;
 }
@@ -28,9 +31,9 @@ export interface AppendTries<Result> {
   readonly retry: ResolvedRetry;
   readonly signal: AbortSignal | undefined;
   readHead(): Promise<number>;
-  /** Whether `version` exists (a read that can't miss it): proves a caller's `expectedVersion` before writing. */
-  versionExists(version: number): Promise<boolean>;
-  /** One try at `expectedVersion`, a version known to exist (or 0): its writes need only not overwrite. */
+  /** Whether a commit ends at `version` (a read that can't miss it): proves a caller's `expectedVersion` before writing. */
+  endsCommit(version: number): Promise<boolean>;
+  /** One try at `expectedVersion`, a version known to end a commit (or 0): its writes need only not overwrite. */
   attempt(expectedVersion: number): Promise<AttemptOutcome<Result>>;
 }
 
@@ -41,18 +44,23 @@ export interface AppendTries<Result> {
 export async function appendWithRetries<Result>(tries: AppendTries<Result>): Promise<Result | LostAppend> {
   const { mode, retry, signal } = tries;
   const started = Date.now();
-  // Every try goes at a version known to exist, so its writes need no ConditionCheck: the Puts'
-  // `attribute_not_exists` alone keep versions contiguous (when n exists, 1..n are committed). A version
-  // read from the table (the head, `execute`'s load, or taken by the append that beat this one) exists and
-  // stays: events are never deleted. A caller's `expectedVersion` is no proof, so it is read once (half a read
-  // unit when an eventually consistent read finds it, where a ConditionCheck bills two write units, and a
-  // one-event append can be a PutItem).
+  // Why versions stay contiguous. Commits tile a stream from version 1, with neither gap nor overlap, and
+  // are never changed or deleted. Every try writes its first commit at the version after one known to END
+  // a commit (or at 1), keyed by that first version and conditioned on the key not existing. It can't
+  // leave a gap: its predecessor ends a commit that exists. It can't overlap: a commit that held the
+  // version after it would start there, the tiling being contiguous, so the Put's condition fails; and no
+  // commit can start inside the new one, since that would need a commit ending inside it, which would have
+  // to start at its first version too. Two writers at one head thus collide on one key, and one wins.
+  // A version read from the table ends a commit: the head, `execute`'s load, the end of the commit that
+  // beat this try. A caller's `expectedVersion` is no proof, so it is read once (`endsCommit`: half a read
+  // unit when an eventually consistent read finds the commit holding it, where a ConditionCheck bills two
+  // write units, and the append can stay one PutItem).
   let known = mode === 'head' ? undefined : tries.expectedVersion;
   let proven = mode !== 'expected' || tries.expectedVersion === 0;
   for (let attempt = 1; ; attempt++) {
     const expectedVersion = known ?? (await tries.readHead());
     if (!proven) {
-      if (!(await tries.versionExists(expectedVersion))) return { winner: undefined };
+      if (!(await tries.endsCommit(expectedVersion))) return { winner: undefined };
       proven = true;
     }
     const outcome = await tries.attempt(expectedVersion);
@@ -60,9 +68,10 @@ export async function appendWithRetries<Result>(tries: AppendTries<Result>): Pro
     if (outcome.kind === 'conflict') {
       // A stale `expectedVersion` is the caller's (or the command's) to resolve: retrying would not change the answer.
       if (mode !== 'head') return { winner: outcome.winner };
-      // The version this append wanted is taken: the first time, the next one follows it with no read of
-      // the head. Lost again, the head moves faster than a version a try: read it, or trail it for ever.
-      known = outcome.taken && attempt === 1 ? expectedVersion + 1 : undefined;
+      // The version this append wanted is taken: the first time, the next try follows the commit that
+      // took it with no read of the head. Lost again, the head moves faster than a commit a try: read it,
+      // or trail it for ever.
+      known = attempt === 1 ? outcome.winnerEnd : undefined;
     } else if (mode === 'head') {
       known = undefined;
     }

@@ -1,7 +1,9 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TransactionLimitError, ValidationError } from '../errors';
 import { TransactionLimits, asRequestError, cancellationCodes, itemSize } from '../dynamo';
-import { toEventItem, type EventCodec, type ValidEvent } from './event-codec';
+import type { EventCodec, ValidEvent } from './event-codec';
+import { toCommitItem } from './commit-codec';
+import { storedEventAttributes } from './stored-event';
 import { Layout, MAX_VERSION, partitionKeyOf } from './layout';
 import { SentinelAttributes, expiresAt, type SentinelTtl } from './idempotency';
 
@@ -39,48 +41,70 @@ export function sentinelKey(codec: EventCodec, streamId: string, idempotencyKey:
 }
 
 /**
- * Builds the items of an append and checks DynamoDB's transaction limits before anything is sent, so an
- * append that can't succeed fails with a clear error instead of a service exception.
+ * Builds the commits of an append and checks DynamoDB's limits before anything is sent, so an append that
+ * can't succeed fails with a clear error instead of a service exception. An append is one commit; one too
+ * large for an item (400 KB, after compression) is cut into several, each as full as it can be, which
+ * then go in one transaction (4 MB at most).
  */
-export function planItems(codec: EventCodec, plan: AppendPlan): Record<string, unknown>[] {
+export function planCommits(codec: EventCodec, plan: AppendPlan): Record<string, unknown>[] {
   const last = plan.expectedVersion + plan.events.length;
   if (last > MAX_VERSION) throw new ValidationError(`Stream ${codec.streamName} "${plan.streamId}" would exceed version ${MAX_VERSION}.`);
-  const items = plan.events.map((event, index) => toEventItem(codec, plan.streamId, plan.expectedVersion + 1 + index, event, plan.appendedAt));
-  const count = items.length + (plan.idempotencyKey === undefined ? 0 : 1);
-  if (count > TransactionLimits.items) {
+  // Each commit is as full as an item can be, so two in a row hold over 400 KB: the 4 MB limit comes long
+  // before the 100 items one.
+  const commits = cutIntoCommits(codec, plan);
+  const total = commits.reduce((sum, commit) => sum + itemSize(commit), 0);
+  if (commits.length > 1 && total > TransactionLimits.transactionBytes) {
     throw new TransactionLimitError(
-      `An append of ${items.length} events needs ${count} transaction items; DynamoDB allows ${TransactionLimits.items}. ` +
-        'Split it into several appends.',
-      'items',
-    );
-  }
-  let total = 0;
-  items.forEach((item, index) => {
-    const size = itemSize(item);
-    total += size;
-    if (size > TransactionLimits.itemBytes) {
-      throw new TransactionLimitError(
-        `Event ${index} (${String(item['type'])}) of stream ${codec.streamName} is about ${Math.ceil(size / 1024)} KB stored, ` +
-          `over DynamoDB's 400 KB item limit${codec.compression === false ? ' (compression is off)' : ' even compressed'}. ` +
-          'Store large payloads elsewhere (e.g. S3) and put a reference in the event.',
-        'itemSize',
-      );
-    }
-  });
-  if (total > TransactionLimits.transactionBytes) {
-    throw new TransactionLimitError(
-      `An append of ${items.length} events is about ${Math.ceil(total / 1024)} KB, over DynamoDB's 4 MB transaction limit. ` +
+      `An append of ${plan.events.length} events is about ${Math.ceil(total / 1024)} KB, over DynamoDB's 4 MB transaction limit. ` +
         'Split it into several appends.',
       'transactionSize',
     );
   }
-  return items;
+  return commits;
 }
 
 /**
- * Sends the append as ONE TransactWriteItems: a Put per new version conditioned on not existing, and the
- * idempotency sentinel conditioned on not existing. Version `expectedVersion` is known to exist (see
- * `appendWithRetries`), so the Puts keep versions contiguous: when n exists, 1..n are committed.
+ * The append's events as commit items, each holding as many events as fit in one item: one commit unless
+ * the events are too large together. An event too large for an item of its own is a `TransactionLimitError`.
+ */
+function cutIntoCommits(codec: EventCodec, plan: AppendPlan): Record<string, unknown>[] {
+  // Each event's attributes once (its data compressed once), shared by every commit tried.
+  const stored = plan.events.map((event) => storedEventAttributes(codec, event));
+  const commitOf = (from: number, to: number) => toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + from, stored.slice(from, to), plan.appendedAt);
+  const whole = commitOf(0, plan.events.length);
+  if (itemSize(whole) <= TransactionLimits.itemBytes) return [whole];
+  const commits: Record<string, unknown>[] = [];
+  let from = 0;
+  while (from < plan.events.length) {
+    const single = commitOf(from, from + 1);
+    if (itemSize(single) > TransactionLimits.itemBytes) throw tooLarge(codec, from, plan.events[from] as ValidEvent, itemSize(single));
+    // The largest commit from `from` that fits: a binary search, each probe one item built and sized.
+    let fits = from + 1;
+    let over = plan.events.length + 1;
+    while (over - fits > 1) {
+      const middle = Math.floor((fits + over) / 2);
+      if (itemSize(commitOf(from, middle)) <= TransactionLimits.itemBytes) fits = middle;
+      else over = middle;
+    }
+    commits.push(fits === from + 1 ? single : commitOf(from, fits));
+    from = fits;
+  }
+  return commits;
+}
+
+function tooLarge(codec: EventCodec, index: number, event: ValidEvent, size: number): TransactionLimitError {
+  return new TransactionLimitError(
+    `Event ${index} (${event.type}) of stream ${codec.streamName} is about ${Math.ceil(size / 1024)} KB stored, ` +
+      `over DynamoDB's 400 KB item limit${codec.compression === false ? ' (compression is off)' : ' even compressed'}. ` +
+      'Store large payloads elsewhere (e.g. S3) and put a reference in the event.',
+    'itemSize',
+  );
+}
+
+/**
+ * Sends the append as ONE TransactWriteItems: a Put per commit conditioned on not existing, the idempotency
+ * sentinel conditioned on not existing, and `extras` (inline rows). Version `expectedVersion` is known to
+ * end a commit (see `appendWithRetries`), so the Puts keep versions contiguous.
  */
 export async function sendAppend(
   documents: DynamoDBDocumentClient,
@@ -93,7 +117,7 @@ export async function sendAppend(
   const transactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [];
   for (const item of items) transactItems.push({ Put: { TableName: plan.table, Item: item, ...notExists } });
   const sentinelIndex = transactItems.length;
-  if (plan.idempotencyKey !== undefined) transactItems.push({ Put: sentinelPut(codec, plan, items.length) });
+  if (plan.idempotencyKey !== undefined) transactItems.push({ Put: sentinelPut(codec, plan) });
   const extrasIndex = transactItems.length;
   for (const put of extras) transactItems.push({ Put: put });
   try {
@@ -117,7 +141,7 @@ export async function sendAppend(
  * The idempotency sentinel's Put: conditioned on not existing, or, with a TTL, on having expired (DynamoDB
  * deletes expired items lazily, so an expired sentinel may still be there: it no longer holds the key).
  */
-function sentinelPut(codec: EventCodec, plan: AppendPlan, count: number): Put {
+function sentinelPut(codec: EventCodec, plan: AppendPlan): Put {
   const now = plan.appendedAt;
   const ttl = plan.sentinelTtl;
   const expiry = ttl === undefined ? undefined : expiresAt(ttl, now);
@@ -127,7 +151,7 @@ function sentinelPut(codec: EventCodec, plan: AppendPlan, count: number): Put {
       ...sentinelKey(codec, plan.streamId, plan.idempotencyKey as string),
       [Layout.idempotencyMarker]: codec.streamName,
       [SentinelAttributes.fromVersion]: plan.expectedVersion + 1,
-      [SentinelAttributes.toVersion]: plan.expectedVersion + count,
+      [SentinelAttributes.toVersion]: plan.expectedVersion + plan.events.length,
       [SentinelAttributes.timestamp]: new Date(plan.appendedAt).toISOString(),
       ...(plan.requestHash === undefined ? {} : { [SentinelAttributes.requestHash]: plan.requestHash }),
       ...(ttl === undefined || expiry === undefined ? {} : { [ttl.attribute]: expiry.seconds, [SentinelAttributes.expiresAtMs]: expiry.ms }),

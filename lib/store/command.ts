@@ -71,9 +71,9 @@ export interface CommandOptions<State = unknown> extends LoadOptions<State> {
   readonly idempotencyKey?: string | undefined;
   /**
    * Whether the command's load reads strongly consistent. An eventually consistent load costs half the read
-   * units and is safe here: the append is conditioned on the version after the one loaded, so a stale load
-   * only costs a conflict, and the retry goes on from the event that won (or loads strongly consistent).
-   * @defaultValue true ({@link EventStreamDefaults.commandConsistentLoad})
+   * units and is safe: the append is conditioned on the version after the one loaded, so a stale load only
+   * costs a conflict, and the retry goes on from the commit that won (or loads strongly consistent).
+   * @defaultValue false ({@link EventStreamDefaults.commandConsistentLoad})
    */
   readonly consistent?: boolean | undefined;
   /** The command's input, compared (hashed) when `idempotencyKey` comes again. @defaultValue none: any repeat matches */
@@ -97,10 +97,10 @@ export interface CommandResult<State, Event> extends Loaded<State> {
 /** An append after a load that another append beat to the next version. */
 export interface LostRace<Event> {
   readonly lostRace: true;
-  /** The version the stream is at least at: the one the winner took. */
+  /** The version the stream is at least at: the last one the winner took (or the first, without the winner). */
   readonly actualVersion: number;
-  /** The event that took the version, when DynamoDB returned it. */
-  readonly winner?: Event | undefined;
+  /** The events of the commit that took the version, when DynamoDB returned it. */
+  readonly winner?: ReadonlyArray<Event> | undefined;
 }
 
 /** What the command helper needs of a stream (kept narrow so it is easy to test and reason about): a load's, and the append after it. */
@@ -163,10 +163,10 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
 }
 
 /**
- * The state to decide on again after a lost race. The winner's version exists (DynamoDB answered it), so
- * the first time the command decides on the state it leads to with no read. A command that lost again is
- * on a stream whose head moves faster than one version a try: it also reads the events after the winner
- * (strongly consistent), or it would trail the head for ever. Without the winner, it loads again.
+ * The state to decide on again after a lost race. The winning commit exists (DynamoDB answered it), so
+ * the first time the command decides on the state its events lead to with no read. A command that lost
+ * again is on a stream whose head moves faster than one commit a try: it also reads the events after the
+ * winner (strongly consistent), or it would trail the head for ever. Without the winner, it loads again.
  */
 async function afterLostRace<State, Event extends StreamEvent, NewEvent>(
   stream: CommandTarget<Event, NewEvent>,
@@ -174,11 +174,12 @@ async function afterLostRace<State, Event extends StreamEvent, NewEvent>(
   decider: Decider<State, Event, NewEvent>,
   options: CommandOptions<State>,
   lost: Loaded<State>,
-  winner: Event | undefined,
+  winner: ReadonlyArray<Event> | undefined,
   attempt: number,
 ): Promise<Loaded<State>> {
-  if (winner?.version !== lost.version + 1) return loadState(stream, streamId, decider, options);
-  const withWinner = { state: foldingEvolve(stream, decider.evolve)(lost.state, winner), version: winner.version };
+  const last = winner?.at(-1);
+  if (winner?.[0]?.version !== lost.version + 1 || last === undefined) return loadState(stream, streamId, decider, options);
+  const withWinner = { state: winner.reduce(foldingEvolve(stream, decider.evolve), lost.state), version: last.version };
   if (attempt === 0) return withWinner;
   const folded = await foldAfter(stream, streamId, foldingEvolve(stream, decider.evolve), withWinner, true, options.signal);
   return folded === 'gap' ? loadState(stream, streamId, decider, options) : folded;

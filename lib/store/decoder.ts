@@ -2,6 +2,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError, DecodeError } from '../errors';
 import { Layout } from './layout';
+import { warnDeprecated } from '../util';
 import type { ReadRange, StreamEvent } from './types';
 
 /** A stream image as Lambda, Pipes or GetRecords deliver it: binary as bytes or as base64 strings. */
@@ -16,7 +17,8 @@ export interface AnyEventStream {
   readonly sentinelTtl?: { readonly durationMs: number; readonly attribute: string } | undefined;
   formatStreamId(id: string | Readonly<Record<string, string>>): string;
   parseStreamId(streamId: string): Readonly<Record<string, string>>;
-  decodeItem(item: Readonly<Record<string, unknown>>): StreamEvent;
+  /** The events a stored commit holds, in version order (see `EventStream.decodeCommit`). */
+  decodeCommit(item: Readonly<Record<string, unknown>>): StreamEvent[];
   /** Whether folds pass over this event (one of a type retired with `skip`); reads still return it. */
   readonly skipsInFolds?: ((event: StreamEvent) => boolean) | undefined;
   version(id: string, options?: { signal?: AbortSignal | undefined }): Promise<number>;
@@ -28,9 +30,22 @@ export interface AnyEventStream {
 
 type EventsOf<S> = S extends { readonly $types: { readonly event: infer E } } ? E : StreamEvent;
 
-/** A decoded event with the name its stream was given in the decoder's map, which narrows `event`. */
+/**
+ * A decoded record: the events of its commit, in version order, with the name their stream was given in
+ * the decoder's map, which narrows them.
+ */
 export type Decoded<Streams extends Record<string, AnyEventStream>> = {
-  [K in keyof Streams & string]: { readonly stream: K; readonly event: EventsOf<Streams[K]> };
+  [K in keyof Streams & string]: {
+    readonly stream: K;
+    /** The commit's events: one per record for appends of one event, all of an append's otherwise. */
+    readonly events: ReadonlyArray<EventsOf<Streams[K]>>;
+    /**
+     * The commit's only event.
+     * @deprecated use `events`: a record holds an append's events. Reading this on a commit of several
+     * throws `DecodeError` (never a part of it). Goes in the next minor version.
+     */
+    readonly event: EventsOf<Streams[K]>;
+  };
 }[keyof Streams & string];
 
 /**
@@ -92,16 +107,17 @@ export function streamsByMarker<Streams extends Record<string, AnyEventStream>>(
 }
 
 /**
- * One decoder for several streams. It dispatches on the image's event marker and returns `undefined` for
- * snapshots, idempotency sentinels, other streams' events and other items, and for no image at all (a
+ * One decoder for several streams. A stream record's image is one commit (an append's events); the
+ * decoder dispatches on its event marker and returns the commit's events in version order, or `undefined`
+ * for snapshots, idempotency sentinels, other streams' events and other items, and for no image at all (a
  * REMOVE record has no `NewImage`: like an item that is no event, there is nothing to decode); a broken
- * event item of one of these streams throws {@link DecodeError}.
+ * commit of one of these streams throws {@link DecodeError}.
  *
  * @example
  * ```ts
  * const decode = decoder({ Order: OrderEvents })
  * const decoded = decode(record.dynamodb?.NewImage)
- * if (decoded?.stream === 'Order') console.log(decoded.event.type)
+ * if (decoded?.stream === 'Order') for (const event of decoded.events) console.log(event.version, event.type)
  * ```
  */
 export function decoder<Streams extends Record<string, AnyEventStream>>(
@@ -120,8 +136,27 @@ export function decoder<Streams extends Record<string, AnyEventStream>>(
     } catch (cause) {
       throw new DecodeError(`An image of stream ${target.stream.name} holds attribute values that can't be read.`, target.stream.name, [], { cause });
     }
-    return { stream: target.key, event: target.stream.decodeItem(item) } as Decoded<Streams>;
+    return decodedCommit(target.key, target.stream.name, target.stream.decodeCommit(item)) as Decoded<Streams>;
   };
+}
+
+/**
+ * A decoded commit, with the deprecated `event` that refuses to stand for a commit of several. `event` is
+ * not enumerable, so logging, spreading or comparing a decoded record never trips it.
+ */
+function decodedCommit(stream: string, streamName: string, events: ReadonlyArray<StreamEvent>) {
+  return Object.defineProperty({ stream, events }, 'event', {
+    enumerable: false,
+    get(): StreamEvent {
+      warnDeprecated(undefined, 'Decoded.event', 'Decoded.events');
+      const [only] = events;
+      if (events.length === 1 && only !== undefined) return only;
+      throw new DecodeError(
+        `The record holds ${events.length} events of stream ${streamName} (an append's commit): read \`events\`, which holds them all.`,
+        streamName,
+      );
+    },
+  });
 }
 
 /** Which event source mapping a filter pattern is for. */

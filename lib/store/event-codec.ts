@@ -1,12 +1,9 @@
-import type { z } from 'zod';
-import { DecodeError, ValidationError, type ValidationIssue } from '../errors';
-import { compress, decompress, type CompressionAlgorithm } from '../dynamo';
-import { Layout, eventSortKey, partitionKeyOf } from './layout';
+import { ValidationError, type ValidationIssue } from '../errors';
+import type { CompressionAlgorithm } from '../dynamo';
 import { attributeIssues, describeDataIssues, jsonIssues } from './plain-data';
-import type { EventSchemas, StreamEvent } from './types';
+import type { EventSchemas } from './types';
 import { resolveTypeReadings, type EventTypeVersions, type TypeReading } from './event-versions';
-import { toTodaysData } from './upcast';
-import { appendedAtOf, eventKeysOf, storedValueText, whereItem } from './event-item-keys';
+import { describeIssues, zodIssues } from './schema-issues';
 
 /** What encoding and decoding a stream's events needs to know. */
 export interface EventCodec {
@@ -35,10 +32,6 @@ export interface ValidEvent {
   readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   /** The data's JSON, and whether it is stored compressed (large, or not storable as a DynamoDB map). */
   readonly stored: { readonly json: string; readonly compressed: boolean };
-}
-
-export function zodIssues(error: z.ZodError): ValidationIssue[] {
-  return error.issues.map((issue) => ({ path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)), message: issue.message }));
 }
 
 /** Checks an event to append: a known type and data its schema accepts (the schema's output is stored). */
@@ -116,138 +109,4 @@ export function validateMetadata(codec: EventCodec, index: number, type: string,
 
 function prefixed(index: number, issues: ReadonlyArray<ValidationIssue>): ValidationIssue[] {
   return issues.map((issue) => ({ ...issue, path: [index, ...issue.path] }));
-}
-
-/** The item that stores `event` as version `version` of the stream instance `streamId`, appended at `appendedAt` (epoch ms). */
-export function toEventItem(codec: EventCodec, streamId: string, version: number, event: ValidEvent, appendedAt: number): Record<string, unknown> {
-  const item: Record<string, unknown> = {
-    [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId),
-    [Layout.sortKey]: eventSortKey(version),
-    [Layout.eventMarker]: codec.streamName,
-    type: event.type,
-    [Layout.appendedAt]: appendedAt,
-  };
-  const typeVersion = codec.types.get(event.type)?.version ?? 1;
-  if (typeVersion > 1) item[Layout.typeVersion] = typeVersion;
-  const { json, compressed } = event.stored;
-  if (compressed && codec.compression !== false) {
-    item['data'] = compress(json, codec.compression.algorithm);
-    item[Layout.encoding] = codec.compression.algorithm;
-  } else {
-    item['data'] = JSON.parse(json) as unknown;
-  }
-  if (event.metadata !== undefined) item['metadata'] = event.metadata;
-  return item;
-}
-
-/**
- * The event an append just wrote, built from the validated event and its item without decoding the item
- * again: the data as stored (JSON-normalised), the id, version and time read as reads read them, so it
- * equals what a later read returns.
- */
-export function writtenEvent(codec: EventCodec, item: Readonly<Record<string, unknown>>, event: ValidEvent): StreamEvent {
-  return {
-    streamName: codec.streamName,
-    ...eventKeysOf(codec, item),
-    type: event.type,
-    data: item[Layout.encoding] === undefined ? item['data'] : (JSON.parse(event.stored.json) as unknown),
-    ...(item['metadata'] === undefined ? {} : { metadata: item['metadata'] as Record<string, unknown> }),
-    timestamp: appendedAtOf(codec, item),
-  };
-}
-
-/**
- * Decodes an event item (already unmarshalled) of this stream into today's shape of its type: data stored
- * at an older version of its type (or under an alias) is parsed with that version's schema and upcast
- * (see `versions`). Binary data may come as bytes (SDK reads, GetRecords) or as a base64 string (Lambda
- * and Pipes events). A broken item is a {@link DecodeError}; an upcast that fails an `UpcastError`; a type
- * version newer than this definition knows an `EventVersionTooNewError`. The stream id and version come
- * from the item's keys and the time from `ts`; an item written by 0.2 (`streamId`, `version` and an ISO
- * `timestamp` of its own) reads as it did. Every reader decodes here.
- */
-export function fromEventItem(codec: EventCodec, item: Readonly<Record<string, unknown>>): StreamEvent {
-  const { streamId, version } = eventKeysOf(codec, item);
-  const { type } = item;
-  if (typeof type !== 'string') throw new DecodeError(`${whereItem(codec, item)} lacks a string type.`, codec.streamName);
-  const reading = codec.types.get(type);
-  if (reading === undefined) {
-    throw new DecodeError(
-      `${whereItem(codec, item)} has the unknown type "${type}": add it to the stream's events (as retiredEvent() if no longer appended, or as an alias in \`versions\` if renamed).`,
-      codec.streamName,
-    );
-  }
-  const storedVersion = item[Layout.typeVersion] ?? 1;
-  if (typeof storedVersion !== 'number' || !Number.isInteger(storedVersion) || storedVersion < 1) {
-    throw new DecodeError(
-      `${whereItem(codec, item)} has the type version ${storedValueText(storedVersion)}: an append only writes integers from 2.`,
-      codec.streamName,
-    );
-  }
-  const raw = item[Layout.encoding] === undefined ? item['data'] : decodeData(codec, item);
-  let data: unknown;
-  if (storedVersion === reading.version && reading.retired === undefined) {
-    // Today's version, the common case: one parse, as before types had versions.
-    const parsed = reading.schema.safeParse(raw);
-    data = parsed.success ? parsed.data : parsedData(codec, item, reading, raw);
-  } else {
-    data = toTodaysData(codec, item, reading, raw, { streamName: codec.streamName, streamId, version, type, storedVersion });
-  }
-  const metadata = item['metadata'];
-  return {
-    streamName: codec.streamName,
-    streamId,
-    version,
-    type: reading.type,
-    data,
-    ...(metadata !== undefined && typeof metadata === 'object' && metadata !== null ? { metadata: metadata as Record<string, unknown> } : {}),
-    timestamp: appendedAtOf(codec, item),
-  };
-}
-
-/** Stored data parsed with its own version's schema: a refusal means the item is broken, a {@link DecodeError}. */
-export function parsedData(
-  codec: EventCodec,
-  item: Readonly<Record<string, unknown>>,
-  reading: { type: string; schema: z.ZodType },
-  raw: unknown,
-  storedVersion?: number,
-): unknown {
-  const parsed = reading.schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const issues = zodIssues(parsed.error);
-  const at = storedVersion === undefined ? '' : ` at type version ${storedVersion}`;
-  throw new DecodeError(
-    `${whereItem(codec, item)} (${reading.type}${at}) does not match its schema: ${describeIssues(issues)}.`,
-    codec.streamName,
-    issues,
-    {
-      cause: parsed.error,
-    },
-  );
-}
-
-export function describeIssues(issues: ReadonlyArray<ValidationIssue>): string {
-  return issues.map((issue) => `${['data', ...issue.path].join('.')}: ${issue.message}`).join('; ');
-}
-
-function decodeData(codec: EventCodec, item: Readonly<Record<string, unknown>>): unknown {
-  const { data } = item;
-  const encoding = item[Layout.encoding];
-  const streamName = codec.streamName;
-  if (encoding === undefined) return data;
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'base64') : data instanceof Uint8Array ? data : undefined;
-  if (typeof encoding !== 'string') {
-    const held = storedValueText(encoding);
-    throw new DecodeError(
-      `${whereItem(codec, item)}: its compression attribute '${Layout.encoding}' holds ${held}, not an algorithm's name: an append never writes that.`,
-      streamName,
-    );
-  }
-  if (bytes === undefined)
-    throw new DecodeError(`${whereItem(codec, item)} is marked as ${encoding}-compressed but its data is not binary.`, streamName);
-  try {
-    return JSON.parse(decompress(bytes, encoding)) as unknown;
-  } catch (cause) {
-    throw new DecodeError(`${whereItem(codec, item)} has ${encoding}-compressed data that does not decompress to JSON.`, streamName, [], { cause });
-  }
 }

@@ -1,12 +1,13 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ConcurrencyError, ValidationError } from '../errors';
-import { merge, requireInteger } from '../util';
-import { loadState, readConsistency } from './load-state';
+import { ConcurrencyError, DecodeError, ValidationError } from '../errors';
+import { merge, requireInteger, warnDeprecated } from '../util';
+import { loadState, readConsistency, type LoadRange } from './load-state';
 import { executeCommand, type CommandOptions, type CommandResult, type Decider, type LoadOptions, type Loaded, type LostRace } from './command';
 import { joinComposite, splitComposite } from './composite';
 import { assertKeyLength, documentClient, withSignal } from '../dynamo';
 import { EventStreamDefaults } from './defaults';
-import { eventCodec, fromEventItem, type EventCodec } from './event-codec';
+import { eventCodec, type EventCodec } from './event-codec';
+import { fromCommitItem } from './commit-codec';
 import { MAX_VERSION, partitionKeyOf } from './layout';
 import type { SentinelTtl } from './idempotency';
 import { StreamAppends } from './stream-appends';
@@ -20,8 +21,9 @@ import { resolveIdempotencyTtl, validateStreamOptions, type AppendOptions, type 
 export type { AppendOptions, AppendRetry, EventStreamOptions } from './event-stream-options';
 
 /**
- * A typed event stream stored in a DynamoDB table: contiguous versions, optimistic appends in one
- * request (a conditional PutItem or a transaction), strongly consistent reads, snapshots and a command helper.
+ * A typed event stream stored in a DynamoDB table: contiguous versions, optimistic appends of one item
+ * each (a commit: a conditional PutItem, or a transaction beside an idempotency key or inline rows),
+ * strongly consistent reads, snapshots and a command helper.
  *
  * @example
  * ```ts
@@ -98,11 +100,12 @@ export class EventStream<
   }
 
   /**
-   * Appends events in one write, once the version before them is known to exist: a conditional PutItem
-   * for one event, otherwise ONE TransactWriteItems. With `expectedVersion` (read first when ≥ 1: an
-   * eventually consistent GetItem, strongly consistent if that misses it), a stream at another version
-   * fails with `ConcurrencyError` (expected and actual version) and nothing is written; without it the
-   * events go at the head (read first), retried on conflict. With
+   * Appends events as one item, a commit, once the version before them is known to end a commit: one
+   * conditional PutItem, or ONE TransactWriteItems with an `idempotencyKey`, `inline` rows, or events too
+   * large together for one item (then cut into several commits). With `expectedVersion` (read first when
+   * ≥ 1: an eventually consistent Query of one item, strongly consistent if that does not find it), a
+   * stream at another version fails with `ConcurrencyError` (expected and actual version) and nothing is
+   * written; without it the events go at the head (read first), retried on conflict. With
    * `idempotencyKey`, a repeated append returns the first result.
    */
   async append(
@@ -132,7 +135,7 @@ export class EventStream<
 
   /**
    * @internal `execute`'s append, at the version its load read: a lost race is answered, not thrown, with
-   * the event that won when DynamoDB returned it, so the command can decide again without reading.
+   * the commit that won (its events) when DynamoDB returned it, so the command can decide again without reading.
    */
   async appendAfterLoad(
     streamId: string,
@@ -141,8 +144,8 @@ export class EventStream<
   ): Promise<AppendResult<EventOf<Events>> | LostRace<EventOf<Events>>> {
     const outcome = await this.appends.append(streamId, this.appends.validate(events, options), options, 'loaded');
     if ('version' in outcome) return outcome as AppendResult<EventOf<Events>>;
-    const winner = outcome.winner === undefined ? undefined : (this.appends.decodeWinner(outcome.winner) as EventOf<Events> | undefined);
-    return { lostRace: true, actualVersion: options.expectedVersion + 1, ...(winner === undefined ? {} : { winner }) };
+    const winner = outcome.winner === undefined ? undefined : (this.appends.decodeWinner(outcome.winner) as EventOf<Events>[] | undefined);
+    return { lostRace: true, actualVersion: winner?.at(-1)?.version ?? options.expectedVersion + 1, ...(winner === undefined ? {} : { winner }) };
   }
 
   /** The stream instance's current version (0 when it has no events), strongly consistent. */
@@ -171,7 +174,7 @@ export class EventStream<
       this.codec,
       streamId,
       { fromVersion, toVersion },
-      { pageSize: EventStreamDefaults.readPageSize, consistent: true },
+      { pageSize: EventStreamDefaults.readPageSize, consistent: true, afterCommitEnd: false },
     ) as AsyncGenerator<EventOf<Events>>;
   }
 
@@ -203,9 +206,29 @@ export class EventStream<
     })();
   }
 
-  /** Decodes a stored event item of this stream (unmarshalled). Throws `DecodeError` for a broken item. */
+  /**
+   * Decodes a stored commit of this stream (an item, unmarshalled) into its events, in version order:
+   * one for an append of one event (and for every item written before commits held several), all of an
+   * append's otherwise. Throws `DecodeError` for a broken item.
+   */
+  decodeCommit(item: Readonly<Record<string, unknown>>): EventOf<Events>[] {
+    return fromCommitItem(this.codec, item) as EventOf<Events>[];
+  }
+
+  /**
+   * Decodes a stored item that holds one event.
+   * @deprecated use {@link EventStream.decodeCommit}: an item holds an append's events. A commit of several
+   * is a `DecodeError` here (never a part of it). Goes in the next minor version.
+   */
   decodeItem(item: Readonly<Record<string, unknown>>): EventOf<Events> {
-    return fromEventItem(this.codec, item) as EventOf<Events>;
+    warnDeprecated(undefined, 'EventStream.decodeItem', 'EventStream.decodeCommit');
+    const events = this.decodeCommit(item);
+    const [only] = events;
+    if (events.length === 1 && only !== undefined) return only;
+    throw new DecodeError(
+      `The item holds ${events.length} events of stream ${this.name} (an append's commit): decode it with decodeCommit, which returns them all.`,
+      this.name,
+    );
   }
 
   /** Saves a snapshot unless a newer one exists; resolves whether it was written. */
@@ -228,17 +251,11 @@ export class EventStream<
     return loadSnapshot<State>(documents, this.table, this.codec, this.formatStreamId(id), name, options.consistent ?? true);
   }
 
-  /** @internal A load's events from `fromVersion` to `toVersion` (default the head), strongly consistent unless `consistent` is false. */
-  loadEvents(
-    streamId: string,
-    fromVersion: number,
-    consistent: boolean,
-    signal: AbortSignal | undefined,
-    toVersion = MAX_VERSION,
-  ): AsyncGenerator<EventOf<Events>> {
-    const range = { fromVersion, toVersion };
-    const reading = { pageSize: EventStreamDefaults.readPageSize, consistent };
-    return readEvents(withSignal(this.documents, signal), this.table, this.codec, streamId, range, reading) as AsyncGenerator<EventOf<Events>>;
+  /** @internal A load's events (see `LoadTarget.loadEvents`). */
+  loadEvents(streamId: string, range: LoadRange, reading: { consistent: boolean; signal: AbortSignal | undefined }): AsyncGenerator<EventOf<Events>> {
+    const versions = { fromVersion: range.fromVersion, toVersion: range.toVersion ?? MAX_VERSION };
+    const paging = { pageSize: EventStreamDefaults.readPageSize, consistent: reading.consistent, afterCommitEnd: range.afterCommitEnd === true };
+    return readEvents(withSignal(this.documents, reading.signal), this.table, this.codec, streamId, versions, paging) as AsyncGenerator<EventOf<Events>>;
   }
 
   /**

@@ -1,9 +1,14 @@
 /**
  * How event streams are laid out in their table. One partition per stream instance
- * (`pk = <streamName>#<streamId>`); in it one item per event (`sk = e#<version, zero-padded>`), one
- * snapshot item per snapshot name (`sk = e$snapshot#<name>`) and one sentinel item per idempotency key
- * (`sk = i#<key>`). The marker attributes tell the three apart from each other and from any other item
- * sharing the table.
+ * (`pk = <streamName>#<streamId>`); in it one item per append, a commit, keyed by its first version
+ * (`sk = e#<version, zero-padded>`), one snapshot item per snapshot name (`sk = e$snapshot#<name>`) and
+ * one sentinel item per idempotency key (`sk = i#<key>`). The marker attributes tell the three apart from
+ * each other and from any other item sharing the table.
+ *
+ * A commit of one event holds it at the top level (`type`, `tv`, `data`, `enc`, `metadata`), as every
+ * item 0.2 and 0.3 wrote does; a commit of several holds them in order in a list ({@link Layout.events})
+ * beside their count ({@link Layout.eventCount}). Commits are never changed or deleted, and they tile a
+ * stream's versions from 1 with neither gap nor overlap (see `appendWithRetries` for why).
  *
  * Sort keys order a partition as events, then snapshots (`$` sorts right after `#`), then sentinels: one
  * Query, newest first, from a snapshot's key reads the snapshot and the newest events with no sentinel
@@ -18,6 +23,16 @@ export const Layout = {
   snapshotMarker: '_dfSnapshot',
   /** On idempotency sentinels: the stream's name. */
   idempotencyMarker: '_dfIdempotency',
+  /**
+   * On commits of several events: how many they hold (2 or more). A commit without it holds one event,
+   * at the top level.
+   */
+  eventCount: 'count',
+  /**
+   * On commits of several events: their events in version order, each a map of the attributes a commit of
+   * one holds at the top level (`type`, `tv`, `data`, `enc`, `metadata`).
+   */
+  events: 'events',
   /** On event items: the compression of a binary `data`, absent for plain data. */
   encoding: 'enc',
   /** On event items: the version of the event's type its data has, absent for version 1 (and before types had versions). */

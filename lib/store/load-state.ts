@@ -5,10 +5,18 @@ import type { Snapshot } from './snapshots';
 import type { SnapshotPage } from './stream-reader';
 import type { StreamEvent } from './types';
 
+/** The versions a load reads: from `fromVersion` to `toVersion` (default the head). */
+export interface LoadRange {
+  readonly fromVersion: number;
+  readonly toVersion?: number | undefined;
+  /** `fromVersion - 1` is known to end a commit (or is 0), so no commit that starts before `fromVersion` holds it. */
+  readonly afterCommitEnd?: boolean | undefined;
+}
+
 /** What a load needs of a stream. */
 export interface LoadTarget<Event> {
-  /** The events from `fromVersion` to `toVersion` (default the head), strongly consistent unless `consistent` is false. */
-  loadEvents(id: string, fromVersion: number, consistent: boolean, signal: AbortSignal | undefined, toVersion?: number): AsyncIterable<Event>;
+  /** The events of `range`, strongly consistent unless `consistent` is false. */
+  loadEvents(id: string, range: LoadRange, reading: { consistent: boolean; signal: AbortSignal | undefined }): AsyncIterable<Event>;
   /** The snapshot under `name` and the newest events, read together (see `readSnapshotPage`). */
   loadSnapshotPage(
     id: string,
@@ -138,7 +146,11 @@ export async function foldAfter<State, Event extends StreamEvent>(
   return { state, version };
 }
 
-/** The events after version `after`: from the snapshot page where it reaches back far enough, else read ascending first. */
+/**
+ * The events after version `after`: from the snapshot page where it reaches back far enough, else read
+ * ascending first. Without a page, `after` is 0 or the end of a commit (a winner's), so the read needs
+ * not look for a commit holding `after + 1` that starts before it; a snapshot's version may be any.
+ */
 async function* eventsAfter<Event extends StreamEvent>(
   stream: LoadTarget<Event>,
   streamId: string,
@@ -146,11 +158,10 @@ async function* eventsAfter<Event extends StreamEvent>(
   reading: { consistent: boolean; signal: AbortSignal | undefined },
   page: SnapshotPage<Event> | undefined,
 ): AsyncGenerator<Event> {
-  const { consistent, signal } = reading;
   if (page === undefined) {
-    yield* stream.loadEvents(streamId, after + 1, consistent, signal);
+    yield* stream.loadEvents(streamId, { fromVersion: after + 1, afterCommitEnd: true }, reading);
     return;
   }
-  if (page.from > after + 1) yield* stream.loadEvents(streamId, after + 1, consistent, signal, page.from - 1);
+  if (page.from > after + 1) yield* stream.loadEvents(streamId, { fromVersion: after + 1, toVersion: page.from - 1 }, reading);
   for (const event of page.newest) if (event.version > after) yield event;
 }

@@ -3,7 +3,7 @@ import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-s
 import { z } from 'zod';
 import { ConfigurationError, DecodeError, ValidationError } from '../errors';
 import { documentClient, getItem, request, withSignal } from '../dynamo';
-import { zodIssues } from './event-codec';
+import { zodIssues } from './schema-issues';
 import { RowAttributes, keyPrefix, keyValue, validateKeys, type IndexDefinition, type PrimaryKeyDefinition } from './read-model-keys';
 import type { AnyKeyValues, IndexByName, IndexName, KeyValues, QueryValues } from './read-model-key-types';
 import { isWellFormed, requireTableName } from '../util';

@@ -1,15 +1,17 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../errors';
 import { getItem, withSignal } from '../dynamo';
-import { planItems, sendAppend, sentinelKey } from './append-transaction';
+import { planCommits, sendAppend, sentinelKey } from './append-transaction';
 import { appendWithRetries, type AppendMode, type AttemptOutcome, type LostAppend } from './append-retries';
+import { fromCommitItem, writtenEvents } from './commit-codec';
+import { commitEndOf } from './commit-keys';
+import { fitsCommitPut, sendCommitPut } from './commit-put';
 import { EventStreamDefaults } from './defaults';
-import { fromEventItem, validateMetadata, validateNewEvent, writtenEvent, type EventCodec, type ValidEvent } from './event-codec';
-import { fitsEventPut, sendEventPut } from './event-put';
+import { validateMetadata, validateNewEvent, type EventCodec, type ValidEvent } from './event-codec';
 import { resolveCallRetry, validateAppendOptions, type AppendOptions } from './event-stream-options';
 import { SentinelAttributes, assertSameRequest, requestHash, type SentinelTtl } from './idempotency';
 import { sendInlineAppend } from './inline-append';
-import { Layout, eventSortKey, partitionKeyOf } from './layout';
+import { readCommitHolding } from './stream-reader';
 import type { AppendResult, ReadRange, StreamEvent } from './types';
 
 /** What appending needs of its stream. */
@@ -24,8 +26,8 @@ export interface AppendingStream {
 }
 
 /**
- * The appends of one `EventStream`: validation, the request each try is (a conditional PutItem or a
- * transaction, see `fitsEventPut`), retries (`appendWithRetries`) and idempotent repeats.
+ * The appends of one `EventStream`: validation, the request each try is (a conditional PutItem of the
+ * commit or a transaction, see `fitsCommitPut`), retries (`appendWithRetries`) and idempotent repeats.
  */
 export class StreamAppends {
   /** The request hash of each append in progress, by its validated events (the same options go with them). */
@@ -48,29 +50,32 @@ export class StreamAppends {
       retry: resolveCallRetry(options.retry, EventStreamDefaults.appendRetry, 'an append'),
       signal: options.signal,
       readHead: () => this.stream.version(streamId, { signal: options.signal }),
-      versionExists: (version) => this.versionExists(streamId, version, options.signal),
+      endsCommit: (version) => this.endsCommit(streamId, version, options.signal),
       attempt: (expectedVersion) => this.attempt(streamId, expectedVersion, valid, options),
     });
   }
 
   /**
-   * Whether `version` of the stream exists, for the proof a caller's `expectedVersion` needs. An eventually
-   * consistent read that finds it is proof enough at half the units: no replica holds an item that was not
-   * committed, and events are never deleted. One that finds nothing may be behind, so a strongly consistent
-   * read decides.
+   * Whether a commit of the stream ends at `version`, the proof a caller's `expectedVersion` needs (an
+   * append there must neither leave a gap nor overlap a commit). An eventually consistent read that finds
+   * the commit holding `version` decides at half the units: no replica holds an item that was not
+   * committed, and commits are never changed or deleted. One that finds none (or only an earlier commit)
+   * may be behind, so a strongly consistent read decides.
    */
-  private async versionExists(streamId: string, version: number, signal: AbortSignal | undefined): Promise<boolean> {
+  private async endsCommit(streamId: string, version: number, signal: AbortSignal | undefined): Promise<boolean> {
     const documents = withSignal(this.stream.documents, signal);
-    const key = { [Layout.partitionKey]: partitionKeyOf(this.stream.name, streamId), [Layout.sortKey]: eventSortKey(version) };
+    const read = (consistent: boolean) => readCommitHolding(documents, this.stream.table, this.stream.codec, streamId, version, consistent);
     const eventuallyConsistent = false;
-    if ((await getItem(documents, this.stream.table, key, eventuallyConsistent)) !== undefined) return true;
-    return (await getItem(documents, this.stream.table, key)) !== undefined;
+    const seen = await read(eventuallyConsistent);
+    if (seen !== undefined && seen.end >= version) return seen.end === version;
+    const commit = await read(true);
+    return commit !== undefined && commit.end === version;
   }
 
-  /** The event that won a race, decoded; `undefined` when it can't be (the command then loads the stream again). */
-  decodeWinner(item: Record<string, unknown>): StreamEvent | undefined {
+  /** The events of a commit that won a race, decoded; `undefined` when it can't be (the command then loads the stream again). */
+  decodeWinner(item: Record<string, unknown>): StreamEvent[] | undefined {
     try {
-      return fromEventItem(this.stream.codec, item);
+      return fromCommitItem(this.stream.codec, item);
     } catch {
       return undefined;
     }
@@ -91,16 +96,14 @@ export class StreamAppends {
       appendedAt: Date.now(),
       ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
     };
-    const items = planItems(this.stream.codec, plan);
+    const items = planCommits(this.stream.codec, plan);
     const documents = withSignal(this.stream.documents, options.signal);
-    const written = items.map((item, index) => writtenEvent(this.stream.codec, item, events[index] as ValidEvent));
+    const written = this.written(items, events);
     const inlineCount = options.inline?.length ?? 0;
-    const put = fitsEventPut({ eventCount: items.length, idempotencyKey: options.idempotencyKey, inlineCount });
-    if (put) {
-      const outcome = await sendEventPut(documents, this.stream.table, items[0] as Record<string, unknown>);
-      return outcome.kind === 'appended'
-        ? { kind: 'appended', result: { version: expectedVersion + 1, events: written } }
-        : { kind: 'conflict', taken: true, winner: outcome.winner };
+    const version = expectedVersion + events.length;
+    if (fitsCommitPut({ commitCount: items.length, idempotencyKey: options.idempotencyKey, inlineCount })) {
+      const outcome = await sendCommitPut(documents, this.stream.table, items[0] as Record<string, unknown>);
+      return outcome.kind === 'appended' ? { kind: 'appended', result: { version, events: written } } : this.lost(outcome.winner);
     }
     const { outcome, inline } =
       inlineCount === 0
@@ -110,19 +113,37 @@ export class StreamAppends {
     const withInline = inline === undefined ? {} : { inline };
     switch (outcome.kind) {
       case 'appended':
-        return { kind: 'appended', result: { version: expectedVersion + items.length, events: written, ...withInline } };
+        return { kind: 'appended', result: { version, events: written, ...withInline } };
       case 'duplicate': {
         const first = await this.firstResult(streamId, options.idempotencyKey as string, plan.requestHash as string, options.signal);
         return first === 'contended' ? { kind: 'contended' } : { kind: 'appended', result: { ...first, ...withInline } };
       }
       case 'conflict':
-        // A Put's condition failed, so version expectedVersion + 1 is taken (when n exists, 1..n do); by
-        // which event, a cancelled transaction does not say.
-        return { kind: 'conflict', taken: true, winner: undefined };
+        // A Put's condition failed, so version expectedVersion + 1 is taken; by which commit, a cancelled
+        // transaction does not say.
+        return this.lost(undefined);
       default:
         // Only inline rows can be lost alone, and sendInlineAppend goes again without them.
         return { kind: 'contended' };
     }
+  }
+
+  /** The events the commits `items` hold, as a read would return them. */
+  private written(items: ReadonlyArray<Record<string, unknown>>, events: ReadonlyArray<ValidEvent>): StreamEvent[] {
+    const written: StreamEvent[] = [];
+    for (const item of items) written.push(...writtenEvents(this.stream.codec, item, events.slice(written.length)));
+    return written;
+  }
+
+  /** A try whose first version was taken, by `winner` when DynamoDB returned it: its end is a version known to end a commit. */
+  private lost(winner: Record<string, unknown> | undefined): AttemptOutcome<never> {
+    let winnerEnd: number | undefined;
+    try {
+      winnerEnd = winner === undefined ? undefined : commitEndOf(this.stream.codec, winner);
+    } catch {
+      winnerEnd = undefined;
+    }
+    return { kind: 'conflict', winner, winnerEnd };
   }
 
   private idempotency(idempotencyKey: string, events: ReadonlyArray<ValidEvent>, options: AppendOptions) {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { EventVersionTooNewError, UpcastError, type StoredEventRef } from '../errors';
-import { describeIssues, parsedData, zodIssues, type EventCodec } from './event-codec';
+import { describeIssues, parsedData, zodIssues } from './schema-issues';
 import type { RetiredEventData, TypeReading } from './event-versions';
 
 /**
@@ -11,8 +11,8 @@ import type { RetiredEventData, TypeReading } from './event-versions';
  * through `fromNewer`, or is an `EventVersionTooNewError`.
  */
 export function toTodaysData(
-  codec: EventCodec,
-  item: Readonly<Record<string, unknown>>,
+  where: string,
+  streamName: string,
   reading: TypeReading,
   raw: unknown,
   stored: StoredEventRef,
@@ -31,7 +31,7 @@ export function toTodaysData(
   for (let version = stored.storedVersion; version < reading.version; version++) {
     const older = reading.older.get(version);
     if (older === undefined) throw new Error(`unreachable: versions are checked contiguous, and ${version} is missing`);
-    if (version === stored.storedVersion) data = parsedData(codec, item, { type: stored.type, schema: older.schema }, data, version);
+    if (version === stored.storedVersion) data = parsedData(where, streamName, { type: stored.type, schema: older.schema }, data, version);
     const upcast = run(stored, `the upcast from version ${version} threw`, () => older.upcast(data));
     const next = version + 1 === reading.version ? reading.schema : (reading.older.get(version + 1) as { schema: z.ZodType }).schema;
     data = nextParsed(stored, next, upcast, `the upcast from version ${version} returned data version ${version + 1}'s schema refuses`);

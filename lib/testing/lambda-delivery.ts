@@ -31,7 +31,7 @@ export function eventId(event: { readonly streamName: string; readonly streamId:
 export async function deliverLanes(
   plan: ReadonlyArray<ReadonlyArray<ReadonlyArray<number>>>,
   records: ReadonlyArray<LambdaStreamRecord>,
-  eventIds: ReadonlyArray<string | undefined>,
+  eventIds: ReadonlyArray<ReadonlyArray<string>>,
   handler: (onBatch: OnSpecBatch) => Handler,
   ledger: DeliveryLedger,
   limits: { readonly maxTries: number; readonly header: string; readonly seed: number },
@@ -69,7 +69,7 @@ export async function deliverLanes(
   );
 }
 
-function count(result: SpecResult, positions: ReadonlyArray<number>, eventIds: ReadonlyArray<string | undefined>, ledger: DeliveryLedger): void {
+function count(result: SpecResult, positions: ReadonlyArray<number>, eventIds: ReadonlyArray<ReadonlyArray<string>>, ledger: DeliveryLedger): void {
   for (const outcome of result.outcomes.spec) {
     for (const event of outcome.applied) ledger.applied.set(eventId(event), (ledger.applied.get(eventId(event)) ?? 0) + 1);
     if (outcome.status === 'applied') {
@@ -83,7 +83,7 @@ function count(result: SpecResult, positions: ReadonlyArray<number>, eventIds: R
   for (const position of result.ignored.spec) setAside(positions[position], eventIds, ledger);
 }
 
-function setAside(record: number | undefined, eventIds: ReadonlyArray<string | undefined>, ledger: DeliveryLedger): void {
-  const id = record === undefined ? undefined : eventIds[record];
-  if (id !== undefined) ledger.setAside.add(id);
+/** Sets aside every event of a record (an append's commit). */
+function setAside(record: number | undefined, eventIds: ReadonlyArray<ReadonlyArray<string>>, ledger: DeliveryLedger): void {
+  for (const id of record === undefined ? [] : (eventIds[record] ?? [])) ledger.setAside.add(id);
 }

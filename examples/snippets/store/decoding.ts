@@ -6,8 +6,9 @@ import { decoder } from 'dynafold';
 
 const decode = decoder({ Order: OrderEvents, Payment: PaymentEvents });
 
-export function logOrderEvent(record: DynamoDBRecord): void {
-  const decoded = decode(record.dynamodb?.NewImage); // { stream: 'Order', event } | undefined
-  if (decoded?.stream === 'Order') console.log(decoded.event.type);
+export function logOrderEvents(record: DynamoDBRecord): void {
+  // A record is one append: { stream: 'Order', events: [...] } | undefined
+  const decoded = decode(record.dynamodb?.NewImage);
+  if (decoded?.stream === 'Order') for (const event of decoded.events) console.log(event.version, event.type);
 }
 // #endregion decode

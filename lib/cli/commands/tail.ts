@@ -39,17 +39,17 @@ export async function tailCommand(context: CommandContext, name: string, options
   let shown = 0;
   for await (const batch of feed) {
     for (const record of batch.records) {
-      if (options.limit !== undefined && shown >= options.limit) break;
       if (record.eventName !== 'INSERT' || record.dynamodb?.NewImage === undefined) continue;
-      const decoded = decode(record.dynamodb.NewImage);
-      if (decoded === undefined) continue;
-      const event = decoded.event;
-      if (context.out.json) process.stdout.write(`${JSON.stringify(event)}\n`);
-      else
-        process.stdout.write(
-          `${colours.dim(event.timestamp)} ${colours.bold(`${event.streamName}#${event.streamId}`)} v${event.version} ${colours.cyan(event.type)} ${JSON.stringify(event.data)}\n`,
-        );
-      if (options.limit !== undefined && ++shown >= options.limit) void feed.stop();
+      // A record is an append's commit: its events, in order.
+      for (const event of decode(record.dynamodb.NewImage)?.events ?? []) {
+        if (options.limit !== undefined && shown >= options.limit) break;
+        if (context.out.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+        else
+          process.stdout.write(
+            `${colours.dim(event.timestamp)} ${colours.bold(`${event.streamName}#${event.streamId}`)} v${event.version} ${colours.cyan(event.type)} ${JSON.stringify(event.data)}\n`,
+          );
+        if (options.limit !== undefined && ++shown >= options.limit) void feed.stop();
+      }
     }
     await batch.commit();
   }

@@ -4,30 +4,30 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { asRequestError, isConditionFailure } from '../dynamo';
 import { Layout } from './layout';
 
-/** How a conditional Put of one event ended. */
-export type EventPutOutcome =
+/** How a conditional Put of one commit ended. */
+export type CommitPutOutcome =
   | { readonly kind: 'appended' }
-  /** The version was taken; `winner` is the item that holds it, when DynamoDB returned it. */
+  /** Its first version was taken; `winner` is the commit that holds it, when DynamoDB returned it. */
   | { readonly kind: 'conflict'; readonly winner: Record<string, unknown> | undefined };
 
 /**
- * Whether an append can be one conditional PutItem instead of a transaction: one event and nothing written
- * beside it (no idempotency sentinel, no inline rows). Its predecessor is known to exist (see
- * `appendWithRetries`), so the Put's `attribute_not_exists` alone keeps versions contiguous.
+ * Whether an append can be one conditional PutItem instead of a transaction: one commit and nothing
+ * written beside it (no idempotency sentinel, no inline rows). Its predecessor is known to end a commit
+ * (see `appendWithRetries`), so the Put's `attribute_not_exists` alone keeps versions contiguous.
  */
-export function fitsEventPut(append: {
-  readonly eventCount: number;
+export function fitsCommitPut(append: {
+  readonly commitCount: number;
   readonly idempotencyKey?: string | undefined;
   readonly inlineCount: number;
 }): boolean {
-  return append.eventCount === 1 && append.idempotencyKey === undefined && append.inlineCount === 0;
+  return append.commitCount === 1 && append.idempotencyKey === undefined && append.inlineCount === 0;
 }
 
 /**
- * Writes one event item unless its version exists: one write unit where a transaction bills two. A lost
- * race answers the item that won, so the writer can go on from it without reading the stream again.
+ * Writes one commit unless its first version exists: a write unit per KB where a transaction bills two.
+ * A lost race answers the commit that won, so the writer can go on from it without reading the stream again.
  */
-export async function sendEventPut(documents: DynamoDBDocumentClient, table: string, item: Record<string, unknown>): Promise<EventPutOutcome> {
+export async function sendCommitPut(documents: DynamoDBDocumentClient, table: string, item: Record<string, unknown>): Promise<CommitPutOutcome> {
   try {
     await documents.send(
       new PutCommand({
