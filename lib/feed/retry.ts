@@ -1,4 +1,4 @@
-import { isTransientError } from '../dynamo';
+import { isTransient } from '../errors';
 import { backoffDelay, type Backoff, sleep, log, type Logger } from '../util';
 
 /** How the feed reacts to a failed Streams or checkpoint-store call. */
@@ -19,7 +19,7 @@ export function classifyFailure(error: unknown): FailureKind {
     case 'ResourceNotFoundException':
       return 'notFound';
   }
-  return isTransientError(error) ? 'retryable' : 'fatal';
+  return isTransient(error) ? 'retryable' : 'fatal';
 }
 
 /**
