@@ -168,8 +168,13 @@ export function cartRowOf(cartId: string, cart: Cart, version: number) {
   return { cartId, owner: cart.owner, lines: cart.lines, totalCents: totalOf(cart), coupons: cart.coupons, version };
 }
 
-/** Today's projection of carts into rows. */
-export function cartProjection(stream: ReturnType<typeof cartStreamToday>, readModel: ReturnType<typeof cartRowModel>, name: string) {
+/** Today's projection of carts into rows; it parks rows after `afterAttempts` failures when given. */
+export function cartProjection(
+  stream: ReturnType<typeof cartStreamToday>,
+  readModel: ReturnType<typeof cartRowModel>,
+  name: string,
+  options: { afterAttempts?: number } = {},
+) {
   return new Projection({
     stream,
     readModel,
@@ -181,6 +186,7 @@ export function cartProjection(stream: ReturnType<typeof cartStreamToday>, readM
       return { ...state, ...next, totalCents: totalOf(next) };
     },
     checkpoint: 'version',
+    ...(options.afterAttempts === undefined ? {} : { poison: { park: { afterAttempts: options.afterAttempts } } }),
   });
 }
 
