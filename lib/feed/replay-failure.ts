@@ -57,8 +57,17 @@ export async function replayFailure<P extends Record<string, AnyProjection>, St 
   options: ReplayFailureOptions<P, St>,
 ): Promise<ProcessResult<P, St, _Record>> {
   const info = streamBatchInfo(message);
-  const { streamsClient, signal, ...processOptions } = options;
-  const records = await readBatch(streamsClient, info, signal ?? new AbortController().signal);
+  const { streamsClient, ...processOptions } = options;
+  const { signal } = options;
+  // Aborted already: no request starts.
+  signal?.throwIfAborted();
+  const records = await readBatch(streamsClient, info, signal ?? new AbortController().signal).catch((error: unknown) => {
+    // A read cut short by the caller rejects with the caller's reason, as fetch does.
+    signal?.throwIfAborted();
+    throw error;
+  });
+  // Aborted while reading: no row starts either.
+  signal?.throwIfAborted();
   return processBatch<P, St, _Record>(records, { ...processOptions, source: 'lambda' });
 }
 
