@@ -11,7 +11,7 @@ import { ConfigurationError, OutboxRelay, Projection, eventsTableDefinition, out
 import { ChangeFeedConsumer, MemoryCheckpointStore, replayFailure, runChangeFeed } from 'dynafold/feed';
 import { propertySettings } from './support/delivery';
 import { createTestTable, localConfig, testClient } from './support/dynamo';
-import { evolveSummary, foldSummary, initialSummary, orderSummaries, orderSummaryProjection } from './support/order-projection';
+import { evolveSummary, foldSummary, initialSummary, orderSummaries } from './support/order-projection';
 import { orderStream } from './support/orders';
 import { countRequests } from './support/requests';
 import { insertsOnly, readStreamRecords } from './support/stream-records';
