@@ -184,15 +184,14 @@ test("an outbox's messages go in the append's transaction; a transaction too lar
   expect(summary(small.inline)).toEqual({ applied: [withOutbox.name, plain.name], deferred: [] });
   expect(await messagesOf(withOutbox.name)).toEqual([`A#${id}#1`, `A#${id}#2`]);
 
-  // 60 events, the contiguity check, the row and 60 messages: 122 items, over DynamoDB's 100. The plain
-  // row still fits (62).
+  // 60 events, the row and 60 messages: 121 items, over DynamoDB's 100. The plain row still fits (61).
   const sixty = Array.from({ length: 60 }, (_, n) => deposit('a', n));
   const large = await a.append({ id }, sixty, { inline: [withOutbox, plain] });
   expect(summary(large.inline)).toEqual({ applied: [plain.name], deferred: [{ projection: withOutbox.name, reason: 'limits' }] });
-  // 98 events and the check leave no room for a row.
+  // 100 events leave no room for a row.
   const full = await a.append(
     { id },
-    Array.from({ length: 99 }, () => deposit('a', 1)),
+    Array.from({ length: 100 }, () => deposit('a', 1)),
     { inline: [plain] },
   );
   expect(summary(full.inline)).toEqual({ applied: [], deferred: [{ projection: plain.name, reason: 'limits' }] });

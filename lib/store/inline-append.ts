@@ -98,8 +98,8 @@ function fit(
   planned: ReadonlyArray<InlinePlan>,
   deferred: InlineDeferred[],
 ): Included[] {
-  // The append's own items: its events, the contiguity check and the idempotency sentinel (both small).
-  let count = items.length + (plan.expectedVersion > 0 ? 1 : 0) + (plan.idempotencyKey === undefined ? 0 : 1);
+  // The append's own items, as `sendAppend` sends them: its events and the idempotency sentinel (small).
+  let count = items.length + (plan.idempotencyKey === undefined ? 0 : 1);
   let bytes = items.reduce((sum, item) => sum + itemSize(item), 0) + (count - items.length) * SMALL_ITEM_BYTES;
   const included: Included[] = [];
   projections.forEach((projection, index) => {
@@ -120,7 +120,7 @@ function fit(
   return included;
 }
 
-/** A generous size for the contiguity check and the sentinel: keys and a few attributes. */
+/** A generous size for the sentinel: keys and a few attributes. */
 const SMALL_ITEM_BYTES = 4096;
 
 /** The projections owning the refused Puts (by index among the transaction's extra Puts), with a reason code of each. */
