@@ -197,12 +197,12 @@ test("an outbox's messages go in the append's transaction; a transaction too lar
   expect(summary(full.inline)).toEqual({ applied: [], deferred: [{ projection: plain.name, reason: 'limits' }] });
 
   const outcomes = await delivered({ withOutbox, plain }, await recordsOf(`A#${id}`));
-  expect(appliedBy(outcomes('withOutbox'))).toEqual(Array.from({ length: 159 }, (_, n) => `A${n + 3}`));
-  expect(appliedBy(outcomes('plain'))).toEqual(Array.from({ length: 99 }, (_, n) => `A${n + 63}`));
+  expect(appliedBy(outcomes('withOutbox'))).toEqual(Array.from({ length: 160 }, (_, n) => `A${n + 3}`));
+  expect(appliedBy(outcomes('plain'))).toEqual(Array.from({ length: 100 }, (_, n) => `A${n + 63}`));
   await expectAccount(model, a, id);
   await expectAccount(plainModel, a, id);
   // One message per applied event, inline or not.
-  expect((await messagesOf(withOutbox.name)).sort()).toEqual(Array.from({ length: 161 }, (_, n) => `A#${id}#${n + 1}`).sort());
+  expect((await messagesOf(withOutbox.name)).sort()).toEqual(Array.from({ length: 162 }, (_, n) => `A#${id}#${n + 1}`).sort());
 });
 
 test('a row the projector moved between the read and the transaction: the append goes again without it, its events written once', async () => {

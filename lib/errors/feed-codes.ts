@@ -8,4 +8,6 @@ export const FeedCodes = {
   'feed.checkpointStore': { status: 502, error: 'CheckpointStoreError', transient: 'cause' },
   'feed.request': { status: 502, error: 'ChangeFeedError', transient: 'cause' },
   'feed.record': { status: 500, error: 'StreamRecordError' },
+  // An OnFailure message whose range read back no record, or fewer than its batchSize.
+  'feed.replayRange': { status: 500, error: 'ReplayRangeError' },
 } as const satisfies ErrorTable;
