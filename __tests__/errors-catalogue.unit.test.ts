@@ -35,6 +35,7 @@ const CATALOGUE: ReadonlyArray<readonly [code: string, status: number, error: st
   ['feed.checkpointStore', 502, 'CheckpointStoreError'],
   ['feed.request', 502, 'ChangeFeedError'],
   ['feed.record', 500, 'StreamRecordError'],
+  ['feed.replayRange', 500, 'ReplayRangeError'],
   ['local.start', 500, 'DynafoldError'],
 ];
 
@@ -90,6 +91,7 @@ interface ErrorsByCodeBefore {
   'feed.checkpointStore': root.CheckpointStoreError;
   'feed.request': root.ChangeFeedError;
   'feed.record': root.StreamRecordError;
+  'feed.replayRange': root.ReplayRangeError;
   'local.start': DynafoldError;
 }
 

@@ -70,6 +70,7 @@ describe('DynafoldError', () => {
         case 'feed.checkpointStore':
         case 'feed.request':
         case 'feed.record':
+        case 'feed.replayRange':
           return 'feed';
         case 'configuration':
         case 'dynamo.request':

@@ -17,7 +17,9 @@ import { parseArgs } from 'node:util';
  * Delivery schedules: every other one also loses some row writes' answers; half write an outbox and relay
  * it; a quarter poison rows (several kinds of bug, several poison events per row, fixed in two or three
  * steps, with skips in half of them: see `poison.ts` and `parking.ts`); half, drawn from each schedule's
- * seed, read their records through 32 simulated shards instead of straight from DynamoDB Local.
+ * seed, read their records through 32 simulated shards instead of straight from DynamoDB Local; a quarter
+ * are followed by a rolling deploy (`rolling-deploy.ts`: last month's and today's definitions of a stream
+ * appending and projecting at once, parking on; no row may be counted towards parking or parked).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { startDynamoLocal, DynamoLocalDefaults, type DynamoLocal } from 'dynafold/local';
@@ -26,6 +28,7 @@ import { runCrashScenario } from './crash';
 import { ALL_FAULTS } from './faults';
 import { prepareDelivery, runSchedule } from './delivery';
 import { runLeaseScenario } from './lease';
+import { runRollingDeploy } from './rolling-deploy';
 import { runShardsScenario } from './shards';
 import { scheduleSeed } from './random';
 import { ChaosSummary } from './summary';
@@ -109,6 +112,8 @@ function scheduleShape(run: number) {
     outbox: run % 4 === 1 || run % 4 === 2,
     // A quarter of the schedules poison a few rows, which are parked, partly fixed, skipped, then replayed once fixed.
     poison: run % 4 === 3,
+    // A quarter are followed by a rolling deploy: two definitions of a stream at once, with parking on.
+    rolling: run % 4 === 0,
   };
 }
 
@@ -192,6 +197,11 @@ async function main(): Promise<number> {
         const scheduleStarted = Date.now();
         const result = await runSchedule(input, { seed, faultRate: args.rate, ...shape });
         pace.add(shape.poison ? 'poison' : shape.outbox ? 'outbox' : 'plain', Date.now() - scheduleStarted);
+        if (shape.rolling) {
+          const rollingStarted = Date.now();
+          result.merge(await runRollingDeploy(connection.config, connection.client, { seed, faultRate: args.rate }));
+          pace.add('rolling', Date.now() - rollingStarted);
+        }
         total.merge(result);
         if (!result.ok)
           say(

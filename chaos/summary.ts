@@ -44,6 +44,10 @@ export class ChaosSummary {
   feedRestarts = 0;
   /** Consumers whose lease lapsed (renewals stalled on purpose, or a host too busy to renew), ended with LeaseLostError and replaced. */
   leaseLapses = 0;
+  /** Rolling-deploy schedules: last month's and today's definitions of a stream at once, parking on. */
+  rollingSchedules = 0;
+  /** Rows and records last month's code failed (and reported) for an event today's code wrote; never counted towards parking. */
+  tooNewFailures = 0;
   readonly problems: string[] = [];
 
   addFaults(counts: ReadonlyMap<string, number>): void {
@@ -95,6 +99,8 @@ export class ChaosSummary {
     this.shardRollovers += other.shardRollovers;
     this.feedRestarts += other.feedRestarts;
     this.leaseLapses += other.leaseLapses;
+    this.rollingSchedules += other.rollingSchedules;
+    this.tooNewFailures += other.tooNewFailures;
     for (const problem of other.problems) this.problem(problem);
   }
 
@@ -109,6 +115,8 @@ export class ChaosSummary {
     return [
       ['schedules (seeded runs)', String(this.runs)],
       ['  delivery schedules on simulated shards', String(this.simulatedSchedules)],
+      ['  rolling-deploy schedules (two definitions, parking on)', String(this.rollingSchedules)],
+      ['    failed for an event newer code wrote (never parked)', String(this.tooNewFailures)],
       ['events', String(this.events)],
       ['faults injected', String(totalFaults)],
       ...[...byKind.entries()].sort().map(([kind, n]): [string, string] => [`  ${kind}`, String(n)]),

@@ -424,6 +424,17 @@ describe('on one set of tables', () => {
       expect(replay.stderr).toBe('');
       expect(replay.code).toBe(ExitCodes.ok);
       expect(replay.stdout).toBe('✔ message 1: its batch was processed again\n');
+      // A malformed range is bad input (exit 2); a range that holds fewer records than its batch fails (exit 1).
+      const malformed = join(mkdtempSync(join(tmpdir(), 'dynafold-replay-')), 'malformed.json');
+      writeFileSync(malformed, JSON.stringify({ DDBStreamBatchInfo: { ...message.DDBStreamBatchInfo, startSequenceNumber: 'first' } }));
+      const refusedReplay = await dynafold(['replay', malformed]);
+      expect(refusedReplay.code).toBe(ExitCodes.usage);
+      expect(refusedReplay.stderr).toMatch(/store\.validation: DDBStreamBatchInfo\.startSequenceNumber is "first"/);
+      const short = join(mkdtempSync(join(tmpdir(), 'dynafold-replay-')), 'short.json');
+      writeFileSync(short, JSON.stringify({ DDBStreamBatchInfo: { ...message.DDBStreamBatchInfo, batchSize: 1000 } }));
+      const shortReplay = await dynafold(['replay', short]);
+      expect(shortReplay.code).toBe(ExitCodes.failed);
+      expect(shortReplay.stderr).toMatch(/feed\.replayRange: /);
 
       const refused = await dynafold(['checkpoints', 'reset', 'summaries']);
       expect(refused.code).toBe(ExitCodes.usage);

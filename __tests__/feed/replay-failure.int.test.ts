@@ -1,6 +1,6 @@
 import { DescribeStreamCommand } from '@aws-sdk/client-dynamodb-streams';
-import { eventsTableDefinition, readModelTableDefinition } from 'dynafold';
-import { ChangeFeedTrimmedError, replayFailure } from 'dynafold/feed';
+import { ValidationError, eventsTableDefinition, isTransient, readModelTableDefinition } from 'dynafold';
+import { ChangeFeedTrimmedError, ReplayRangeError, replayFailure } from 'dynafold/feed';
 import { createTestTable, testClient } from '../support/dynamo';
 import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';
 import { orderStream } from '../support/orders';
@@ -81,4 +81,87 @@ test('a batch whose shard is gone fails typed, saying that the rows heal at thei
   await expect(replay).rejects.toBeInstanceOf(ChangeFeedTrimmedError);
   await expect(replay).rejects.toThrow(/heal at their next event; to bring them up now, catchUp the stream instances appended in that window/);
   await expect(replayFailure({ not: 'a failure record' }, { streamsClient: streams, projections: {} })).rejects.toThrow(/DDBStreamBatchInfo/);
+});
+
+describe('a failure record that does not hold up is refused, never resolved as a replay of nothing', () => {
+  let streamArn: string;
+  let shardId: string;
+  let sequences: string[];
+  let projections: { summaries: ReturnType<typeof orderSummaryProjection> };
+  beforeAll(async () => {
+    const events = await createTestTable(client, eventsTableDefinition, 'replay-bad');
+    streamArn = events.streamArn as string;
+    const views = (await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name)]), 'replay-bad-views')).name;
+    const stream = orderStream(client, events.name);
+    await stream.append({ orderId: 'b-1' }, [{ type: 'OrderPlaced', data: { customer: 'ada' } }]);
+    await stream.append({ orderId: 'b-1' }, [{ type: 'ItemAdded', data: { sku: 'a', price: 3 } }]);
+    sequences = insertsOnly(await readStreamRecords(streamArn)).map((record) => record.dynamodb?.SequenceNumber as string);
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    shardId = StreamDescription?.Shards?.[0]?.ShardId as string;
+    projections = { summaries: orderSummaryProjection(stream, orderSummaries(client, views)) };
+  });
+
+  test('a malformed or inverted range is a ValidationError naming the field, before any request', async () => {
+    const counted = streamsClient();
+    let sent = 0;
+    counted.middlewareStack.add(
+      (next) => async (args) => {
+        sent++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countStreams' },
+    );
+    try {
+      const bad = [
+        failureRecord(streamArn, shardId, 'first', sequences[1] as string, 2),
+        failureRecord(streamArn, shardId, sequences[0] as string, 'last', 2),
+        failureRecord(streamArn, shardId, sequences[1] as string, sequences[0] as string, 2),
+        failureRecord(streamArn, shardId, sequences[0] as string, sequences[1] as string, 0),
+      ];
+      for (const message of bad) {
+        await expect(replayFailure(message, { streamsClient: counted, projections })).rejects.toBeInstanceOf(ValidationError);
+      }
+      await expect(replayFailure(bad[0], { streamsClient: counted, projections })).rejects.toThrow(/startSequenceNumber is "first"/);
+      await expect(replayFailure(bad[2], { streamsClient: counted, projections })).rejects.toThrow(/inverted/);
+      expect(sent).toBe(0);
+    } finally {
+      counted.destroy();
+    }
+  });
+
+  test('a range past the shard’s last record, or holding fewer records than its batchSize, is a ReplayRangeError', async () => {
+    const last = sequences.at(-1) as string;
+    const past = (BigInt(last) + 1000n).toString().padStart(last.length, '0');
+    const beyond = failureRecord(streamArn, shardId, past, (BigInt(past) + 10n).toString().padStart(last.length, '0'), 1);
+    await expect(replayFailure(beyond, { streamsClient: streams, projections, logger: false })).rejects.toMatchObject({
+      code: 'feed.replayRange',
+      found: 0,
+    });
+    const short = failureRecord(streamArn, shardId, sequences[0] as string, sequences[1] as string, 5);
+    const error = await replayFailure(short, { streamsClient: streams, projections, logger: false }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ReplayRangeError);
+    expect(error).toMatchObject({ batchSize: 5, found: 2 });
+  });
+
+  test('a sequence number DynamoDB answers with a 500 is retried a bounded number of times, then fails typed and transient', async () => {
+    const failing = streamsClient();
+    let attempts = 0;
+    failing.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'GetShardIteratorCommand') return next(args);
+        attempts++;
+        throw Object.assign(new Error('Internal server error (injected)'), { name: 'InternalServerError', $metadata: { httpStatusCode: 500 } });
+      },
+      { step: 'finalizeRequest', name: 'failIterator' },
+    );
+    try {
+      const message = failureRecord(streamArn, shardId, sequences[0] as string, sequences[1] as string, 2);
+      const error = await replayFailure(message, { streamsClient: failing, projections }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'feed.request', operation: 'GetShardIterator' });
+      expect(isTransient(error)).toBe(true);
+      expect(attempts).toBe(6);
+    } finally {
+      failing.destroy();
+    }
+  });
 });

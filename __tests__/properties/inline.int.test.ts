@@ -5,6 +5,7 @@ import { eventsTableDefinition, outboxTableDefinition, processBatch, type AnyPro
 import { injectFaults } from '../../chaos/faults';
 import { deliver, deliveries, propertySettings, propertyTimeout, type Delivery } from '../support/delivery';
 import { createTestTable, localConfig, testClient } from '../support/dynamo';
+import { countRequests } from '../support/requests';
 import {
   accountModel,
   accountsProjection,
@@ -190,3 +191,64 @@ async function project(
     else await new Promise((resolve) => setTimeout(resolve, 5)); // the next poll, as a poller's interval
   }
 }
+
+// At DynamoDB's 100 items a transaction: an append of `count` events (with an idempotency sentinel or not, at
+// an expected version or not) and `rows` inline projections of one row each. What is sent is what is
+// counted: a projection's row goes into the transaction when it fits, and is deferred for `limits` only when
+// it does not; the transaction never holds more than 100 items.
+const atTheLimit = fc
+  .record({ total: fc.constantFrom(99, 100, 101), rows: fc.integer({ min: 1, max: 3 }), idempotent: fc.boolean(), expected: fc.boolean() })
+  .map(({ total, rows, idempotent, expected }) => ({ rows, idempotent, expected, count: total - rows - (idempotent ? 1 : 0) }));
+
+test('an append with inline rows at the limits (99, 100, 101 items) sends the rows that fit and defers only those that do not', async () => {
+  const events = await createTestTable(client, eventsTableDefinition, 'inline-limit-events');
+  const counted = new DynamoDBClient({ ...localConfig(), maxAttempts: 1 });
+  const requests = countRequests(counted);
+  const sizes: number[] = [];
+  counted.middlewareStack.add(
+    (next, context) => async (args) => {
+      const items = (args as { input?: { TransactItems?: unknown[] } }).input?.TransactItems;
+      if (context.commandName === 'TransactWriteItemsCommand' && items !== undefined) sizes.push(items.length);
+      return next(args);
+    },
+    { step: 'initialize', name: 'transactionSizes' },
+  );
+  try {
+    await fc.assert(
+      fc.asyncProperty(atTheLimit, async ({ count, rows, idempotent, expected }) => {
+        const name = `L${++cases}x${Date.now().toString(36)}`;
+        const stream = ledgerStream(counted, events.name, 'A');
+        const projections = Array.from({ length: rows }, (_, index) =>
+          accountsProjection(stream, accountModel(counted, viewsTable, `${name}R${index}`), { revision: false }),
+        );
+        const id = `${name}-x`;
+        const deposit = { type: 'Deposited' as const, data: { owner: 'a', amount: 1 } };
+        // The rows follow the stream (written inline with its first event), so they can be folded inline again.
+        if (expected) await stream.append({ id }, [deposit], { inline: projections });
+        requests.reset();
+        sizes.length = 0;
+        const appended = await stream.append(
+          { id },
+          Array.from({ length: count }, () => deposit),
+          {
+            inline: projections,
+            ...(expected ? { expectedVersion: 1 } : {}),
+            ...(idempotent ? { idempotencyKey: `${name}-key` } : {}),
+          },
+        );
+        const own = count + (idempotent ? 1 : 0);
+        const fitting = Math.max(0, Math.min(rows, 100 - own));
+        expect(appended.inline?.applied.map((entry) => entry.projection)).toEqual(projections.slice(0, fitting).map((projection) => projection.name));
+        expect(appended.inline?.deferred).toEqual(
+          projections.slice(fitting).map((projection) => ({ projection: projection.name, reason: 'limits' })),
+        );
+        // One transaction, of the append's items and the rows that fit.
+        expect(sizes).toEqual([own + fitting]);
+        expect(requests.count('TransactWriteItemsCommand')).toBe(1);
+      }),
+      propertySettings(16),
+    );
+  } finally {
+    counted.destroy();
+  }
+}, 600_000);

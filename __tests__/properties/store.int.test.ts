@@ -11,6 +11,7 @@ import {
 } from 'dynafold';
 import { propertySettings, propertyTimeout } from '../support/delivery';
 import { createTestTable, testClient } from '../support/dynamo';
+import { emptyOrder, evolveOrder, orderStream, type OrderState } from '../support/orders';
 import { countRequests } from '../support/requests';
 
 // The store under concurrent writers (with and without expectedVersion, with repeated idempotency keys),
@@ -185,4 +186,41 @@ test(
     );
   },
   propertyTimeout(40),
+);
+
+// Concurrent commands with snapshots: whatever the races, the command that appended last decided on a state
+// that stood on a snapshot fewer than `every` events behind, or saved one (`LoadOptions.snapshot`), and a
+// stored snapshot is the fold of the events up to it.
+test(
+  'after concurrent commands, the stored snapshot is at most `every` events behind the head, and is the fold up to it',
+  async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 4 }), fc.boolean(), async (commands, every, consistent) => {
+        const Orders = orderStream(client, table, { name: `Snap${++cases}` });
+        const orderId = 'aa';
+        const decider = {
+          initial: emptyOrder,
+          evolve: evolveOrder,
+          decide: (state: OrderState) =>
+            state.placed
+              ? [{ type: 'ItemAdded' as const, data: { sku: 'pen', price: 1 } }]
+              : [{ type: 'OrderPlaced' as const, data: { customer: orderId } }],
+        };
+        await Promise.all(
+          Array.from({ length: commands }, () =>
+            Orders.execute({ orderId }, decider, { snapshot: { every }, consistent, retry: { attempts: 30 } }).catch((error: unknown) => {
+              if (!(error instanceof ConcurrencyError)) throw error;
+            }),
+          ),
+        );
+        const version = await Orders.version({ orderId });
+        const snapshot = await Orders.loadSnapshot<OrderState>({ orderId });
+        expect(snapshot?.version ?? 0).toBeGreaterThanOrEqual(version - every);
+        const events = await Orders.read({ orderId }, { toVersion: snapshot?.version ?? 0 });
+        if (snapshot !== undefined) expect(snapshot.state).toEqual(events.reduce(evolveOrder, emptyOrder));
+      }),
+      propertySettings(20),
+    );
+  },
+  propertyTimeout(20),
 );

@@ -19,6 +19,7 @@ import {
   asAppended,
   cartEventsToday,
   cartProjection as cartProjectionOf,
+  cartProjectionV2,
   cartRowModel,
   cartRowOf,
   totalOf,
@@ -67,6 +68,12 @@ async function rawItem(cartId: string, version: number): Promise<Record<string, 
     new GetItemCommand({ TableName: table, Key: { pk: { S: `Cart#${cartId}` }, sk: { S: `e#${String(version).padStart(10, '0')}` } } }),
   );
   return unmarshall(Item ?? {});
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
 }
 
 const typesAndData = (events: ReadonlyArray<StreamEvent>) => events.map(({ type, data }) => ({ type, data }));
@@ -208,6 +215,64 @@ describe('rolling deploys: a reader older than the writer', () => {
       expect(result.decodeFailures[0]?.error).toBeInstanceOf(EventVersionTooNewError);
       expect(result.response.batchItemFailures.map((failure) => failure.itemIdentifier)).toContain(newer);
     }
+  });
+
+  test('a rolling deploy never parks a row: every path fails and reports the newer event, uncounted, and the new code completes the row', async () => {
+    const today = cartStreamToday(client, table);
+    const middle = cartStreamV2(client, table);
+    // New code appends version 1 (ItemAdded at type version 3), middle code version 2 (at type version 2).
+    await today.append({ cartId: 'c-roll' }, [asAppended('today', { type: 'ItemAdded', data: { sku: 'a', euros: 1, quantity: 2 } }) as never]);
+    await middle.append({ cartId: 'c-roll' }, [asAppended('v2', { type: 'ItemAdded', data: { sku: 'b', euros: 2, quantity: 1 } }) as never]);
+    const [, second] = await recordsOf('c-roll');
+    const old = cartProjectionV2(middle, cartRows('CartRoll'), 'CartRoll', { afterAttempts: 2 });
+    const key = { cartId: 'c-roll' };
+    const untouched = async () => {
+      expect(await old.readModel.getItem(key)).toBeUndefined();
+      expect(await collect(old.parkedRows())).toEqual([]);
+    };
+    // The middle code gets version 2's record alone, again and again: its gap read meets version 1.
+    for (let delivery = 0; delivery < 4; delivery++) {
+      const result = await old.processBatch([second as _Record], { source: 'lambda', logger: false });
+      expect(result.outcomes.map((outcome) => outcome.status)).toEqual(['failed']);
+      expect(result.outcomes[0]).toMatchObject({ error: expect.any(EventVersionTooNewError) });
+      expect(result.response.batchItemFailures).toEqual([{ itemIdentifier: second?.dynamodb?.SequenceNumber }]);
+      await untouched();
+    }
+    // catchUp, rebuild and backfill meet it too, and count nothing either.
+    await expect(old.catchUp('c-roll')).rejects.toBeInstanceOf(EventVersionTooNewError);
+    await expect(old.rebuild('c-roll')).rejects.toBeInstanceOf(EventVersionTooNewError);
+    const backfill = old.backfill({ retry: { attempts: 2, backoff: { initialMs: 1, maxMs: 1 } } });
+    await expect(backfill).rejects.toMatchObject({ code: 'projector.backfillFailed', cause: expect.any(EventVersionTooNewError) });
+    await untouched();
+    // The new code runs: the redelivered record completes the row, with no operator step.
+    const now = cartProjection(today, 'CartRoll');
+    const result = await now.processBatch([second as _Record], { source: 'lambda', logger: false });
+    expect(result.response.batchItemFailures).toEqual([]);
+    expect(await now.readModel.get(key)).toMatchObject({ totalCents: 2 * 100 + 200, version: 2 });
+  });
+
+  test('replaying a parked row that meets a newer event fails it without counting an attempt', async () => {
+    const today = cartStreamToday(client, table);
+    const middle = cartStreamV2(client, table);
+    await middle.append({ cartId: 'c-replay' }, [{ type: 'CartOpened', data: { owner: 'ada' } }]);
+    await today.append({ cartId: 'c-replay' }, [asAppended('today', { type: 'ItemAdded', data: { sku: 'a', euros: 1, quantity: 1 } }) as never]);
+    await middle.append({ cartId: 'c-replay' }, [{ type: 'CartOpened', data: { owner: 'bob' } }]);
+    const records = await recordsOf('c-replay');
+    const buggy = cartProjectionV2(middle, cartRows('CartReplay'), 'CartReplay', { afterAttempts: 1, bug: (event) => event.version === 1 });
+    const first = await buggy.processBatch([records[0] as _Record], { source: 'lambda', logger: false });
+    expect(first.outcomes.map((outcome) => outcome.status)).toEqual(['parked']);
+    // Version 3 reaches the parked row (version 2 is a decode failure for this code, reported).
+    await buggy.processBatch([records[2] as _Record], { source: 'lambda', logger: false });
+    const [parked] = await collect(buggy.parkedRows());
+    expect(parked).toMatchObject({ attempts: 1, through: { 'Cart#c-replay': 3 } });
+    // The bug is fixed, but the replay reads version 2, which only the new code knows.
+    const fixed = cartProjectionV2(middle, cartRows('CartReplay'), 'CartReplay', { afterAttempts: 1 });
+    const [replayed] = await fixed.retryParked();
+    expect(replayed).toMatchObject({ status: 'failed', error: expect.any(EventVersionTooNewError) });
+    expect(await collect(fixed.parkedRows())).toEqual([expect.objectContaining({ attempts: 1 })]);
+    const [done] = await cartProjection(today, 'CartReplay').retryParked();
+    expect(done).toMatchObject({ status: 'applied' });
+    expect(await buggy.readModel.get({ cartId: 'c-replay' })).toMatchObject({ owner: 'bob', totalCents: 100, version: 3 });
   });
 
   test('a fromNewer downcast lets the older reader read on', async () => {

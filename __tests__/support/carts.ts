@@ -168,8 +168,13 @@ export function cartRowOf(cartId: string, cart: Cart, version: number) {
   return { cartId, owner: cart.owner, lines: cart.lines, totalCents: totalOf(cart), coupons: cart.coupons, version };
 }
 
-/** Today's projection of carts into rows. */
-export function cartProjection(stream: ReturnType<typeof cartStreamToday>, readModel: ReturnType<typeof cartRowModel>, name: string) {
+/** Today's projection of carts into rows; it parks rows after `afterAttempts` failures when given. */
+export function cartProjection(
+  stream: ReturnType<typeof cartStreamToday>,
+  readModel: ReturnType<typeof cartRowModel>,
+  name: string,
+  options: { afterAttempts?: number } = {},
+) {
   return new Projection({
     stream,
     readModel,
@@ -181,5 +186,53 @@ export function cartProjection(stream: ReturnType<typeof cartStreamToday>, readM
       return { ...state, ...next, totalCents: totalOf(next) };
     },
     checkpoint: 'version',
+    ...(options.afterAttempts === undefined ? {} : { poison: { park: { afterAttempts: options.afterAttempts } } }),
+  });
+}
+
+/** Last month's code: its events as it defines them (ItemAdded at version 2, the removal still ProductRemoved). */
+export type CartEventV2 = EventOf<typeof cartEventsV2>;
+
+/** Last month's fold of a cart: an item added counts once, as the upcast to today's version 3 says. */
+export function evolveCartV2(state: Cart, event: CartEventV2): Cart {
+  switch (event.type) {
+    case 'CartOpened':
+      return { ...state, owner: event.data.owner };
+    case 'ItemAdded': {
+      const line = state.lines[event.data.sku];
+      return { ...state, lines: { ...state.lines, [event.data.sku]: { quantity: (line?.quantity ?? 0) + 1, priceCents: event.data.priceCents } } };
+    }
+    case 'ProductRemoved': {
+      const { [event.data.sku]: _removed, ...lines } = state.lines;
+      return { ...state, lines };
+    }
+    case 'CouponApplied':
+      return { ...state, coupons: state.coupons + 1 };
+  }
+}
+
+/**
+ * Last month's projection of carts into the same rows as today's (a rolling deploy runs both): it parks
+ * rows after `afterAttempts` failures when given, and `bug` makes its `evolve` throw for the events it picks.
+ */
+export function cartProjectionV2(
+  stream: ReturnType<typeof cartStreamV2>,
+  readModel: ReturnType<typeof cartRowModel>,
+  name: string,
+  options: { afterAttempts?: number; bug?: (event: { readonly version: number; readonly type: string }) => boolean } = {},
+) {
+  return new Projection({
+    stream,
+    readModel,
+    name,
+    key: (streamId) => ({ cartId: streamId.cartId }),
+    initial: (streamId) => cartRowOf(streamId.cartId, emptyCart, 0),
+    evolve: (state, event) => {
+      if (options.bug?.(event) === true) throw new Error(`a bug in last month's evolve of ${event.type}`);
+      const next = evolveCartV2({ owner: state.owner, lines: state.lines, coupons: state.coupons }, event);
+      return { ...state, ...next, totalCents: totalOf(next) };
+    },
+    checkpoint: 'version',
+    ...(options.afterAttempts === undefined ? {} : { poison: { park: { afterAttempts: options.afterAttempts } } }),
   });
 }

@@ -77,11 +77,24 @@ export function errorCodesPage(): string {
     '(`error.toProblem()`, see [Services](../guides/services#errors)); a 5xx answer carries a generic',
     '`detail` and the code, never the message.',
     '',
+    `Transient (\`isTransient(error)\` is true; trying again later can succeed with no change of code, data or deployment): ${transientCodes()}. ` +
+      'The change feed retries such failures, and a projection never counts them towards parking a row, whichever path met them.',
+    '',
     '| Code | HTTP | The class, when, and what to do |',
     '|---|---|---|',
     ...rows,
     '',
   ].join('\n');
+}
+
+/** The transient codes, as the catalogue marks them: always, or when the failure they wrap is. */
+function transientCodes(): string {
+  const rows = ErrorCodes.map(
+    (code) => [code, (ErrorCatalogue as Readonly<Record<string, { transient?: true | 'cause' }>>)[code]?.transient] as const,
+  );
+  const always = rows.filter(([, transient]) => transient === true).map(([code]) => `\`${code}\``);
+  const wrapping = rows.filter(([, transient]) => transient === 'cause').map(([code]) => `\`${code}\``);
+  return `${always.join(', ')}; and ${wrapping.join(', ')} when what DynamoDB answered is (throttling, a 5xx, a timeout or the network)`;
 }
 
 type Value =

@@ -7,7 +7,7 @@ export { request, asRequestError, errorName, isConditionFailure, cancellationCod
 export type { RequestTables } from './request';
 export { documentClient } from './document-client';
 export { withSignal, abortReason, isAbortReason, cancelled } from './abort';
-export { isTransientError, tableFailure } from './failures';
+export { tableFailure } from './failures';
 export { pages } from './pages';
 export type { Page } from './pages';
 export { itemSize } from './item-size';

@@ -27,6 +27,12 @@ export type ErrorClassName = keyof ErrorClasses;
 export interface ErrorRow {
   readonly status: number;
   readonly error: ErrorClassName;
+  /**
+   * Whether trying again later can succeed with no change of code, data or deployment (see
+   * {@link isTransient}): `true`, or `'cause'` when that depends on the failure the error wraps (a
+   * DynamoDB request's). Absent: not transient.
+   */
+  readonly transient?: true | 'cause';
 }
 
 /** A module's table of errors, by code. */

@@ -18,6 +18,33 @@ export class ChangeFeedTrimmedError extends DynafoldError {
   }
 }
 
+/**
+ * A Lambda OnFailure message's batch could not be read back whole: its range of the shard holds no record,
+ * or fewer than the `batchSize` the message names (the records are not this stream's, or not yet there).
+ * Nothing was processed: keep the message (let its queue retry it) and check that it names this stream.
+ */
+export class ReplayRangeError extends DynafoldError {
+  constructor(
+    readonly streamArn: string,
+    readonly shardId: string,
+    readonly startSequenceNumber: string,
+    readonly endSequenceNumber: string,
+    /** The records the message says its batch held; `undefined` when it does not say. */
+    readonly batchSize: number | undefined,
+    /** The records the range held. */
+    readonly found: number,
+    options?: ErrorOptions,
+  ) {
+    super(
+      'feed.replayRange',
+      `The failed batch (sequence numbers ${startSequenceNumber} to ${endSequenceNumber} of shard ${shardId} of ${streamArn}) ` +
+        `held ${found} record${found === 1 ? '' : 's'}${batchSize === undefined ? '' : `, not the ${batchSize} its message names`}: nothing was processed. ` +
+        'Keep the message (its queue retries it) and check that it is for this stream.',
+      options,
+    );
+  }
+}
+
 /** Another process holds the feed's lease. */
 export class LeaseHeldError extends DynafoldError {
   constructor(

@@ -7,6 +7,7 @@ export { DynafoldError } from './dynafold-error';
 export type { ErrorOptions, ProblemDetails } from './dynafold-error';
 export { ErrorCodes, HttpStatuses } from './catalogue';
 export type { ErrorCode, ErrorFamily, ErrorsByCode } from './catalogue';
+export { isTransient } from './transient';
 export * from './store-errors';
 export * from './dynamo-errors';
 export * from './projector-errors';

@@ -30,5 +30,6 @@ export {
   DynafoldError,
   LeaseHeldError,
   LeaseLostError,
+  ReplayRangeError,
   StreamRecordError,
 } from '../errors';

@@ -1,5 +1,5 @@
 import type { DynamoDBStreamsClient, _Record } from '@aws-sdk/client-dynamodb-streams';
-import { ChangeFeedTrimmedError, ValidationError } from '../errors';
+import { ChangeFeedError, ChangeFeedTrimmedError, ReplayRangeError, ValidationError } from '../errors';
 import { processBatch, type AnyProjection, type ProcessBatchOptions, type ProcessResult } from '../projector';
 import type { AnyEventStream } from '../store';
 import { classifyFailure } from './retry';
@@ -34,13 +34,27 @@ export interface ReplayFailureOptions<P extends Record<string, AnyProjection>, S
 const EMPTY_PAGES = 5;
 
 /**
+ * How a replay's Streams calls are retried: transient failures a few times (a replay is one-off work, and a
+ * sequence number DynamoDB keeps answering with a 500 must not hold it for ever), then the error is thrown
+ * (a `ChangeFeedError`, transient, so the message's queue retries it later).
+ */
+const REPLAY_RETRY = { attempts: 6, backoff: { initialMs: 50, maxMs: 2_000 } } as const;
+
+/** A DynamoDB Streams sequence number: 21 to 40 decimal digits. */
+const SEQUENCE_NUMBER = /^[0-9]{21,40}$/;
+
+/**
  * Processes again a batch Lambda gave up on (`MaximumRetryAttempts` or `MaximumRecordAgeInSeconds`), from
  * the OnFailure destination's message: an invocation record, an SQS message (its `body`) or an SNS
  * notification (its `Message`). It reads the batch's records from the stream (AT_SEQUENCE_NUMBER start,
  * through end) and runs them through `processBatch`; the projections' checkpoints skip what was applied.
  * Resolves the result: a response with failures means the replay did not complete (throw, so the
  * destination queue retries). Records past the stream's 24-hour retention, or a shard gone, fail with
- * `ChangeFeedTrimmedError` saying what to do.
+ * `ChangeFeedTrimmedError` saying what to do. A malformed message (see {@link streamBatchInfo}) is a
+ * `ValidationError` before any request; a range that holds no record, or fewer than the message's
+ * `batchSize`, is a `ReplayRangeError` and nothing is processed; Streams calls that keep failing
+ * transiently are given up after a few tries with a `ChangeFeedError`. Once `signal` aborted no request
+ * starts and the call rejects with its reason.
  *
  * @example
  * ```ts
@@ -57,23 +71,63 @@ export async function replayFailure<P extends Record<string, AnyProjection>, St 
   options: ReplayFailureOptions<P, St>,
 ): Promise<ProcessResult<P, St, _Record>> {
   const info = streamBatchInfo(message);
-  const { streamsClient, signal, ...processOptions } = options;
-  const records = await readBatch(streamsClient, info, signal ?? new AbortController().signal);
+  const { streamsClient, ...processOptions } = options;
+  const { signal } = options;
+  // Aborted already: no request starts.
+  signal?.throwIfAborted();
+  const records = await readBatch(streamsClient, info, signal ?? new AbortController().signal).catch((error: unknown) => {
+    // A read cut short by the caller rejects with the caller's reason, as fetch does.
+    signal?.throwIfAborted();
+    throw error;
+  });
+  // Aborted while reading: no row starts either.
+  signal?.throwIfAborted();
+  // A range that held nothing, or less than the batch, is no replay: resolving would let the caller delete
+  // the message unprocessed.
+  if (records.length === 0 || (info.batchSize !== undefined && records.length < info.batchSize)) {
+    throw new ReplayRangeError(info.streamArn, info.shardId, info.startSequenceNumber, info.endSequenceNumber, info.batchSize, records.length);
+  }
   return processBatch<P, St, _Record>(records, { ...processOptions, source: 'lambda' });
 }
 
-/** The batch coordinates in an OnFailure destination's message, as it reaches a handler. */
+/**
+ * The batch coordinates in an OnFailure destination's message, as it reaches a handler. A message that is
+ * none, or whose range is malformed (a sequence number that is not 21 to 40 digits, a start after the end,
+ * a `batchSize` that is not a positive integer), is a `ValidationError` naming the field, before any request.
+ */
 export function streamBatchInfo(message: unknown): StreamBatchInfo {
   const record = unwrap(message) as { DDBStreamBatchInfo?: Partial<StreamBatchInfo> | undefined } | undefined;
   const info = record?.DDBStreamBatchInfo;
   for (const field of ['streamArn', 'shardId', 'startSequenceNumber', 'endSequenceNumber'] as const) {
-    if (typeof info?.[field] !== 'string') {
+    if (typeof info?.[field] !== 'string' || info[field] === '') {
       throw new ValidationError(
         `Not a DynamoDB Streams failure record: DDBStreamBatchInfo.${field} is missing. Pass the OnFailure destination's message (its SQS body or SNS Message).`,
+        [{ path: ['DDBStreamBatchInfo', field], message: 'missing' }],
       );
     }
   }
-  return info as StreamBatchInfo;
+  const batch = info as StreamBatchInfo;
+  for (const field of ['startSequenceNumber', 'endSequenceNumber'] as const) {
+    if (!SEQUENCE_NUMBER.test(batch[field])) {
+      throw new ValidationError(
+        `DDBStreamBatchInfo.${field} is ${JSON.stringify(batch[field])}, not a sequence number (21 to 40 digits): pass the message the OnFailure destination received, unchanged.`,
+        [{ path: ['DDBStreamBatchInfo', field], message: 'not a sequence number' }],
+      );
+    }
+  }
+  if (compareSequenceNumbers(batch.startSequenceNumber, batch.endSequenceNumber) > 0) {
+    throw new ValidationError(
+      `DDBStreamBatchInfo.startSequenceNumber ${batch.startSequenceNumber} is after endSequenceNumber ${batch.endSequenceNumber}: the range is inverted. Pass the message the OnFailure destination received, unchanged.`,
+      [{ path: ['DDBStreamBatchInfo', 'startSequenceNumber'], message: 'after endSequenceNumber' }],
+    );
+  }
+  const size: unknown = batch.batchSize;
+  if (size !== undefined && !(typeof size === 'number' && Number.isSafeInteger(size) && size >= 1)) {
+    throw new ValidationError(`DDBStreamBatchInfo.batchSize is ${JSON.stringify(size)}, not a positive integer.`, [
+      { path: ['DDBStreamBatchInfo', 'batchSize'], message: 'not a positive integer' },
+    ]);
+  }
+  return batch;
 }
 
 /** The invocation record inside an SQS message (`body`) or an SNS notification (`Sns.Message` / `Message`), given as objects or JSON. */
@@ -100,7 +154,7 @@ async function readBatch(client: DynamoDBStreamsClient, info: StreamBatchInfo, s
     client,
     streamArn: info.streamArn,
     reads: new Semaphore(1),
-    backoff: { initialMs: 50, maxMs: 2_000 },
+    ...REPLAY_RETRY,
     signal,
     logger: undefined,
   });
@@ -123,11 +177,13 @@ async function readBatch(client: DynamoDBStreamsClient, info: StreamBatchInfo, s
   } catch (error) {
     const kind = classifyFailure(error);
     if (kind === 'trimmed' || kind === 'notFound') throw gone(error);
-    throw error;
+    throw failure('GetShardIterator', error, signal);
   }
   const records: _Record[] = [];
   for (let empty = 0; iterator !== undefined && empty < EMPTY_PAGES;) {
-    const page = await api.records(iterator, 1000);
+    const page = await api.records(iterator, 1000).catch((error: unknown) => {
+      throw classifyFailure(error) === 'trimmed' ? gone(error) : failure('GetRecords', error, signal);
+    });
     empty = page.records.length === 0 ? empty + 1 : 0;
     for (const record of page.records) {
       const sequenceNumber = record.dynamodb?.SequenceNumber;
@@ -139,4 +195,17 @@ async function readBatch(client: DynamoDBStreamsClient, info: StreamBatchInfo, s
     iterator = page.next;
   }
   return records;
+}
+
+/**
+ * A replay's failed Streams call as a dynafold error: DynamoDB refusing the message's coordinates
+ * (`ValidationException`) a `ValidationError`, anything else a `ChangeFeedError` with the SDK error as cause
+ * (transient when that is: retried a few times already). A caller's abort passes as it is.
+ */
+function failure(operation: string, error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted) return error;
+  if (error instanceof Error && error.name === 'ValidationException') {
+    return new ValidationError(`DynamoDB Streams refused the failure record's coordinates (${operation}): ${error.message}`, [], { cause: error });
+  }
+  return new ChangeFeedError(operation, error);
 }

@@ -1,4 +1,4 @@
-import { isTransientError } from '../dynamo';
+import { isTransient } from '../errors';
 import { backoffDelay, type Backoff, sleep, log, type Logger } from '../util';
 
 /** How the feed reacts to a failed Streams or checkpoint-store call. */
@@ -19,7 +19,7 @@ export function classifyFailure(error: unknown): FailureKind {
     case 'ResourceNotFoundException':
       return 'notFound';
   }
-  return isTransientError(error) ? 'retryable' : 'fatal';
+  return isTransient(error) ? 'retryable' : 'fatal';
 }
 
 /**
@@ -39,12 +39,15 @@ export interface RetryOptions {
   readonly operation: string;
   /** Which errors are retried. @defaultValue {@link isRetryable} */
   readonly retryable?: ((error: unknown) => boolean) | undefined;
+  /** Attempts in all, the last failure thrown after them. @defaultValue no limit */
+  readonly attempts?: number | undefined;
 }
 
 /**
  * Calls `fn` until it succeeds or fails with an error that is not retryable, waiting a jittered,
- * growing backoff between attempts. There is no attempt limit: throttling passes, and a feed that
- * gave up would only have to be restarted. Aborting the signal ends the wait.
+ * growing backoff between attempts. By default there is no attempt limit: throttling passes, and a feed
+ * that gave up would only have to be restarted; a one-off read (a replay) sets `attempts`. Aborting the
+ * signal ends the wait.
  */
 export async function retrying<T>(fn: () => Promise<T>, options: RetryOptions): Promise<T> {
   const retryable = options.retryable ?? isRetryable;
@@ -52,7 +55,7 @@ export async function retrying<T>(fn: () => Promise<T>, options: RetryOptions): 
     try {
       return await fn();
     } catch (error) {
-      if (options.signal.aborted || !retryable(error)) throw error;
+      if (options.signal.aborted || !retryable(error) || (options.attempts !== undefined && attempt + 1 >= options.attempts)) throw error;
       const delay = backoffDelay(attempt, options.backoff);
       log(
         options.logger,

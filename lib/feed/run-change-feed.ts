@@ -62,6 +62,12 @@ export function runChangeFeed<P extends FeedProjections, St extends Record<strin
   options: RunChangeFeedOptions<P, St>,
 ): Promise<void> {
   const { onBatch, stopWhenCaughtUp, ...processOptions } = options;
+  const { signal } = options;
+  if (signal?.aborted === true) {
+    // Aborted already: the feed is stopped before it sends a request, and the run rejects with the reason.
+    const reason: unknown = signal.reason;
+    return Promise.resolve(feed.stop()).then(() => Promise.reject(reason));
+  }
   if (stopWhenCaughtUp === true) {
     if (typeof feed.whenCaughtUp !== 'function')
       return Promise.reject(new ConfigurationError('`stopWhenCaughtUp` needs a feed with `whenCaughtUp()`, such as a ChangeFeedConsumer.'));
@@ -71,8 +77,18 @@ export function runChangeFeed<P extends FeedProjections, St extends Record<strin
       () => undefined,
     );
   }
-  return runBatches(feed, async (batch) => {
+  // Aborted later: the feed stops (no new read), the rows in flight fail with the reason (reported, so read
+  // again by the next run), and the run rejects with the reason.
+  const stop = () => void feed.stop();
+  signal?.addEventListener('abort', stop, { once: true });
+  const run = runBatches(feed, async (batch) => {
     const result = await processBatch<P, St, ChangeFeedRecord>(batch.records, { ...processOptions, source: 'lambda' });
     return answerAfter(batch.records, result, { source: 'lambda' }, onBatch, batch);
   });
+  return run
+    .then(
+      () => (signal?.aborted === true ? Promise.reject(signal.reason as unknown) : undefined),
+      (error: unknown) => Promise.reject(signal?.aborted === true ? (signal.reason as unknown) : error),
+    )
+    .finally(() => signal?.removeEventListener('abort', stop));
 }

@@ -30,6 +30,8 @@ export interface StreamsApiOptions {
   readonly backoff: Backoff;
   readonly signal: AbortSignal;
   readonly logger: Logger | undefined;
+  /** Attempts of each call at most, transient failures included. @defaultValue no limit (a feed retries them for ever) */
+  readonly attempts?: number | undefined;
 }
 
 /**
@@ -130,8 +132,8 @@ export class StreamsApi {
   }
 
   private call<T>(operation: string, send: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
-    const { backoff, signal, logger } = this.options;
-    return retrying(() => send(signal), { backoff, signal, logger, operation });
+    const { backoff, signal, logger, attempts } = this.options;
+    return retrying(() => send(signal), { backoff, signal, logger, operation, attempts });
   }
 
   private fail(operation: string, error: unknown): never {

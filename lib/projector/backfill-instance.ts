@@ -70,7 +70,7 @@ async function applyInstance<State>(runtime: RowRuntime<State>, stream: AnyEvent
     const result = await applyEntries(
       runtime,
       chunk.map((event, position) => ({ event, position })),
-      { messages: false },
+      { messages: false, signal: run.signal },
     );
     chunk = [];
     // Counted before a failure is thrown: what a failed row applied first stays applied when the instance is tried again.

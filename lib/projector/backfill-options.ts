@@ -7,7 +7,10 @@ export interface BackfillOptions {
   readonly segments?: number | undefined;
   /** Stream instances applied at once, across segments. */
   readonly concurrency?: number | undefined;
-  /** Stops the backfill: in-flight instances finish, progress stays saved, the call rejects with the reason. */
+  /**
+   * Stops the backfill: no request starts once it aborted (aborted before the call, none at all), the requests
+   * in flight are cut short, the pages finished stay saved, and the call rejects with the reason.
+   */
   readonly signal?: AbortSignal | undefined;
   /** Called as pages complete, at most once per `progressIntervalMs`, and once at the end. */
   readonly onProgress?: ((progress: BackfillProgress) => void) | undefined;

@@ -23,12 +23,18 @@ interface TableScan {
  */
 export async function backfillRows<State>(runtime: RowRuntime<State>, options: BackfillOptions): Promise<BackfillProgress> {
   const settings = resolveBackfillOptions(runtime.name, options);
+  // Aborted already: no request starts, and nothing is saved that a later run would take for progress.
+  settings.signal?.throwIfAborted();
   const rate = settings.requestsPerSecond === undefined ? undefined : new RequestRate(settings.requestsPerSecond);
   const limit = new Semaphore(settings.concurrency);
   // The first failure stops every segment; the in-flight instances finish and their page is not saved.
   const stop = new AbortController();
   const signal = settings.signal === undefined ? stop.signal : AbortSignal.any([settings.signal, stop.signal]);
-  const progress = new BackfillProgressStore(runtime.store, runtime.name, settings.run, async () => rate?.take(1, signal));
+  const progress = new BackfillProgressStore(runtime.store, runtime.name, settings.run, async () => {
+    // No request of the backfill's own starts once it is stopped (by the caller or by a failure).
+    signal.throwIfAborted();
+    await rate?.take(1, signal);
+  });
   const tables = tablesOf(runtime);
   const started = Date.now();
   const tally: Tally = {
@@ -46,18 +52,14 @@ export async function backfillRows<State>(runtime: RowRuntime<State>, options: B
   const segments = tables.flatMap((scan) => Array.from({ length: settings.segments }, (_unused, segment) => ({ scan, segment })));
   // A restart forgets every saved segment first (of any count), so that no old cursor mixes with the new ones.
   if (settings.restart) await Promise.all(tables.map((scan) => progress.forget(scan.table, settings.segments)));
+  if (!settings.restart) await Promise.all(tables.map((scan) => forgetIfNothingDone(runtime, settings, progress, scan)));
   const saved = await Promise.all(segments.map(({ scan, segment }) => (settings.restart ? undefined : progress.load(scan.table, segment))));
   for (const [index, resumed] of saved.entries()) {
-    if (resumed !== undefined && resumed.segments !== settings.segments) {
-      throw new ConfigurationError(
-        `A backfill of ${runtime.name} (run '${settings.run}') was saved with ${resumed.segments} segments: resume it with segments: ${resumed.segments}, or pass restart: true.`,
-      );
-    }
     const { scan } = segments[index] as { scan: TableScan };
     const counts = tally.scans.get(scan.table) ?? { found: 0, scanned: 0, itemCount: undefined };
     tally.scans.set(scan.table, { ...counts, found: counts.found + (resumed?.instances ?? 0), scanned: counts.scanned + (resumed?.scanned ?? 0) });
     tally.resumedInstances += resumed?.instances ?? 0;
-    if (resumed !== undefined) tally.resumed = true;
+    if (resumed !== undefined && didWork(resumed)) tally.resumed = true;
     if (resumed?.done === true) tally.segmentsDone++;
   }
   // Segment 0 is saved before any other segment can save: it names the run's segment count, so that a
@@ -88,6 +90,29 @@ export async function backfillRows<State>(runtime: RowRuntime<State>, options: B
     throw settings.signal?.aborted === true ? settings.signal.reason : stop.signal.reason;
   await Promise.all(tables.map((scan) => progress.forget(scan.table, settings.segments)));
   return report(true);
+}
+
+/**
+ * The saved progress of an earlier run of the table, when it was saved with another segment count: forgotten
+ * when none of its segments finished a page (a run stopped before any work, which left segment 0 naming its
+ * count), so the new run starts afresh; otherwise refused with a `ConfigurationError`, as resuming it with
+ * another count would scan some items twice and miss others.
+ */
+async function forgetIfNothingDone(runtime: RowBasics, settings: BackfillSettings, progress: BackfillProgressStore, scan: TableScan): Promise<void> {
+  const first = await progress.load(scan.table, 0);
+  if (first === undefined || first.segments === settings.segments) return;
+  const others = await Promise.all(Array.from({ length: first.segments - 1 }, (_unused, index) => progress.load(scan.table, index + 1)));
+  if (didWork(first) || others.some((segment) => segment !== undefined && didWork(segment))) {
+    throw new ConfigurationError(
+      `A backfill of ${runtime.name} (run '${settings.run}') was saved with ${first.segments} segments: resume it with segments: ${first.segments}, or pass restart: true.`,
+    );
+  }
+  await progress.forget(scan.table, first.segments);
+}
+
+/** Whether a segment's saved progress records work: a page finished (items scanned, or the segment done). */
+function didWork(progress: SegmentProgress): boolean {
+  return progress.done || progress.scanned > 0 || progress.instances > 0;
 }
 
 /** The progress of a segment that has not finished a page yet. */

@@ -1,4 +1,4 @@
-import { EventVersionTooNewError, ValidationError } from '../errors';
+import { ValidationError, isTransient } from '../errors';
 import { decoder, type AnyEventStream, type StreamEvent } from '../store';
 import { batchResponse, type PartialBatchResponse } from './batch-response';
 import { log, resolveLogger, type Logger } from '../util';
@@ -17,7 +17,11 @@ export interface ProcessBatchOptions<
   readonly projections: P;
   /** Streams whose events come back in `unrouted`, to act on without decoding twice. */
   readonly streams?: St | undefined;
-  /** `'report'` fails undecodable records (holding their shard); `'skip'` acknowledges them. Both list them in `decodeFailures`. @defaultValue 'report' */
+  /**
+   * `'report'` fails undecodable records (holding their shard); `'skip'` acknowledges them, but those whose
+   * failure is transient (an event newer code wrote), which it fails too. Both list them in `decodeFailures`.
+   * @defaultValue 'report'
+   */
   readonly onDecodeFailure?: 'report' | 'skip' | undefined;
   /**
    * Receives what went wrong in the batch, a line per row or record: rows that failed (warn), records that
@@ -161,9 +165,10 @@ export async function processBatch<
   for (const failure of decodeFailures) {
     log(logger, 'warn', { position: failure.position, err: failure.error }, 'record failed to decode');
   }
-  // An event newer code wrote is not broken: skipping it would lose it for good, so it fails (and is retried) until that code runs here.
+  // A transient failure (an event newer code wrote, say) is not a broken record: skipping it would lose it for
+  // good, so it fails (and is retried) until it passes (that code runs here).
   for (const failure of decodeFailures) {
-    if (options.onDecodeFailure !== 'skip' || failure.error instanceof EventVersionTooNewError) failed.add(failure.position);
+    if (options.onDecodeFailure !== 'skip' || isTransient(failure.error)) failed.add(failure.position);
   }
   if (options.onMetrics !== undefined) {
     const metrics = batchMetrics(

@@ -16,7 +16,7 @@ import {
 import { planInline } from './inline';
 import type { ApplyResult, EventRef, MultiSourceRowOutcome, ParkedRow, RowOutcome } from './outcome';
 import { waitForEvents, type WaitForOptions } from './read-your-writes';
-import type { AnyProjection, EntryOptions, RowOfModel } from './types';
+import type { AnyProjection, CallOptions, EntryOptions, RowOfModel } from './types';
 
 /**
  * What both kinds of projection do the same way, over the row engine: they differ in how an event finds
@@ -83,19 +83,21 @@ export abstract class ProjectionBase<M extends ReadModel, State, Event, Handled 
    * stays parked, one more attempt counted, on the event that failed (what came before it is written).
    * Resolves an outcome per row replayed; a row's error (a throttled read, say) is its failed outcome, so
    * the rows replayed before it are still reported. Rejects only for a key that is none (`ValidationError`)
-   * or when listing the parked rows fails, before any is replayed.
+   * or when listing the parked rows fails, before any is replayed. Once `options.signal` aborted no request
+   * starts: the call rejects with its reason (aborted before the call, it sends none).
    */
-  retryParked(key?: KeyOfModel<M>): Promise<ReadonlyArray<Replayed>> {
-    return retryParkedRows(this.runtime, key) as Promise<unknown> as Promise<ReadonlyArray<Replayed>>;
+  async retryParked(key?: KeyOfModel<M>, options: CallOptions = {}): Promise<ReadonlyArray<Replayed>> {
+    return (await retryParkedRows(this.runtime, key, options.signal)) as unknown as ReadonlyArray<Replayed>;
   }
 
   /**
    * Skips a parked row's failing event on purpose (or `options.event`, which must be one the row holds),
    * which the row records, then replays the rest as `retryParked` does; the skip is saved even when a later
    * event fails. Resolves `undefined` for a row that is not parked; rejects with a `ValidationError` for a
-   * key that is none or an event the row does not hold.
+   * key that is none or an event the row does not hold. Once `options.signal` aborted no request starts: the
+   * call rejects with its reason (aborted before the call, it sends none and skips nothing).
    */
-  async skipParked(key: KeyOfModel<M>, options: { event?: EventRef | undefined } = {}): Promise<Replayed | undefined> {
-    return (await replayParked(this.runtime, key, options.event ?? 'failing')) as Replayed | undefined;
+  async skipParked(key: KeyOfModel<M>, options: { event?: EventRef | undefined } & CallOptions = {}): Promise<Replayed | undefined> {
+    return (await replayParked(this.runtime, key, options.event ?? 'failing', options.signal)) as Replayed | undefined;
   }
 }

@@ -3,7 +3,7 @@ import { backoffDelay, mayRetry, sleep, type RetryOptions } from '../util';
 import { EventStreamDefaults } from './defaults';
 import { resolveCallRetry } from './event-stream-options';
 import type { AppendResult, StreamEvent } from './types';
-import { foldAfter, foldingEvolve, loadState, readConsistency, type LoadTarget } from './load-state';
+import { foldAfter, foldingEvolve, loadAndSnapshot, loadState, readConsistency, snapshotIfDue, type LoadTarget } from './load-state';
 import type { InlineProjection, InlineResult } from './inline';
 import type { ProjectedRows, WaitForProjections } from './read-your-writes';
 
@@ -18,7 +18,10 @@ export interface Decider<State, Event, NewEvent> {
 
 /** Options of `load`. */
 export interface LoadOptions<State = unknown> {
-  /** Start from the latest snapshot of this name and save a new one every `every` events folded past it. */
+  /**
+   * Start from the latest snapshot of this name and save a new one every `every` events folded past it: by a
+   * load, and by a command that folds a winner's events without a load after a lost race.
+   */
   readonly snapshot?: SnapshotOptions<State> | undefined;
   /** Cancels the call: every request is aborted and it rejects with the signal's reason. */
   readonly signal?: AbortSignal | undefined;
@@ -35,7 +38,10 @@ export interface LoadOptions<State = unknown> {
 export interface SnapshotOptions<State> {
   /** @defaultValue {@link DEFAULT_SNAPSHOT_NAME} */
   readonly name?: string | undefined;
-  /** Save a snapshot when a load folded at least this many events past the one it started from. @defaultValue never */
+  /**
+   * Save a snapshot when a load (or a command deciding again after a lost race, which folds on without one)
+   * folded at least this many events past the snapshot it started from. @defaultValue never
+   */
   readonly every?: number | undefined;
   /**
    * The version of the state's shape, stored with each snapshot: bump it when the fold's state changes,
@@ -129,7 +135,10 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
   const retry = resolveCallRetry(options.retry, EventStreamDefaults.commandRetry, 'a command');
   const consistent = readConsistency(options.consistent, EventStreamDefaults.commandConsistentLoad);
   const started = Date.now();
-  let loaded = await loadState(stream, streamId, decider, options, consistent);
+  const first = await loadAndSnapshot(stream, streamId, decider, options, consistent);
+  let loaded: Loaded<State> = first;
+  // The version of the snapshot the state stands on: a fold past it by `snapshot.every` saves a new one.
+  let snapshotAt = first.snapshotAt;
   for (let attempt = 0; ; attempt++) {
     const { state, version } = loaded;
     const decided = (await decider.decide?.(state, version)) ?? [];
@@ -145,7 +154,10 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
       const elapsed = Date.now() - started;
       if (!mayRetry(retry, attempt + 1, elapsed)) throw new ConcurrencyError(stream.name, streamId, version, appended.actualVersion);
       await sleep(Math.min(backoffDelay(attempt, retry.backoff), retry.maxElapsedMs - elapsed), options.signal);
-      loaded = await afterLostRace(stream, streamId, decider, options, { state, version }, appended.winner, attempt);
+      const next = await afterLostRace(stream, streamId, decider, options, { state, version }, appended.winner, attempt);
+      // Folded on from the winner without a load: it saves the snapshot a load would have saved.
+      snapshotAt = 'snapshotAt' in next ? next.snapshotAt : await snapshotIfDue(stream, streamId, next, snapshotAt, options);
+      loaded = next;
       continue;
     }
     const inline = appended.inline === undefined ? {} : { inline: appended.inline };
@@ -176,11 +188,11 @@ async function afterLostRace<State, Event extends StreamEvent, NewEvent>(
   lost: Loaded<State>,
   winner: ReadonlyArray<Event> | undefined,
   attempt: number,
-): Promise<Loaded<State>> {
+): Promise<Loaded<State> | (Loaded<State> & { readonly snapshotAt: number })> {
   const last = winner?.at(-1);
-  if (winner?.[0]?.version !== lost.version + 1 || last === undefined) return loadState(stream, streamId, decider, options);
+  if (winner?.[0]?.version !== lost.version + 1 || last === undefined) return loadAndSnapshot(stream, streamId, decider, options);
   const withWinner = { state: winner.reduce(foldingEvolve(stream, decider.evolve), lost.state), version: last.version };
   if (attempt === 0) return withWinner;
   const folded = await foldAfter(stream, streamId, foldingEvolve(stream, decider.evolve), withWinner, true, options.signal);
-  return folded === 'gap' ? loadState(stream, streamId, decider, options) : folded;
+  return folded === 'gap' ? loadAndSnapshot(stream, streamId, decider, options) : folded;
 }

@@ -98,7 +98,7 @@ function fit(
   planned: ReadonlyArray<InlinePlan>,
   deferred: InlineDeferred[],
 ): Included[] {
-  // The append's own items: its commits and the idempotency sentinel (small).
+  // The append's own items, as `sendAppend` sends them: its commits and the idempotency sentinel (small).
   let count = items.length + (plan.idempotencyKey === undefined ? 0 : 1);
   let bytes = items.reduce((sum, item) => sum + itemSize(item), 0) + (count - items.length) * SMALL_ITEM_BYTES;
   const included: Included[] = [];

@@ -54,6 +54,18 @@ export async function loadState<State, Event extends StreamEvent>(
   options: LoadOptions<State>,
   consistent = true,
 ): Promise<Loaded<State>> {
+  const { state, version } = await loadAndSnapshot(stream, streamId, fold, options, consistent);
+  return { state, version };
+}
+
+/** A load as `loadState`'s, also naming the version of the snapshot the state now stands on (0 for none). */
+export async function loadAndSnapshot<State, Event extends StreamEvent>(
+  stream: LoadTarget<Event>,
+  streamId: string,
+  fold: Pick<Decider<State, Event, unknown>, 'initial' | 'evolve'>,
+  options: LoadOptions<State>,
+  consistent = true,
+): Promise<Loaded<State> & { readonly snapshotAt: number }> {
   const { signal } = options;
   const stateVersion = snapshotStateVersion(options.snapshot);
   const page =
@@ -66,13 +78,30 @@ export async function loadState<State, Event extends StreamEvent>(
   const start = { state: snapshot === undefined ? initialState(fold.initial) : snapshot.state, version: fromSnapshot };
   const folded = await foldAfter(stream, streamId, foldingEvolve(stream, fold.evolve), start, consistent, signal, page);
   // Appends keep versions contiguous; an eventually consistent read that saw otherwise is folded again, strongly.
-  if (folded === 'gap') return loadState(stream, streamId, fold, options, true);
-  const { state, version } = folded;
+  if (folded === 'gap') return loadAndSnapshot(stream, streamId, fold, options, true);
+  const snapshotAt = await snapshotIfDue(stream, streamId, folded, fromSnapshot, options);
+  return { ...folded, snapshotAt };
+}
+
+/**
+ * Saves a snapshot of `folded` when it is `snapshot.every` events or more past the snapshot it stands on
+ * (`snapshotAt`); resolves the version of the snapshot it stands on now. A load does it, and so does a
+ * command that folded a winner's events without a load after a lost race.
+ */
+export async function snapshotIfDue<State>(
+  stream: Pick<LoadTarget<StreamEvent>, 'saveSnapshot'>,
+  streamId: string,
+  folded: Loaded<State>,
+  snapshotAt: number,
+  options: LoadOptions<State>,
+): Promise<number> {
   const every = options.snapshot?.every;
-  if (every !== undefined && version - fromSnapshot >= every) {
-    await stream.saveSnapshot(streamId, { version, state, stateVersion }, options.snapshot?.name, { signal });
-  }
-  return { state, version };
+  if (every === undefined || folded.version - snapshotAt < every) return snapshotAt;
+  const stateVersion = snapshotStateVersion(options.snapshot);
+  await stream.saveSnapshot(streamId, { version: folded.version, state: folded.state, stateVersion }, options.snapshot?.name, {
+    signal: options.signal,
+  });
+  return folded.version;
 }
 
 function snapshotStateVersion(options: SnapshotOptions<unknown> | undefined): number {

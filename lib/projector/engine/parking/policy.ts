@@ -1,5 +1,4 @@
-import { isTransientError } from '../../../dynamo';
-import { AccessDeniedError, ConcurrentModificationError, DynamoRequestError, TableNotFoundError } from '../../../errors';
+import { DynafoldError, isTransient } from '../../../errors';
 import type { StreamEvent } from '../../../store';
 import type { EventRef } from '../../outcome';
 
@@ -11,14 +10,15 @@ import type { EventRef } from '../../outcome';
 export type PoisonPolicy = 'retry' | { readonly park: { readonly afterAttempts: number } };
 
 /**
- * Whether a row's failure counts towards parking it. Transient failures (throttling, server errors,
- * timeouts, lost races) never do: they pass by themselves. Nor does a missing or refused table: that is
- * the deployment's fault, not the row's, and parking would set aside every row until it is fixed.
+ * Whether a row's failure counts towards parking it. Transient failures (`isTransient`: throttling, server
+ * errors, timeouts, lost races, an event stored at a type version newer than this code knows during a
+ * rolling deploy) never do, whichever path met them (the fold, a gap read, a backfill, a replay): they pass
+ * by themselves. Nor does a missing or refused table: that is the deployment's fault, not the row's, and
+ * parking would set aside every row until it is fixed.
  */
 export function countsTowardsParking(error: unknown): boolean {
-  if (error instanceof ConcurrentModificationError || error instanceof TableNotFoundError || error instanceof AccessDeniedError) return false;
-  if (error instanceof DynamoRequestError) return !isTransientError(error.cause);
-  return !isTransientError(error);
+  if (DynafoldError.is(error, 'dynamo.tableNotFound') || DynafoldError.is(error, 'dynamo.accessDenied')) return false;
+  return !isTransient(error);
 }
 
 /** The identity of an event, as parked rows and skipped events record it. */

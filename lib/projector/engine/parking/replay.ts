@@ -1,3 +1,4 @@
+import { abortReason } from '../../../dynamo';
 import { ValidationError } from '../../../errors';
 import { instanceKey, type AnyEventStream, type StreamEvent } from '../../../store';
 import { log } from '../../../util';
@@ -9,6 +10,7 @@ import type { Key } from '../plan-rows';
 import { eventsAbove } from '../read-gaps';
 import { readRow, type ReadRow } from '../read-rows';
 import { rowIdOf, type RowBasics, type RowRuntime } from '../runtime';
+import { withCallSignal } from '../apply-entries';
 import { parkedRows } from './updates';
 
 type Outcome = RowOutcome | MultiSourceRowOutcome;
@@ -27,9 +29,17 @@ export function listParked(runtime: RowRuntime<unknown>, signal?: AbortSignal): 
  * `undefined` for a row that is not parked; never rejects for the row's error (a failed outcome). Rejects
  * with a `ValidationError` for a key that is none, or an event to skip that the parked row does not hold.
  */
-export async function replayParked<State>(runtime: RowRuntime<State>, key: Key, skip?: EventRef | 'failing'): Promise<Outcome | undefined> {
-  requireRowKey(runtime, key);
-  const call = callContext<StreamEvent>();
+export async function replayParked<State>(
+  projection: RowRuntime<State>,
+  key: Key,
+  skip?: EventRef | 'failing',
+  signal?: AbortSignal,
+): Promise<Outcome | undefined> {
+  requireRowKey(projection, key);
+  // Aborted already: no request starts.
+  if (signal?.aborted === true) throw abortReason(signal);
+  const runtime = withCallSignal(projection, signal);
+  const call = callContext<StreamEvent>(undefined, signal);
   let row: ReadRow<State>;
   let events: StreamEvent[];
   try {
@@ -58,15 +68,19 @@ export async function replayParked<State>(runtime: RowRuntime<State>, key: Key, 
   return outcome;
 }
 
-/** Replays every parked row (or the one of `key`), one after another; resolves an outcome per row. */
-export async function retryParkedRows<State>(runtime: RowRuntime<State>, key?: Key): Promise<Outcome[]> {
+/**
+ * Replays every parked row (or the one of `key`), one after another; resolves an outcome per row. Once
+ * `signal` aborted no request starts (no further row, nor the listing): the call rejects with its reason.
+ */
+export async function retryParkedRows<State>(runtime: RowRuntime<State>, key?: Key, signal?: AbortSignal): Promise<Outcome[]> {
   if (key !== undefined) requireRowKey(runtime, key);
+  if (signal?.aborted === true) throw abortReason(signal);
   const keys: Key[] = [];
   if (key !== undefined) keys.push(key);
-  else for await (const parked of listParked(runtime as RowRuntime<unknown>)) keys.push(parked.key);
+  else for await (const parked of listParked(runtime as RowRuntime<unknown>, signal)) keys.push(parked.key);
   const outcomes: Outcome[] = [];
   for (const each of keys) {
-    const outcome = await replayParked(runtime, each);
+    const outcome = await replayParked(runtime, each, undefined, signal);
     if (outcome !== undefined) outcomes.push(outcome);
   }
   return outcomes;
