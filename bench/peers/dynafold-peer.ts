@@ -31,8 +31,9 @@ export async function dynafoldPeer(endpoint: Endpoint, prefix: string): Promise<
       await stream.execute(orderId, { ...fold(orderId), decide }, { retry: { attempts: 1_000 } });
       return decisions - 1;
     },
-    load: async (orderId) => (await stream.load(orderId, fold(orderId))).state,
-    loadWithSnapshot: async (orderId) => (await stream.load(orderId, fold(orderId), { snapshot: SNAPSHOT })).state,
+    // At the peers' consistency: both read eventually consistent (dynafold's default is strong, at twice the units).
+    load: async (orderId) => (await stream.load(orderId, fold(orderId), { consistent: false })).state,
+    loadWithSnapshot: async (orderId) => (await stream.load(orderId, fold(orderId), { snapshot: SNAPSHOT, consistent: false })).state,
     prepareSnapshot: async (orderId) => {
       const { state, version } = await stream.load(orderId, fold(orderId));
       await stream.saveSnapshot(orderId, { version, state }, SNAPSHOT.name);

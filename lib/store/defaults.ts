@@ -35,12 +35,13 @@ export const EventStreamDefaults = {
   /** Commits (items) per Query page when reading a stream. */
   readPageSize: 1000,
   /**
-   * Events a load from a snapshot reads in the same Query as the snapshot (fewer with a smaller
-   * `snapshot.every`): the events since the snapshot when they are few, and at most 16 it did not need
-   * (read from the head down to the snapshot's version, which the Query can't know beforehand). 16 small
-   * events and a small state fit in one 4 KB read unit; events past them are read in one more Query.
+   * Commits (appends) a load from a snapshot reads in the same Query as the snapshot (fewer with a smaller
+   * `snapshot.every`): those since the snapshot when they are few, and at most 4 it did not need (read from
+   * the head down to the snapshot's version, which the Query can't know beforehand). A commit holds an
+   * append's events, so a larger read-ahead would read many events for nothing after bulk appends;
+   * commits past these are read in one more Query, only those the snapshot does not cover.
    */
-  snapshotReadAhead: 16,
+  snapshotReadAhead: 4,
   /** The attribute DynamoDB TTL expires idempotency sentinels on, when `idempotencyTtl` is set. */
   idempotencyTtlAttribute: 'ttl',
   /** Segments of the parallel Scan that lists a stream's instances. */

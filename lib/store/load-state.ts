@@ -118,8 +118,9 @@ function snapshotStateVersion(options: SnapshotOptions<unknown> | undefined): nu
 }
 
 /**
- * How many items a load's first Query reads: the snapshot and the events after it, up to a snapshot
- * interval (a load that folds `every` events saves a new one) or `EventStreamDefaults.snapshotReadAhead`.
+ * How many items a load's first Query reads: the snapshot and the commits after it, up to a snapshot
+ * interval (a load that folds `every` events saves a new one, and each commit holds one or more) or
+ * `EventStreamDefaults.snapshotReadAhead`.
  */
 function snapshotPageLimit(options: SnapshotOptions<unknown>): number {
   const { every } = options;
