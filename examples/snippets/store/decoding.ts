@@ -7,7 +7,8 @@ import { decoder } from 'dynafold';
 const decode = decoder({ Order: OrderEvents, Payment: PaymentEvents });
 
 export function logOrderEvent(record: DynamoDBRecord): void {
-  const decoded = decode(record.dynamodb?.NewImage); // { stream: 'Order', event } | undefined
+  // { stream: 'Order', event } | undefined
+  const decoded = decode(record.dynamodb?.NewImage);
   if (decoded?.stream === 'Order') console.log(decoded.event.type);
 }
 // #endregion decode
