@@ -5,7 +5,31 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type DefaultTheme } from 'vitepress';
+import { defineConfig, type DefaultTheme, type MarkdownRenderer } from 'vitepress';
+
+/**
+ * A code block that is a file names it (`<<< path [src/orders.ts]`, or a fence's info ```` ```ts [src/orders.ts] ````).
+ * VitePress shows a title only as a tab of a code group, so a titled block outside one becomes a code
+ * group of its own, a single tab.
+ */
+function fileTitles(md: MarkdownRenderer): void {
+  md.core.ruler.push('dynafold_file_titles', (state) => {
+    const tokens = state.tokens;
+    let inGroup = 0;
+    for (let i = 0; i < tokens.length; i++) {
+      const token = tokens[i]!;
+      if (token.type === 'container_code-group_open') inGroup++;
+      else if (token.type === 'container_code-group_close') inGroup--;
+      else if (token.type === 'fence' && inGroup === 0 && /\[.+\]/.test(token.info)) {
+        const open = new state.Token('container_code-group_open', 'div', 1);
+        const close = new state.Token('container_code-group_close', 'div', -1);
+        open.block = close.block = true;
+        tokens.splice(i, 1, open, token, close);
+        i += 2;
+      }
+    }
+  });
+}
 
 /** TypeDoc's sidebar for the API reference, once `typedoc` has run (see docs:build). */
 function apiSidebar(): DefaultTheme.SidebarItem[] {
@@ -38,6 +62,7 @@ export default defineConfig({
   description: 'Event sourcing on DynamoDB for TypeScript: event streams, exactly-once projections, a change feed.',
   cleanUrls: true,
   lastUpdated: false,
+  markdown: { config: fileTitles },
   themeConfig: {
     nav: [
       { text: 'Getting started', link: '/getting-started' },
