@@ -1,10 +1,12 @@
 /**
  * The docs site (VitePress): pages in the order a user needs them, the API reference TypeDoc writes into
  * reference/api at build (its sidebar comes with it), and a local search index, so the site works offline.
- * A dead link fails the build (VitePress's default: `ignoreDeadLinks` is left unset).
+ * A dead link fails the build (VitePress's default: `ignoreDeadLinks` is left unset), and so does any
+ * warning of the bundler: `docs:build` prints none.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { createLogger, type Logger } from 'vite';
 import { defineConfig, type DefaultTheme, type MarkdownRenderer } from 'vitepress';
 
 /**
@@ -12,6 +14,17 @@ import { defineConfig, type DefaultTheme, type MarkdownRenderer } from 'vitepres
  * VitePress shows a title only as a tab of a code group, so a titled block outside one becomes a code
  * group of its own, a single tab.
  */
+/** The bundler's logger, with a warning failing the build (after it is printed). */
+function strictLogger(): Logger {
+  const logger = createLogger();
+  const warn = logger.warn.bind(logger);
+  logger.warn = (message, options) => {
+    warn(message, options);
+    process.exitCode = 1;
+  };
+  return logger;
+}
+
 function fileTitles(md: MarkdownRenderer): void {
   md.core.ruler.push('dynafold_file_titles', (state) => {
     const tokens = state.tokens;
@@ -63,6 +76,12 @@ export default defineConfig({
   cleanUrls: true,
   lastUpdated: false,
   markdown: { config: fileTitles },
+  vite: {
+    customLogger: strictLogger(),
+    // The local search index is one chunk of about 1.6 MB for the site's 350 pages, loaded only when the
+    // search box opens; every other chunk stays under Vite's default limit of 500 kB.
+    build: { chunkSizeWarningLimit: 4000 },
+  },
   themeConfig: {
     nav: [
       { text: 'Getting started', link: '/getting-started' },
