@@ -99,6 +99,7 @@ export default defineConfig({
       { text: 'Contributing', link: '/contributing' },
     ],
     search: { provider: 'local' },
+    socialLinks: [{ icon: 'github', link: 'https://github.com/dynafold/dynafold' }],
     outline: { level: [2, 3] },
   },
 });
