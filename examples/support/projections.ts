@@ -4,6 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { Logger } from 'dynafold';
 import { lambdaHandler } from 'dynafold/lambda';
 import { eventId, startProjectionFeed } from './feed-projection';
 import { instrumentRowTable } from './instrument';
@@ -20,6 +21,41 @@ import {
 } from './orders';
 import { seededRandom } from './random';
 import { readStreamRecords, toLambdaRecord } from 'dynafold/local';
+
+/** What the handler logs of a row that failed: its key and the event it failed at. */
+interface RowFailure {
+  readonly key?: unknown;
+  readonly event?: {
+    readonly streamId?: string;
+    readonly version?: number;
+    readonly type?: string;
+  };
+}
+
+/**
+ * The handler's warnings as lines of the quickstart's output. Here every failed row is an injected
+ * fault, so it is told as one, rather than as the JSON warning a Lambda function logs by default.
+ */
+function injectedFaultLogger(): Logger {
+  return {
+    warn: (message: unknown, details: unknown) => {
+      const { key, event } = (details ?? {}) as RowFailure;
+      const at =
+        event === undefined
+          ? ''
+          : ` at v${event.version} ${event.type ?? ''}`.trimEnd();
+      console.log(
+        `  fault on purpose: row ${JSON.stringify(key)} failed${at}; ` +
+          'its records are reported for a redelivery',
+      );
+      if (
+        typeof message !== 'string' ||
+        !message.startsWith('row failed')
+      )
+        console.log(`    (${String(message)})`);
+    },
+  };
+}
 
 export interface ProjectionContext {
   readonly client: DynamoDBClient;
@@ -199,8 +235,14 @@ export async function projectByLambda(
     let rowWrites = 0;
     let alreadyApplied = 0;
     let failedRows = 0;
+    console.log(
+      `  ${faultRate * 100}% of row reads fail on purpose (an injected ` +
+        'fault): each failed row is a line below, and Lambda delivers ' +
+        'its records again',
+    );
     const handler = lambdaHandler({
       projections: { summaries: projection },
+      logger: injectedFaultLogger(),
       onBatch: (result) => {
         for (const outcome of result.outcomes.summaries) {
           if (outcome.status !== 'applied') {
