@@ -25,15 +25,26 @@ function strictLogger(): Logger {
   return logger;
 }
 
+/**
+ * Whether a block names its file. VitePress gives every `<<<` include its file's name as a title, a
+ * region's too (`model.ts` for `model.ts#stream`); only a `[title]` written in the page names a file.
+ */
+function titled(token: { info: string; map: [number, number] | null }, lines: ReadonlyArray<string>): boolean {
+  if (!/\[.+\]/.test(token.info)) return false;
+  const source = token.map === null ? '' : (lines[token.map[0]] ?? '');
+  return !source.startsWith('<<<') || /\[.+\]\s*$/.test(source);
+}
+
 function fileTitles(md: MarkdownRenderer): void {
   md.core.ruler.push('dynafold_file_titles', (state) => {
     const tokens = state.tokens;
+    const lines = state.src.split('\n');
     let inGroup = 0;
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i]!;
       if (token.type === 'container_code-group_open') inGroup++;
       else if (token.type === 'container_code-group_close') inGroup--;
-      else if (token.type === 'fence' && inGroup === 0 && /\[.+\]/.test(token.info)) {
+      else if (token.type === 'fence' && inGroup === 0 && titled(token, lines)) {
         const open = new state.Token('container_code-group_open', 'div', 1);
         const close = new state.Token('container_code-group_close', 'div', -1);
         open.block = close.block = true;
