@@ -1,9 +1,24 @@
-// The home page's example: an order stream, its summary rows, the
-// projection between them, an append and a projected row.
+// The home page's example: an order stream, its totals projected into
+// read-model rows, an append and a projected row.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { OrderSummaries } from '../store/model';
+import { ReadModel } from 'dynafold';
 
 const client = new DynamoDBClient({});
+
+const OrderTotals = new ReadModel({
+  client,
+  table: 'views',
+  name: 'OrderTotal',
+  schema: z.object({
+    orderId: z.string(),
+    total: z.number(),
+    version: z.number(),
+  }),
+  key: {
+    pk: { field: 'pk', composite: ['orderId'] },
+    sk: { field: 'sk', composite: [] },
+  },
+});
 
 // #region append-and-project
 import { EventStream, Projection } from 'dynafold';
@@ -20,36 +35,26 @@ const orders = new EventStream({
   },
 });
 
-// An order's summary row (OrderSummaries, a ReadModel), folded in
-// version order and exactly once, however the stream delivers.
-export const summaries = new Projection({
+// Each order's row of OrderTotals (a ReadModel), in version order and
+// each event once, however the stream delivers them.
+export const totals = new Projection({
   stream: orders,
-  readModel: OrderSummaries,
+  readModel: OrderTotals,
   checkpoint: 'version',
-  key: (id) => ({ orderId: id.orderId }),
-  initial: (id) => ({
-    orderId: id.orderId,
-    customer: '',
-    status: 'placed',
-    total: 0,
-    version: 0,
-  }),
-  evolve: (row, event) =>
-    event.type === 'OrderPlaced'
-      ? { ...row, customer: event.data.customer }
-      : { ...row, total: row.total + event.data.price },
+  key: (id) => id,
+  initial: (id) => ({ ...id, total: 0, version: 0 }),
+  evolve: (row, { type, data }) =>
+    type === 'ItemAdded'
+      ? { ...row, total: row.total + data.price }
+      : row,
 });
 
 export async function placeOrder(): Promise<void> {
-  await orders.append(
-    { orderId: 'o-1' },
-    [
-      { type: 'OrderPlaced', data: { customer: 'ada' } },
-      { type: 'ItemAdded', data: { sku: 'book', price: 12 } },
-    ],
-    { expectedVersion: 0 }, // the order must be new
-  );
-  await summaries.catchUp({ orderId: 'o-1' }); // as a delivery would
-  console.log(await OrderSummaries.get({ orderId: 'o-1' }));
+  await orders.append({ orderId: 'o-1' }, [
+    { type: 'OrderPlaced', data: { customer: 'ada' } },
+    { type: 'ItemAdded', data: { sku: 'book', price: 12 } },
+  ]);
+  await totals.catchUp({ orderId: 'o-1' }); // what a delivery does
+  console.log(await OrderTotals.get({ orderId: 'o-1' })); // total: 12
 }
 // #endregion append-and-project

@@ -1,7 +1,7 @@
 // The home page's three ways to run a projection: on Lambda, in a
 // service, in a script.
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { summaries } from './orders';
+import { totals } from './orders';
 
 declare const client: DynamoDBClient;
 declare const streamArn: string;
@@ -11,7 +11,7 @@ import { lambdaHandler } from 'dynafold/lambda';
 
 // What a DynamoDB Streams event source mapping invokes: the records of
 // failed rows are reported for a redelivery, the rest are done.
-export const handler = lambdaHandler({ projections: { summaries } });
+export const handler = lambdaHandler({ projections: { totals } });
 // #endregion lambda
 
 // #region service
@@ -32,7 +32,7 @@ export async function service(): Promise<void> {
     checkpoints: new DynamoCheckpointStore({ client, table: 'feed' }),
   });
   process.once('SIGTERM', () => void feed.stop());
-  await runChangeFeed(feed, { projections: { summaries } });
+  await runChangeFeed(feed, { projections: { totals } });
 }
 // #endregion service
 
@@ -46,7 +46,7 @@ export async function script(): Promise<void> {
     checkpoints: new MemoryCheckpointStore(),
   });
   await runChangeFeed(feed, {
-    projections: { summaries },
+    projections: { totals },
     stopWhenCaughtUp: true,
   });
 }
