@@ -130,7 +130,9 @@ async function main(): Promise<void> {
   }
 }
 
-async function createTables(client: DynamoDBClient): Promise<{
+async function createTables(
+  client: DynamoDBClient,
+): Promise<{
   table: string;
   streamArn: string;
   checkpointTable: string;

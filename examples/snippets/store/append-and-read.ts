@@ -5,9 +5,7 @@ export async function appendAnOrder() {
   const { version, events } = await OrderEvents.append(
     { orderId: 'o-1' },
     [{ type: 'OrderPlaced', data: { customer: 'ada' } }],
-    {
-      expectedVersion: 0,
-    },
+    { expectedVersion: 0 },
   );
   // #endregion append
   return { version, events };
