@@ -10,7 +10,7 @@
  * Exits non-zero with everything found wrong.
  *
  *   npm run docs:build && npm run docs:check      (CHROMIUM=<path> if `chromium` is not on PATH)
- *   DOCS_CHECK_PAGES=/guides/ npm run docs:check   (only the pages whose path holds it, links still all)
+ *   DOCS_CHECK_PAGES='^/$|/guides/' npm run docs:check   (only the pages whose path matches, links still all)
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -132,10 +132,10 @@ interface Totals {
 }
 
 async function checkPages(browser: Browser, base: string): Promise<Totals> {
-  const only = process.env['DOCS_CHECK_PAGES'] ?? '';
+  const only = new RegExp(process.env['DOCS_CHECK_PAGES'] ?? '');
   const pages = sitePages(site)
     .map((page) => page.path)
-    .filter((path) => path.includes(only));
+    .filter((path) => only.test(path));
   const totals: Totals = {
     pages: pages.length,
     screenshots: 0,
