@@ -61,9 +61,16 @@ export function moduleComment(entry: EntryPoint): string {
  * too when the sentences alone say little (the root entry's "Event sourcing on DynamoDB." and its parts).
  */
 export function moduleSummary(entry: EntryPoint): string {
-  const [first = '', ...rest] = moduleComment(entry).split(/\n\s*\n|\n@/)[0]?.split(/\n- /) ?? [];
+  const [first = '', ...rest] =
+    moduleComment(entry)
+      .split(/\n\s*\n|\n@/)[0]
+      ?.split(/\n- /) ?? [];
   const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
   if (first.length >= 60 || rest.length === 0) return oneLine(first);
-  const items = rest.map((item) => oneLine(item).replace(/\.\s.*$/, '').replace(/[;.]$/, ''));
+  const items = rest.map((item) =>
+    oneLine(item)
+      .replace(/\.\s.*$/, '')
+      .replace(/[;.]$/, ''),
+  );
   return `${oneLine(first)} ${items.map((item, i) => (i === 0 ? item.charAt(0).toUpperCase() + item.slice(1) : item)).join('; ')}.`;
 }

@@ -56,7 +56,10 @@ export class OptionDocs {
         .join('\n');
       for (const [, target = ''] of comment.matchAll(/(?:\{@link\s+|`)(\w+Defaults(?:\.\w+)+)\s*[}`]/g)) {
         if (symbol === undefined || this.linked.has(target)) continue;
-        this.linked.set(target, isProperty ? { symbol, type: this.checker.getTypeOfSymbol(symbol) } : { type: this.checker.getDeclaredTypeOfSymbol(symbol) });
+        this.linked.set(
+          target,
+          isProperty ? { symbol, type: this.checker.getTypeOfSymbol(symbol) } : { type: this.checker.getDeclaredTypeOfSymbol(symbol) },
+        );
       }
     }
     ts.forEachChild(node, (child) => this.collectLinks(child));
@@ -89,7 +92,13 @@ export class OptionDocs {
   /** The options types of what the defaults object's comment links (a class's constructor parameters, a function's parameters, or the type itself), else `<Base>Options` or `<Base>Props`. */
   private linkedOptions(defaults: ts.Symbol, exports: ReadonlyArray<ts.Symbol>): ts.Type[] {
     const declaration = defaults.valueDeclaration;
-    const comment = declaration === undefined ? '' : ts.getJSDocCommentsAndTags(declaration).map((doc) => doc.getText()).join('\n');
+    const comment =
+      declaration === undefined
+        ? ''
+        : ts
+            .getJSDocCommentsAndTags(declaration)
+            .map((doc) => doc.getText())
+            .join('\n');
     const linked = /\{@link\s+(\w+)\s*\}/.exec(comment)?.[1];
     const base = defaults.getName().replace(/Defaults$/, '');
     const names = [linked, `${base}Options`, `${base}Props`].filter((name): name is string => name !== undefined);
