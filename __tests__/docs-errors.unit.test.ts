@@ -2,11 +2,13 @@ import { ErrorCodes } from 'dynafold';
 import { ErrorCatalogue } from '../lib/errors/catalogue';
 import { errorCodesPage } from '../docs/scripts/reference-pages';
 
-/** The generated error codes page's table (`| code | status | class: what to do |`), as code → its row. */
+/** The generated error codes page's table (`| code | class (HTTP status): what to do |`, the code free to wrap after its dots), as code → its row. */
 function documentedErrors(): Map<string, { status: number; error: string; summary: string }> {
-  const rows = errorCodesPage().matchAll(/^\| `([\w.]+)` \| (\d+) \| `(\w+)`: (.*) \|$/gm);
+  const rows = errorCodesPage()
+    .replace(/<wbr>/g, '')
+    .matchAll(/^\| <code>([\w.]+)<\/code> \| `(\w+)` \(HTTP (\d+)\): (.*) \|$/gm);
   return new Map(
-    [...rows].map(([, code, status, error, summary]) => [
+    [...rows].map(([, code, error, status, summary]) => [
       code as string,
       { status: Number(status), error: error as string, summary: summary as string },
     ]),

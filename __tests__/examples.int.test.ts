@@ -8,19 +8,29 @@ const run = promisify(execFile);
 
 /** Runs an example as a user would (`npx tsx examples/...`), on the suite's DynamoDB Local. */
 async function runExample(file: string, args: string[] = []): Promise<string> {
-  const { stdout } = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'examples', file), ...args], {
+  return (await runExampleOutputs(file, args)).stdout;
+}
+
+async function runExampleOutputs(file: string, args: string[] = []): Promise<{ stdout: string; stderr: string }> {
+  const { stdout, stderr } = await run(join(root, 'node_modules/.bin/tsx'), [join(root, 'examples', file), ...args], {
     cwd: root,
     env: { ...process.env, DYNAMODB_ENDPOINT: process.env['DYNAMODB_ENDPOINT'], AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     timeout: 170_000,
     maxBuffer: 16 * 1024 * 1024,
   });
-  return stdout;
+  return { stdout, stderr };
 }
 
 // The examples are the README's promises: they must keep running, not only type-checking.
 test('the quickstart (npm start) projects the workload two ways and checks every row against the store', async () => {
-  const output = await runExample('quickstart.ts');
+  const { stdout: output, stderr } = await runExampleOutputs('quickstart.ts');
   expect(output).toMatch(/every stream contiguous from v1: yes/);
+  // The faults injected into the Lambda simulation are announced before the first one, each shown as a
+  // line of the quickstart's own, never as the handler's JSON warnings (which read like a failure).
+  const announced = output.indexOf('of row reads fail on purpose');
+  expect(announced).toBeGreaterThan(-1);
+  expect(output.slice(0, announced)).not.toMatch(/fault on purpose/);
+  expect(`${output}${stderr}`).not.toMatch(/"level":"warn"/);
   expect(output).toMatch(/OrderSummaryByFeed\s+\d+ rows equal the fold of their stream: yes/);
   expect(output).toMatch(/OrderSummaryByLambda\s+\d+ rows equal the fold of their stream: yes/);
   expect(output).toMatch(/^OK in/m);

@@ -12,7 +12,13 @@
 import type { AddressInfo } from 'node:net';
 import express, { type Response } from 'express';
 import { dynafold, problemHandler } from 'dynafold/express';
-import { addItemTo, orderApi, placeOrder, readOrder, type Answer } from './support/order-api';
+import {
+  addItemTo,
+  orderApi,
+  placeOrder,
+  readOrder,
+  type Answer,
+} from './support/order-api';
 
 async function main(): Promise<void> {
   const api = await orderApi();
@@ -31,16 +37,44 @@ async function main(): Promise<void> {
     response.status(answer.status).json(answer.body);
   };
   // Express 5 hands a rejected handler's error to the error middleware.
-  app.post('/orders', express.json(), async (request, response) => send(response, await placeOrder(api, request.body)));
-  app.post('/orders/:orderId/items', express.json(), async (request, response) =>
-    send(response, await addItemTo(api, request.params.orderId, request.body, request.headers['if-match'])),
+  app.post('/orders', express.json(), async (request, response) =>
+    send(response, await placeOrder(api, request.body)),
   );
-  app.get('/orders/:orderId', async (request, response) => send(response, await readOrder(api, request.params.orderId, request.query['version'])));
+  app.post(
+    '/orders/:orderId/items',
+    express.json(),
+    async (request, response) =>
+      send(
+        response,
+        await addItemTo(
+          api,
+          request.params.orderId,
+          request.body,
+          request.headers['if-match'],
+        ),
+      ),
+  );
+  app.get('/orders/:orderId', async (request, response) =>
+    send(
+      response,
+      await readOrder(
+        api,
+        request.params.orderId,
+        request.query['version'],
+      ),
+    ),
+  );
   app.use(problemHandler({ logger: console }));
 
-  const server = service.closeWith(app.listen(Number(process.env['PORT'] ?? 3000), '127.0.0.1'));
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  console.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const server = service.closeWith(
+    app.listen(Number(process.env['PORT'] ?? 3000), '127.0.0.1'),
+  );
+  await new Promise<void>((resolve, reject) =>
+    server.once('listening', resolve).once('error', reject),
+  );
+  console.log(
+    `listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+  );
 
   let closing: Promise<void> | undefined;
   const shutdown = () =>

@@ -14,11 +14,19 @@
  */
 import Fastify, { type FastifyReply } from 'fastify';
 import { dynafold } from 'dynafold/fastify';
-import { addItemTo, orderApi, placeOrder, readOrder, type Answer } from './support/order-api';
+import {
+  addItemTo,
+  orderApi,
+  placeOrder,
+  readOrder,
+  type Answer,
+} from './support/order-api';
 
 async function main(): Promise<void> {
   const api = await orderApi();
-  const app = Fastify({ logger: { level: process.env['LOG_LEVEL'] ?? 'warn' } });
+  const app = Fastify({
+    logger: { level: process.env['LOG_LEVEL'] ?? 'warn' },
+  });
   await app.register(dynafold, {
     streams: { orders: api.Orders },
     readModels: { summaries: api.OrderSummaries },
@@ -29,15 +37,38 @@ async function main(): Promise<void> {
   });
 
   const send = (reply: FastifyReply, answer: Answer) => {
-    if (answer.etag !== undefined) void reply.header('etag', answer.etag);
+    if (answer.etag !== undefined)
+      void reply.header('etag', answer.etag);
     return reply.code(answer.status).send(answer.body);
   };
-  app.post('/orders', async (request, reply) => send(reply, await placeOrder(api, request.body)));
-  app.post<{ Params: { orderId: string } }>('/orders/:orderId/items', async (request, reply) =>
-    send(reply, await addItemTo(api, request.params.orderId, request.body, request.headers['if-match'])),
+  app.post('/orders', async (request, reply) =>
+    send(reply, await placeOrder(api, request.body)),
   );
-  app.get<{ Params: { orderId: string }; Querystring: { version?: string } }>('/orders/:orderId', async (request, reply) =>
-    send(reply, await readOrder(api, request.params.orderId, request.query.version)),
+  app.post<{ Params: { orderId: string } }>(
+    '/orders/:orderId/items',
+    async (request, reply) =>
+      send(
+        reply,
+        await addItemTo(
+          api,
+          request.params.orderId,
+          request.body,
+          request.headers['if-match'],
+        ),
+      ),
+  );
+  app.get<{
+    Params: { orderId: string };
+    Querystring: { version?: string };
+  }>('/orders/:orderId', async (request, reply) =>
+    send(
+      reply,
+      await readOrder(
+        api,
+        request.params.orderId,
+        request.query.version,
+      ),
+    ),
   );
 
   let closing: Promise<void> | undefined;
@@ -49,7 +80,10 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown());
   process.once('SIGTERM', () => void shutdown());
 
-  const address = await app.listen({ port: Number(process.env['PORT'] ?? 3000), host: '127.0.0.1' });
+  const address = await app.listen({
+    port: Number(process.env['PORT'] ?? 3000),
+    host: '127.0.0.1',
+  });
   console.log(`listening on ${address}`);
 }
 

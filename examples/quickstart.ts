@@ -12,7 +12,11 @@
  * records. It prints the rows and checks them against the store. It exits non-zero when a check fails.
  */
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { ConcurrencyError, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import {
+  ConcurrencyError,
+  eventsTableDefinition,
+  readModelTableDefinition,
+} from 'dynafold';
 import { DynamoCheckpointStore } from 'dynafold/feed';
 import { checkReadModel, readHistories } from './support/checks';
 import { connect, type Connection } from './support/connect';
@@ -30,9 +34,19 @@ import {
   type OrderCommand,
   type OrderStream,
 } from './support/orders';
-import { FEED_MODEL, LAMBDA_MODEL, projectByFeed, projectByLambda, type ProjectionContext } from './support/projections';
+import {
+  FEED_MODEL,
+  LAMBDA_MODEL,
+  projectByFeed,
+  projectByLambda,
+  type ProjectionContext,
+} from './support/projections';
 import { seedFromEnv } from './support/random';
-import { createTable, deleteTables, uniqueTableName } from './support/tables';
+import {
+  createTable,
+  deleteTables,
+  uniqueTableName,
+} from './support/tables';
 
 const ORDERS = 20;
 const ITEMS_PER_ORDER = 4;
@@ -46,21 +60,42 @@ interface Tables {
   readonly streamArn: string;
 }
 
-async function createTables(connection: Connection, created: string[]): Promise<Tables> {
-  const events = await createTable(connection.client, eventsTableDefinition(uniqueTableName('events')));
+async function createTables(
+  connection: Connection,
+  created: string[],
+): Promise<Tables> {
+  const events = await createTable(
+    connection.client,
+    eventsTableDefinition(uniqueTableName('events')),
+  );
   created.push(events.name);
   const views = await createTable(
     connection.client,
-    readModelTableDefinition(uniqueTableName('views'), [orderSummaries(connection.client, 'placeholder')]),
+    readModelTableDefinition(uniqueTableName('views'), [
+      orderSummaries(connection.client, 'placeholder'),
+    ]),
   );
   created.push(views.name);
-  const checkpoints = await createTable(connection.client, DynamoCheckpointStore.tableDefinition(uniqueTableName('checkpoints')));
+  const checkpoints = await createTable(
+    connection.client,
+    DynamoCheckpointStore.tableDefinition(
+      uniqueTableName('checkpoints'),
+    ),
+  );
   created.push(checkpoints.name);
-  if (events.streamArn === undefined) throw new Error(`The events table ${events.name} has no stream`);
+  if (events.streamArn === undefined)
+    throw new Error(`The events table ${events.name} has no stream`);
   console.log(`tables: events ${events.name} (with a stream)`);
-  console.log(`        read models ${views.name} (${FEED_MODEL} and ${LAMBDA_MODEL}, index byStatus)`);
+  console.log(
+    `        read models ${views.name} (${FEED_MODEL} and ${LAMBDA_MODEL}, index byStatus)`,
+  );
   console.log(`        feed checkpoints ${checkpoints.name}`);
-  return { events: events.name, views: views.name, checkpoints: checkpoints.name, streamArn: events.streamArn };
+  return {
+    events: events.name,
+    views: views.name,
+    checkpoints: checkpoints.name,
+    streamArn: events.streamArn,
+  };
 }
 
 /** One command of the workload: which order, and the decider. */
@@ -82,28 +117,56 @@ interface PhaseStats {
  * on one order therefore race each other: the losers' appends fail with a conflict, and `execute`
  * reloads the order, decides again and retries. `decide` runs once per attempt, which counts them.
  */
-async function runPhase(Orders: OrderStream, name: string, jobs: ReadonlyArray<Job>): Promise<PhaseStats> {
+async function runPhase(
+  Orders: OrderStream,
+  name: string,
+  jobs: ReadonlyArray<Job>,
+): Promise<PhaseStats> {
   let next = 0;
   let attempts = 0;
   let events = 0;
   const started = performance.now();
   const writer = async () => {
-    for (let job = jobs[next++]; job !== undefined; job = jobs[next++]) {
+    for (
+      let job = jobs[next++];
+      job !== undefined;
+      job = jobs[next++]
+    ) {
       const { decide } = job.decider;
-      const counted: OrderCommand = { ...job.decider, decide: (order: Order, version: number) => (attempts++, decide?.(order, version) ?? []) };
-      const result = await Orders.execute(job.orderId, counted, { retry: { attempts: 50 } });
+      const counted: OrderCommand = {
+        ...job.decider,
+        decide: (order: Order, version: number) => (
+          attempts++,
+          decide?.(order, version) ?? []
+        ),
+      };
+      const result = await Orders.execute(job.orderId, counted, {
+        retry: { attempts: 50 },
+      });
       events += result.events.length;
     }
   };
   await Promise.all(Array.from({ length: WRITERS }, writer));
-  return { name, commands: jobs.length, events, attempts, ms: performance.now() - started };
+  return {
+    name,
+    commands: jobs.length,
+    events,
+    attempts,
+    ms: performance.now() - started,
+  };
 }
 
 function orderIds(): string[] {
-  return Array.from({ length: ORDERS }, (_, index) => `order-${String(index + 1).padStart(2, '0')}`);
+  return Array.from(
+    { length: ORDERS },
+    (_, index) => `order-${String(index + 1).padStart(2, '0')}`,
+  );
 }
 
-async function runWorkload(Orders: OrderStream, ids: ReadonlyArray<string>): Promise<PhaseStats[]> {
+async function runWorkload(
+  Orders: OrderStream,
+  ids: ReadonlyArray<string>,
+): Promise<PhaseStats[]> {
   const customers = ['ada', 'grace', 'edsger', 'barbara', 'alan'];
   const catalogue = [
     ['tea', 4.5],
@@ -111,15 +174,23 @@ async function runWorkload(Orders: OrderStream, ids: ReadonlyArray<string>): Pro
     ['kettle', 39.9],
     ['biscuits', 2.25],
   ] as const;
-  const place = ids.map((orderId, index) => ({ orderId, decider: placeOrder(customers[index % customers.length] as string) }));
+  const place = ids.map((orderId, index) => ({
+    orderId,
+    decider: placeOrder(customers[index % customers.length] as string),
+  }));
   // All items of an order are queued back to back, so up to four writers work on one order at once.
   const add = ids.flatMap((orderId) =>
     Array.from({ length: ITEMS_PER_ORDER }, (_, item) => {
-      const [sku, price] = catalogue[item % catalogue.length] as (typeof catalogue)[number];
+      const [sku, price] = catalogue[
+        item % catalogue.length
+      ] as (typeof catalogue)[number];
       return { orderId, decider: addItem(sku, price) };
     }),
   );
-  const ship = ids.map((orderId) => ({ orderId, decider: shipOrder() }));
+  const ship = ids.map((orderId) => ({
+    orderId,
+    decider: shipOrder(),
+  }));
   const phases: PhaseStats[] = [];
   for (const [name, jobs] of [
     ['place', place],
@@ -137,11 +208,18 @@ async function runWorkload(Orders: OrderStream, ids: ReadonlyArray<string>): Pro
 }
 
 /** What a retried, a refused and a stale write do, on an order of their own. */
-async function showGuarantees(Orders: OrderStream, orderId: string): Promise<void> {
+async function showGuarantees(
+  Orders: OrderStream,
+  orderId: string,
+): Promise<void> {
   await Orders.execute(orderId, placeOrder('ada'));
   const key = `${orderId}-gift-wrap`;
-  const first = await Orders.execute(orderId, addItem('gift-wrap', 3), { idempotencyKey: key });
-  const again = await Orders.execute(orderId, addItem('gift-wrap', 3), { idempotencyKey: key });
+  const first = await Orders.execute(orderId, addItem('gift-wrap', 3), {
+    idempotencyKey: key,
+  });
+  const again = await Orders.execute(orderId, addItem('gift-wrap', 3), {
+    idempotencyKey: key,
+  });
   console.log(
     `  idempotent retry: one command sent twice with key "${key}" -> appended once (v${first.version}; the retry answers v${again.version})`,
   );
@@ -150,44 +228,85 @@ async function showGuarantees(Orders: OrderStream, orderId: string): Promise<voi
     await Orders.execute(orderId, addItem('late', 1));
   } catch (error) {
     if (!(error instanceof OrderRuleError)) throw error;
-    console.log(`  rule refused:     ${error.message}; nothing appended`);
+    console.log(
+      `  rule refused:     ${error.message}; nothing appended`,
+    );
   }
   try {
-    await Orders.append(orderId, [{ type: 'ItemAdded', data: { sku: 'stale', price: 1 } }], { expectedVersion: 1 });
+    await Orders.append(
+      orderId,
+      [{ type: 'ItemAdded', data: { sku: 'stale', price: 1 } }],
+      { expectedVersion: 1 },
+    );
   } catch (error) {
     if (!(error instanceof ConcurrencyError)) throw error;
-    console.log(`  stale write:      append at expectedVersion 1 -> ${error.name} (${error.code}), the order is at v${error.actualVersion}`);
+    console.log(
+      `  stale write:      append at expectedVersion 1 -> ${error.name} (${error.code}), the order is at v${error.actualVersion}`,
+    );
   }
 }
 
-async function printOrders(Orders: OrderStream, ids: ReadonlyArray<string>): Promise<void> {
+async function printOrders(
+  Orders: OrderStream,
+  ids: ReadonlyArray<string>,
+): Promise<void> {
   for (const orderId of ids) {
     const events = await Orders.read({ orderId });
-    const { state } = await Orders.load(orderId, { initial: newOrder, evolve: evolveOrder });
-    console.log(`  ${orderId}: ${state.status}, ${state.items} items, total ${state.total.toFixed(2)}`);
-    for (const event of events) console.log(`    v${event.version} ${event.type.padEnd(12)} ${JSON.stringify(event.data)}`);
+    const { state } = await Orders.load(orderId, {
+      initial: newOrder,
+      evolve: evolveOrder,
+    });
+    console.log(
+      `  ${orderId}: ${state.status}, ${state.items} items, total ${state.total.toFixed(2)}`,
+    );
+    for (const event of events)
+      console.log(
+        `    v${event.version} ${event.type.padEnd(12)} ${JSON.stringify(event.data)}`,
+      );
   }
 }
 
 /** Every stream's versions are 1..n without gaps or duplicates; every workload order went through its life. */
-async function checkOrders(Orders: OrderStream, ids: ReadonlyArray<string>, others: ReadonlyArray<string>): Promise<string[]> {
+async function checkOrders(
+  Orders: OrderStream,
+  ids: ReadonlyArray<string>,
+  others: ReadonlyArray<string>,
+): Promise<string[]> {
   const problems: string[] = [];
   let total = 0;
   for (const orderId of [...ids, ...others]) {
-    const versions = (await Orders.read({ orderId })).map((event) => event.version);
+    const versions = (await Orders.read({ orderId })).map(
+      (event) => event.version,
+    );
     total += versions.length;
-    if (versions.length === 0 || !versions.every((version, index) => version === index + 1)) {
-      problems.push(`${orderId}: versions [${versions.join(',')}] are not 1..n`);
+    if (
+      versions.length === 0 ||
+      !versions.every((version, index) => version === index + 1)
+    ) {
+      problems.push(
+        `${orderId}: versions [${versions.join(',')}] are not 1..n`,
+      );
     }
     const head = await Orders.version(orderId);
-    if (head !== versions.length) problems.push(`${orderId}: the head is v${head}, but ${versions.length} events were read`);
+    if (head !== versions.length)
+      problems.push(
+        `${orderId}: the head is v${head}, but ${versions.length} events were read`,
+      );
   }
   for (const orderId of ids) {
-    const { state } = await Orders.load(orderId, { initial: newOrder, evolve: evolveOrder });
-    if (state.status !== 'shipped' || state.items !== ITEMS_PER_ORDER) problems.push(`${orderId}: ${state.status} with ${state.items} items`);
+    const { state } = await Orders.load(orderId, {
+      initial: newOrder,
+      evolve: evolveOrder,
+    });
+    if (state.status !== 'shipped' || state.items !== ITEMS_PER_ORDER)
+      problems.push(
+        `${orderId}: ${state.status} with ${state.items} items`,
+      );
   }
   const count = ids.length + others.length;
-  console.log(`  versions: ${count} streams, ${total} events, every stream contiguous from v1: ${problems.length === 0 ? 'yes' : 'NO'}`);
+  console.log(
+    `  versions: ${count} streams, ${total} events, every stream contiguous from v1: ${problems.length === 0 ? 'yes' : 'NO'}`,
+  );
   console.log(
     `  orders:   ${ids.length} shipped with ${ITEMS_PER_ORDER} items each, each item applied exactly once: ${problems.length === 0 ? 'yes' : 'NO'}`,
   );
@@ -195,8 +314,14 @@ async function checkOrders(Orders: OrderStream, ids: ReadonlyArray<string>, othe
 }
 
 /** A few rows of both models side by side, and a page of the byStatus index. */
-async function printReadModels(byFeed: OrderSummaries, byLambda: OrderSummaries, orderIds: ReadonlyArray<string>): Promise<void> {
-  console.log(`  ${'order'.padEnd(10)} ${'customer'.padEnd(9)} ${'status'.padEnd(8)} items   total  version  ${LAMBDA_MODEL}`);
+async function printReadModels(
+  byFeed: OrderSummaries,
+  byLambda: OrderSummaries,
+  orderIds: ReadonlyArray<string>,
+): Promise<void> {
+  console.log(
+    `  ${'order'.padEnd(10)} ${'customer'.padEnd(9)} ${'status'.padEnd(8)} items   total  version  ${LAMBDA_MODEL}`,
+  );
   for (const orderId of orderIds) {
     const row = await byFeed.get({ orderId }, { consistent: true });
     const other = await byLambda.get({ orderId }, { consistent: true });
@@ -204,13 +329,21 @@ async function printReadModels(byFeed: OrderSummaries, byLambda: OrderSummaries,
       console.log(`  ${orderId.padEnd(10)} (no row)`);
       continue;
     }
-    const same = other !== undefined && (['customer', 'status', 'items', 'total', 'version'] as const).every((field) => other[field] === row[field]);
+    const same =
+      other !== undefined &&
+      (
+        ['customer', 'status', 'items', 'total', 'version'] as const
+      ).every((field) => other[field] === row[field]);
     console.log(
       `  ${orderId.padEnd(10)} ${row.customer.padEnd(9)} ${row.status.padEnd(8)} ${String(row.items).padStart(5)} ${row.total.toFixed(2).padStart(7)} ` +
         `${String(row.version).padStart(8)}  ${same ? 'same row' : 'DIFFERS'}`,
     );
   }
-  const page = await byFeed.query('byStatus', { status: 'shipped' }, { limit: 5 });
+  const page = await byFeed.query(
+    'byStatus',
+    { status: 'shipped' },
+    { limit: 5 },
+  );
   console.log(
     `  ${FEED_MODEL}.query('byStatus', { status: 'shipped' }, { limit: 5 }): ` +
       `${page.items.map((row) => row.orderId).join(', ')}${page.cursor === undefined ? '' : ' ... (page.cursor for the next page)'}`,
@@ -219,16 +352,27 @@ async function printReadModels(byFeed: OrderSummaries, byLambda: OrderSummaries,
     let shipped = 0;
     let cursor: string | undefined;
     do {
-      const next = await model.query('byStatus', { status: 'shipped' }, { limit: 10, ...(cursor === undefined ? {} : { cursor }) });
+      const next = await model.query(
+        'byStatus',
+        { status: 'shipped' },
+        { limit: 10, ...(cursor === undefined ? {} : { cursor }) },
+      );
       shipped += next.items.length;
       cursor = next.cursor;
     } while (cursor !== undefined);
-    console.log(`  ${model.name.padEnd(22)} shipped orders, every page: ${shipped}`);
+    console.log(
+      `  ${model.name.padEnd(22)} shipped orders, every page: ${shipped}`,
+    );
   }
 }
 
 /** Both projections, the rows, and the checks of both models against the store. */
-async function runProjections(connection: Connection, Orders: OrderStream, tables: Tables, orderIds: ReadonlyArray<string>): Promise<string[]> {
+async function runProjections(
+  connection: Connection,
+  Orders: OrderStream,
+  tables: Tables,
+  orderIds: ReadonlyArray<string>,
+): Promise<string[]> {
   const streams = new DynamoDBStreamsClient(connection.config);
   try {
     const context: ProjectionContext = {
@@ -239,24 +383,47 @@ async function runProjections(connection: Connection, Orders: OrderStream, table
       tables,
       streamArn: tables.streamArn,
     };
-    const stored = [...(await readHistories(Orders, orderIds)).values()].reduce((sum, events) => sum + events.length, 0);
+    const stored = [
+      ...(await readHistories(Orders, orderIds)).values(),
+    ].reduce((sum, events) => sum + events.length, 0);
 
-    console.log(`\nprojection 1, the change feed: runChangeFeed into ${FEED_MODEL}`);
+    console.log(
+      `\nprojection 1, the change feed: runChangeFeed into ${FEED_MODEL}`,
+    );
     const byFeed = await projectByFeed(context, stored);
     const allIds = [...orderIds, ...byFeed.liveOrders];
 
     const seed = seedFromEnv();
-    console.log(`\nprojection 2, Lambda simulated: lambdaHandler into ${LAMBDA_MODEL} (seed ${seed}; SEED=${seed} npm start replays the schedule)`);
+    console.log(
+      `\nprojection 2, Lambda simulated: lambdaHandler into ${LAMBDA_MODEL} (seed ${seed}; SEED=${seed} npm start replays the schedule)`,
+    );
     const byLambda = await projectByLambda(context, seed);
 
-    const feedModel = orderSummaries(connection.client, tables.views, FEED_MODEL);
-    const lambdaModel = orderSummaries(connection.client, tables.views, LAMBDA_MODEL);
+    const feedModel = orderSummaries(
+      connection.client,
+      tables.views,
+      FEED_MODEL,
+    );
+    const lambdaModel = orderSummaries(
+      connection.client,
+      tables.views,
+      LAMBDA_MODEL,
+    );
     console.log('\nread models:');
-    await printReadModels(feedModel, lambdaModel, [...allIds.slice(0, SHOWN_ORDERS), 'order-demo', byFeed.liveOrders[0] as string]);
+    await printReadModels(feedModel, lambdaModel, [
+      ...allIds.slice(0, SHOWN_ORDERS),
+      'order-demo',
+      byFeed.liveOrders[0] as string,
+    ]);
 
-    console.log('\nprojection checks (every row against a fold of its stream read from the store):');
+    console.log(
+      '\nprojection checks (every row against a fold of its stream read from the store):',
+    );
     const histories = await readHistories(Orders, allIds);
-    return [...(await checkReadModel(feedModel, histories, byFeed.applied)), ...(await checkReadModel(lambdaModel, histories, byLambda))];
+    return [
+      ...(await checkReadModel(feedModel, histories, byFeed.applied)),
+      ...(await checkReadModel(lambdaModel, histories, byLambda)),
+    ];
   } finally {
     streams.destroy();
   }
@@ -272,11 +439,16 @@ async function main(): Promise<number> {
     const Orders = orderStream(connection.client, tables.events);
     const ids = orderIds();
 
-    console.log(`\n${ORDERS} orders, ${ITEMS_PER_ORDER} items each, ${WRITERS} concurrent writers:`);
+    console.log(
+      `\n${ORDERS} orders, ${ITEMS_PER_ORDER} items each, ${WRITERS} concurrent writers:`,
+    );
     const phases = await runWorkload(Orders, ids);
     const events = phases.reduce((sum, phase) => sum + phase.events, 0);
     const ms = phases.reduce((sum, phase) => sum + phase.ms, 0);
-    const conflicts = phases.reduce((sum, phase) => sum + phase.attempts - phase.commands, 0);
+    const conflicts = phases.reduce(
+      (sum, phase) => sum + phase.attempts - phase.commands,
+      0,
+    );
     console.log(
       `  total      ${events} events in ${ms.toFixed(0)} ms = ${((events / ms) * 1000).toFixed(0)} events/s, ${conflicts} conflicts retried`,
     );
@@ -291,12 +463,23 @@ async function main(): Promise<number> {
     console.log('\nchecks:');
     const problems = await checkOrders(Orders, ids, [demo]);
 
-    problems.push(...(await runProjections(connection, Orders, tables, [...ids, demo])));
+    problems.push(
+      ...(await runProjections(connection, Orders, tables, [
+        ...ids,
+        demo,
+      ])),
+    );
     for (const problem of problems) console.log(`  FAILED ${problem}`);
-    console.log(`\n${problems.length === 0 ? 'OK' : 'FAILED'} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `\n${problems.length === 0 ? 'OK' : 'FAILED'} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     return problems.length === 0 ? 0 : 1;
   } finally {
-    if (connection.persistent && process.env['KEEP_TABLES'] === undefined) await deleteTables(connection.client, created);
+    if (
+      connection.persistent &&
+      process.env['KEEP_TABLES'] === undefined
+    )
+      await deleteTables(connection.client, created);
     await connection.close();
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Getting started, followed as a newcomer would, in a fresh directory: the page's `sh` blocks run in
- * order (with the packed package for `dynafold`), each file the page includes is written where its title
- * says, and what the page says the run prints is checked: a projected row, then a passing spec.
+ * order (with the packed package for `dynafold`), each file the page shows (a block titled with its path,
+ * ```ts [src/orders.ts]) is written there, and what the page says the run prints is checked: a projected
+ * row, then a passing spec.
  * Uses the registry's current versions of everything else, as the page's commands do.
  *
  *   npm run docs:walk                       (DYNAFOLD_TARBALL=<path> walks that tarball instead of packing)
@@ -14,19 +15,17 @@ import { install, pack, run, show } from '../../package-check/shell';
 const docs = join(__dirname, '..');
 const root = join(docs, '..');
 
-/** A step of the page: commands of an `sh` block, or a file it includes (`<<< @/path [title]`). */
-type Step = { readonly kind: 'commands'; readonly lines: string[] } | { readonly kind: 'file'; readonly source: string; readonly title: string };
+/** A step of the page: commands of an `sh` block, or a file it shows (a block titled with the file's path). */
+type Step = { readonly kind: 'commands'; readonly lines: string[] } | { readonly kind: 'file'; readonly title: string; readonly content: string };
 
 function stepsOf(page: string): Step[] {
+  if (/^<<< /m.test(page))
+    throw new Error('docs:walk: the page includes a file with <<<, which GitHub does not show: write it out in a titled block');
   const steps: Step[] = [];
-  for (const block of page.matchAll(/```sh\n([\s\S]*?)```|^<<< @\/(\S+?)(?:#[\w-]+)?(?:\{\w+\})?(?: \[(.+)\])?$/gm)) {
-    const [, commands, include, title] = block;
-    if (commands !== undefined) steps.push({ kind: 'commands', lines: commands.split('\n').filter((line) => line.trim() !== '') });
-    else if (include !== undefined) {
-      if (title === undefined || block[0].includes('#'))
-        throw new Error(`docs:walk: "${block[0]}" shows a part of a file without saying which file it is`);
-      steps.push({ kind: 'file', source: join(docs, include), title });
-    }
+  for (const [, info = '', body = ''] of page.matchAll(/^```(.*)\n([\s\S]*?)^```$/gm)) {
+    const title = /\[(.+)\]/.exec(info)?.[1];
+    if (/^sh\b/.test(info)) steps.push({ kind: 'commands', lines: body.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#')) });
+    else if (title !== undefined) steps.push({ kind: 'file', title, content: body });
   }
   return steps;
 }
@@ -62,7 +61,7 @@ const outputs: string[] = [];
 for (const step of stepsOf(readFileSync(join(docs, 'getting-started.md'), 'utf8'))) {
   if (step.kind === 'file') {
     mkdirSync(dirname(join(cwd, step.title)), { recursive: true });
-    writeFileSync(join(cwd, step.title), readFileSync(step.source));
+    writeFileSync(join(cwd, step.title), step.content);
     show(`docs:walk: wrote ${step.title}`);
   } else for (const line of step.lines) cwd = runLine(line, cwd, tarball, outputs);
 }

@@ -6,7 +6,10 @@
  *    `AWS_ACCESS_KEY_ID` or `AWS_PROFILE`);
  * 3. else an embedded, in-memory DynamoDB Local started here and stopped by `close()`.
  */
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBClient,
+  type DynamoDBClientConfig,
+} from '@aws-sdk/client-dynamodb';
 import { DynamoLocalDefaults, startDynamoLocal } from 'dynafold/local';
 
 /** A DynamoDB to run against. */
@@ -22,31 +25,51 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export async function connect(env: NodeJS.ProcessEnv = process.env): Promise<Connection> {
+export async function connect(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Connection> {
   // The SDK warns about Node versions it will drop; the examples' output is no place for it.
-  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] = 'true';
+  process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] =
+    'true';
   const region = env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION'];
-  const hasCredentials = env['AWS_ACCESS_KEY_ID'] !== undefined || env['AWS_PROFILE'] !== undefined;
+  const hasCredentials =
+    env['AWS_ACCESS_KEY_ID'] !== undefined ||
+    env['AWS_PROFILE'] !== undefined;
 
   const endpoint = env['DYNAMODB_ENDPOINT'];
   if (endpoint !== undefined) {
     const config: DynamoDBClientConfig = {
       endpoint,
       region: region ?? DynamoLocalDefaults.region,
-      ...(env['AWS_ACCESS_KEY_ID'] === undefined ? { credentials: { ...DynamoLocalDefaults.credentials } } : {}),
+      ...(env['AWS_ACCESS_KEY_ID'] === undefined
+        ? { credentials: { ...DynamoLocalDefaults.credentials } }
+        : {}),
     };
-    return connection(config, `DynamoDB at ${endpoint} (DYNAMODB_ENDPOINT)`, true);
+    return connection(
+      config,
+      `DynamoDB at ${endpoint} (DYNAMODB_ENDPOINT)`,
+      true,
+    );
   }
   if (region !== undefined && hasCredentials) {
     return connection({ region }, `AWS DynamoDB in ${region}`, true);
   }
   const started = Date.now();
-  const local = await startDynamoLocal({ jvmArgs: ['-XX:TieredStopAtLevel=1'] });
+  const local = await startDynamoLocal({
+    jvmArgs: ['-XX:TieredStopAtLevel=1'],
+  });
   const description = `embedded DynamoDB Local at ${local.endpoint} (in memory, started in ${((Date.now() - started) / 1000).toFixed(1)} s)`;
-  return connection(local.clientConfig, description, false, () => local.stop());
+  return connection(local.clientConfig, description, false, () =>
+    local.stop(),
+  );
 }
 
-function connection(config: DynamoDBClientConfig, description: string, persistent: boolean, stop?: () => Promise<void>): Connection {
+function connection(
+  config: DynamoDBClientConfig,
+  description: string,
+  persistent: boolean,
+  stop?: () => Promise<void>,
+): Connection {
   const client = new DynamoDBClient(config);
   return {
     client,

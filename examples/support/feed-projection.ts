@@ -4,7 +4,12 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed, type ChangeFeedBatch } from 'dynafold/feed';
+import {
+  ChangeFeedConsumer,
+  DynamoCheckpointStore,
+  runChangeFeed,
+  type ChangeFeedBatch,
+} from 'dynafold/feed';
 import type { OrderEvent, OrderSummaryProjection } from './orders';
 
 /** What the feed has done so far. */
@@ -40,12 +45,19 @@ export class FeedTally {
   }
 
   /** Resolves once `done()` holds, checked after every batch; rejects after `timeoutMs` or if the run failed. */
-  async until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  async until(
+    done: () => boolean,
+    timeoutMs: number,
+    what: string,
+  ): Promise<void> {
     const deadline = performance.now() + timeoutMs;
     while (!done()) {
       if (this.failure !== undefined) throw this.failure.error;
       const left = deadline - performance.now();
-      if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      if (left <= 0)
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for ${what}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -57,7 +69,10 @@ export class FeedTally {
   }
 }
 
-export function eventId(event: { readonly streamId: string; readonly version: number }): string {
+export function eventId(event: {
+  readonly streamId: string;
+  readonly version: number;
+}): string {
   return `${event.streamId}@${event.version}`;
 }
 
@@ -76,16 +91,25 @@ export interface ProjectionFeedOptions {
   readonly projection: OrderSummaryProjection;
   readonly batchSize: number;
   /** Called after each batch is processed, before it is acknowledged. */
-  readonly progress?: (batch: ChangeFeedBatch, tally: FeedTally, feed: ChangeFeedConsumer) => void;
+  readonly progress?: (
+    batch: ChangeFeedBatch,
+    tally: FeedTally,
+    feed: ChangeFeedConsumer,
+  ) => void;
 }
 
-export function startProjectionFeed(options: ProjectionFeedOptions): ProjectionFeed {
+export function startProjectionFeed(
+  options: ProjectionFeedOptions,
+): ProjectionFeed {
   const tally = new FeedTally();
   const feed = new ChangeFeedConsumer({
     streamsClient: options.streams,
     streamArn: options.streamArn,
     consumer: 'quickstart-summaries',
-    checkpoints: new DynamoCheckpointStore({ client: options.client, table: options.checkpointTable }),
+    checkpoints: new DynamoCheckpointStore({
+      client: options.client,
+      table: options.checkpointTable,
+    }),
     pollIntervalMs: 100,
     batchSize: options.batchSize,
   });

@@ -21,34 +21,59 @@ export class InjectedFault extends Error {
 interface Input {
   readonly TableName?: string;
   readonly RequestItems?: Readonly<Record<string, unknown>>;
-  readonly TransactItems?: ReadonlyArray<Readonly<Record<string, { readonly TableName?: string } | undefined>>>;
+  readonly TransactItems?: ReadonlyArray<
+    Readonly<
+      Record<string, { readonly TableName?: string } | undefined>
+    >
+  >;
 }
 
 /** Whether a request reads or writes `table`: single-item calls, batch reads and transactions. */
 function touches(input: Input, table: string): boolean {
   if (input.TableName === table) return true;
-  if (input.RequestItems !== undefined && table in input.RequestItems) return true;
-  return (input.TransactItems ?? []).some((item) => Object.values(item).some((action) => action?.TableName === table));
+  if (input.RequestItems !== undefined && table in input.RequestItems)
+    return true;
+  return (input.TransactItems ?? []).some((item) =>
+    Object.values(item).some((action) => action?.TableName === table),
+  );
 }
 
 const READS = new Set(['GetItemCommand', 'BatchGetItemCommand']);
 const WRITES = new Set(['PutItemCommand', 'TransactWriteItemsCommand']);
-const REFUSED = new Set(['ConditionalCheckFailedException', 'TransactionCanceledException']);
+const REFUSED = new Set([
+  'ConditionalCheckFailedException',
+  'TransactionCanceledException',
+]);
 
-export function instrumentRowTable(client: DynamoDBClient, table: string, faults?: { readonly rate: number; readonly random: Random }): RowTraffic {
+export function instrumentRowTable(
+  client: DynamoDBClient,
+  table: string,
+  faults?: { readonly rate: number; readonly random: Random },
+): RowTraffic {
   const traffic: RowTraffic = { lostRaces: 0, faults: 0 };
   client.middlewareStack.add(
     (next, context) => async (args) => {
       if (!touches(args.input as Input, table)) return next(args);
       const command = context.commandName ?? '';
-      if (faults !== undefined && READS.has(command) && faults.random.next() < faults.rate) {
+      if (
+        faults !== undefined &&
+        READS.has(command) &&
+        faults.random.next() < faults.rate
+      ) {
         traffic.faults++;
-        throw new InjectedFault(`injected fault reading rows of ${table}`);
+        throw new InjectedFault(
+          `injected fault reading rows of ${table}`,
+        );
       }
       try {
         return await next(args);
       } catch (error) {
-        if (WRITES.has(command) && error instanceof Error && REFUSED.has(error.name)) traffic.lostRaces++;
+        if (
+          WRITES.has(command) &&
+          error instanceof Error &&
+          REFUSED.has(error.name)
+        )
+          traffic.lostRaces++;
         throw error;
       }
     },

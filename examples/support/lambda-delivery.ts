@@ -4,7 +4,11 @@
  * from the first record its function reported as failed. Here the order is harsher than Lambda's (it
  * keeps order per item; this shuffles everything), which a projection must not mind either.
  */
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type {
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+} from 'aws-lambda';
 import type { Random } from './random';
 
 export interface DeliveryPlan {
@@ -34,21 +38,34 @@ export interface DeliveryStats {
   readonly ms: number;
 }
 
-type Handler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
+type Handler = (
+  event: DynamoDBStreamEvent,
+) => Promise<DynamoDBBatchResponse>;
 
 /** Shuffles and duplicates the records, cuts them into batches and deals the batches to lanes. */
 function plan(
   records: ReadonlyArray<DynamoDBRecord>,
   random: Random,
   options: DeliveryPlan,
-): { lanes: DynamoDBRecord[][][]; duplicates: number; batches: number } {
-  const copies = records.flatMap((record) => (random.next() < options.duplicateRate ? [record, record] : [record]));
+): {
+  lanes: DynamoDBRecord[][][];
+  duplicates: number;
+  batches: number;
+} {
+  const copies = records.flatMap((record) =>
+    random.next() < options.duplicateRate ? [record, record] : [record],
+  );
   const shuffled = random.shuffle(copies);
-  const lanes: DynamoDBRecord[][][] = Array.from({ length: options.lanes }, () => []);
+  const lanes: DynamoDBRecord[][][] = Array.from(
+    { length: options.lanes },
+    () => [],
+  );
   let batches = 0;
   for (let start = 0; start < shuffled.length; batches++) {
     const size = random.int(1, options.batchSize);
-    lanes[random.int(0, options.lanes - 1)]?.push(shuffled.slice(start, start + size));
+    lanes[random.int(0, options.lanes - 1)]?.push(
+      shuffled.slice(start, start + size),
+    );
     start += size;
   }
   return { lanes, duplicates: copies.length - records.length, batches };
@@ -83,7 +100,10 @@ export async function deliverLikeLambda(
       batch = batch.slice(
         Math.max(
           0,
-          batch.findIndex((record) => record.dynamodb?.SequenceNumber === first.itemIdentifier),
+          batch.findIndex(
+            (record) =>
+              record.dynamodb?.SequenceNumber === first.itemIdentifier,
+          ),
         ),
       );
     }

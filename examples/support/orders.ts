@@ -4,7 +4,14 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import { EventStream, Projection, ReadModel, type Decider, type EventOf, type NewEventOf } from 'dynafold';
+import {
+  EventStream,
+  Projection,
+  ReadModel,
+  type Decider,
+  type EventOf,
+  type NewEventOf,
+} from 'dynafold';
 
 export const orderEvents = {
   OrderPlaced: z.object({ customer: z.string() }),
@@ -15,7 +22,13 @@ export type OrderEvent = EventOf<typeof orderEvents>;
 type NewOrderEvent = NewEventOf<typeof orderEvents>;
 
 export function orderStream(client: DynamoDBClient, table: string) {
-  return new EventStream({ client, table, name: 'Order', streamId: ['orderId'], events: orderEvents });
+  return new EventStream({
+    client,
+    table,
+    name: 'Order',
+    streamId: ['orderId'],
+    events: orderEvents,
+  });
 }
 export type OrderStream = ReturnType<typeof orderStream>;
 
@@ -30,14 +43,27 @@ export const orderSummarySchema = z.object({
 export type OrderSummary = z.infer<typeof orderSummarySchema>;
 
 /** OrderSummary rows; `name` keeps several models apart in one table (it prefixes their keys). */
-export function orderSummaries(client: DynamoDBClient, table: string, name = 'OrderSummary') {
+export function orderSummaries(
+  client: DynamoDBClient,
+  table: string,
+  name = 'OrderSummary',
+) {
   return new ReadModel({
     client,
     table,
     name,
     schema: orderSummarySchema,
-    key: { pk: { field: 'pk', composite: ['orderId'] }, sk: { field: 'sk', composite: [] } },
-    indexes: { byStatus: { name: 'gsi1', pk: { field: 'gsi1pk', composite: ['status'] }, sk: { field: 'gsi1sk', composite: ['orderId'] } } },
+    key: {
+      pk: { field: 'pk', composite: ['orderId'] },
+      sk: { field: 'sk', composite: [] },
+    },
+    indexes: {
+      byStatus: {
+        name: 'gsi1',
+        pk: { field: 'gsi1pk', composite: ['status'] },
+        sk: { field: 'gsi1sk', composite: ['orderId'] },
+      },
+    },
   });
 }
 
@@ -45,29 +71,57 @@ export type OrderSummaries = ReturnType<typeof orderSummaries>;
 
 /** The summary of an order that does not exist yet. */
 export function emptySummary(orderId: string): OrderSummary {
-  return { orderId, customer: '', status: 'new', items: 0, total: 0, version: 0 };
+  return {
+    orderId,
+    customer: '',
+    status: 'new',
+    items: 0,
+    total: 0,
+    version: 0,
+  };
 }
 
 /** One step of the summary's fold. The projection writes `version` itself (its checkpoint). */
-export function summarize(summary: OrderSummary, event: OrderEvent): OrderSummary {
+export function summarize(
+  summary: OrderSummary,
+  event: OrderEvent,
+): OrderSummary {
   switch (event.type) {
     case 'OrderPlaced':
-      return { ...summary, customer: event.data.customer, status: 'placed' };
+      return {
+        ...summary,
+        customer: event.data.customer,
+        status: 'placed',
+      };
     case 'ItemAdded':
-      return { ...summary, items: summary.items + 1, total: Math.round((summary.total + event.data.price) * 100) / 100 };
+      return {
+        ...summary,
+        items: summary.items + 1,
+        total:
+          Math.round((summary.total + event.data.price) * 100) / 100,
+      };
     case 'OrderShipped':
       return { ...summary, status: 'shipped' };
   }
 }
 
 /** What a summary row must hold after these events: the fold of the stream, read straight from the store. */
-export function foldSummary(orderId: string, events: ReadonlyArray<OrderEvent>): OrderSummary {
+export function foldSummary(
+  orderId: string,
+  events: ReadonlyArray<OrderEvent>,
+): OrderSummary {
   const folded = events.reduce(summarize, emptySummary(orderId));
-  return { ...folded, version: events[events.length - 1]?.version ?? 0 };
+  return {
+    ...folded,
+    version: events[events.length - 1]?.version ?? 0,
+  };
 }
 
 /** Keeps one OrderSummary row per order, whatever order and however often the stream records arrive. */
-export function orderSummaryProjection(Orders: OrderStream, readModel: OrderSummaries) {
+export function orderSummaryProjection(
+  Orders: OrderStream,
+  readModel: OrderSummaries,
+) {
   return new Projection({
     stream: Orders,
     readModel,
@@ -77,7 +131,9 @@ export function orderSummaryProjection(Orders: OrderStream, readModel: OrderSumm
     checkpoint: 'version',
   });
 }
-export type OrderSummaryProjection = ReturnType<typeof orderSummaryProjection>;
+export type OrderSummaryProjection = ReturnType<
+  typeof orderSummaryProjection
+>;
 
 /** The write side's view of an order: what the commands need to decide. */
 export interface Order {
@@ -93,7 +149,11 @@ export function evolveOrder(order: Order, event: OrderEvent): Order {
     case 'OrderPlaced':
       return { ...order, status: 'placed' };
     case 'ItemAdded':
-      return { ...order, items: order.items + 1, total: order.total + event.data.price };
+      return {
+        ...order,
+        items: order.items + 1,
+        total: order.total + event.data.price,
+      };
     case 'OrderShipped':
       return { ...order, status: 'shipped' };
   }
@@ -109,14 +169,23 @@ export class OrderRuleError extends Error {
 /** A command: the order's fold plus the decision. */
 export type OrderCommand = Decider<Order, OrderEvent, NewOrderEvent>;
 
-const command = (decide: (order: Order) => NewOrderEvent[]): OrderCommand => ({ initial: newOrder, evolve: evolveOrder, decide });
+const command = (
+  decide: (order: Order) => NewOrderEvent[],
+): OrderCommand => ({ initial: newOrder, evolve: evolveOrder, decide });
 
 export const placeOrder = (customer: string): OrderCommand =>
-  command((order) => (order.status === 'new' ? [{ type: 'OrderPlaced', data: { customer } }] : []));
+  command((order) =>
+    order.status === 'new'
+      ? [{ type: 'OrderPlaced', data: { customer } }]
+      : [],
+  );
 
 export const addItem = (sku: string, price: number): OrderCommand =>
   command((order) => {
-    if (order.status !== 'placed') throw new OrderRuleError(`can't add ${sku}: the order is ${order.status}`);
+    if (order.status !== 'placed')
+      throw new OrderRuleError(
+        `can't add ${sku}: the order is ${order.status}`,
+      );
     return [{ type: 'ItemAdded', data: { sku, price } }];
   });
 
@@ -124,6 +193,8 @@ export const shipOrder = (): OrderCommand =>
   command((order) => {
     if (order.status === 'shipped') return [];
     if (order.status !== 'placed' || order.items === 0)
-      throw new OrderRuleError(`can't ship an order that is ${order.status} with ${order.items} items`);
+      throw new OrderRuleError(
+        `can't ship an order that is ${order.status} with ${order.items} items`,
+      );
     return [{ type: 'OrderShipped', data: {} }];
   });

@@ -4,20 +4,72 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { Logger } from 'dynafold';
 import { lambdaHandler } from 'dynafold/lambda';
 import { eventId, startProjectionFeed } from './feed-projection';
 import { instrumentRowTable } from './instrument';
 import { deliverLikeLambda } from './lambda-delivery';
-import { addItem, orderStream, orderSummaries, orderSummaryProjection, placeOrder, shipOrder, type OrderEvent, type OrderStream } from './orders';
+import {
+  addItem,
+  orderStream,
+  orderSummaries,
+  orderSummaryProjection,
+  placeOrder,
+  shipOrder,
+  type OrderEvent,
+  type OrderStream,
+} from './orders';
 import { seededRandom } from './random';
 import { readStreamRecords, toLambdaRecord } from 'dynafold/local';
+
+/** What the handler logs of a row that failed: its key and the event it failed at. */
+interface RowFailure {
+  readonly key?: unknown;
+  readonly event?: {
+    readonly streamId?: string;
+    readonly version?: number;
+    readonly type?: string;
+  };
+}
+
+/**
+ * The handler's warnings as lines of the quickstart's output. Here every failed row is an injected
+ * fault, so it is told as one, rather than as the JSON warning a Lambda function logs by default.
+ */
+function injectedFaultLogger(): Logger {
+  return {
+    warn: (message: unknown, details: unknown) => {
+      const { key, event } = (details ?? {}) as RowFailure;
+      const at =
+        event === undefined
+          ? ''
+          : ` at v${event.version} ${event.type ?? ''}`.trimEnd();
+      console.log(
+        `  fault on purpose: row ${JSON.stringify(key)} failed${at}; ` +
+          'its records are reported for a redelivery',
+      );
+      if (
+        typeof message !== 'string' ||
+        !message.startsWith('row failed')
+      )
+        console.log(`    (${String(message)})`);
+    },
+  };
+}
 
 export interface ProjectionContext {
   readonly client: DynamoDBClient;
   readonly streams: DynamoDBStreamsClient;
-  readonly clientConfig: ConstructorParameters<typeof DynamoDBClient>[0] & object;
+  readonly clientConfig: ConstructorParameters<
+    typeof DynamoDBClient
+  >[0] &
+    object;
   readonly Orders: OrderStream;
-  readonly tables: { readonly events: string; readonly views: string; readonly checkpoints: string };
+  readonly tables: {
+    readonly events: string;
+    readonly views: string;
+    readonly checkpoints: string;
+  };
   readonly streamArn: string;
 }
 
@@ -29,23 +81,40 @@ const FEED_BATCH_SIZE = 25;
 const LAMBDA_BATCH_SIZE = 10;
 const LIVE_ORDERS = ['live-1', 'live-2', 'live-3'];
 
-export function percentile(values: ReadonlyArray<number>, p: number): number {
+export function percentile(
+  values: ReadonlyArray<number>,
+  p: number,
+): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+  return (
+    sorted[
+      Math.min(
+        sorted.length - 1,
+        Math.max(0, Math.ceil((p / 100) * sorted.length) - 1),
+      )
+    ] ?? 0
+  );
 }
 
 const ms = (value: number) => `${value.toFixed(0)} ms`;
-const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const count = (n: number, one: string, many = `${one}s`) =>
+  `${n} ${n === 1 ? one : many}`;
 
 /**
  * The main path: a ChangeFeedConsumer with DynamoDB checkpoints, run into the projection by
  * `runChangeFeed`. Catches up with the stream, then times a few live commands, then stops.
  * Returns every event the feed's batches applied, and the live orders' ids.
  */
-export async function projectByFeed(context: ProjectionContext, eventsInStore: number): Promise<{ applied: OrderEvent[]; liveOrders: string[] }> {
+export async function projectByFeed(
+  context: ProjectionContext,
+  eventsInStore: number,
+): Promise<{ applied: OrderEvent[]; liveOrders: string[] }> {
   const { client, streams, Orders, tables, streamArn } = context;
   const traffic = instrumentRowTable(client, tables.views);
-  const projection = orderSummaryProjection(Orders, orderSummaries(client, tables.views, FEED_MODEL));
+  const projection = orderSummaryProjection(
+    Orders,
+    orderSummaries(client, tables.views, FEED_MODEL),
+  );
   console.log(
     `  ChangeFeedConsumer (consumer "quickstart-summaries", DynamoCheckpointStore on ${tables.checkpoints}, pollIntervalMs 100, batchSize ${FEED_BATCH_SIZE})`,
   );
@@ -60,7 +129,11 @@ export async function projectByFeed(context: ProjectionContext, eventsInStore: n
     batchSize: FEED_BATCH_SIZE,
     progress: (batch, tally, feed) => {
       if (tally.appliedAt.size > eventsInStore) return; // the live phase reports itself
-      const shard = feed.status().shards.find((candidate) => candidate.shardId === batch.shardId);
+      const shard = feed
+        .status()
+        .shards.find(
+          (candidate) => candidate.shardId === batch.shardId,
+        );
       console.log(
         `  batch ${String(tally.batches).padStart(2)}  ${String(batch.records.length).padStart(3)} records  ` +
           `${String(tally.rowsWritten).padStart(3)} row writes so far  applied ${String(tally.appliedAt.size).padStart(3)}/${eventsInStore} events  ` +
@@ -69,7 +142,11 @@ export async function projectByFeed(context: ProjectionContext, eventsInStore: n
     },
   });
 
-  await tally.until(() => tally.appliedAt.size >= eventsInStore, 20_000, 'the feed to apply every stored event');
+  await tally.until(
+    () => tally.appliedAt.size >= eventsInStore,
+    20_000,
+    'the feed to apply every stored event',
+  );
   const caughtUp = performance.now() - started;
   console.log(
     `  caught up: ${tally.appliedAt.size} events in ${ms(caughtUp)} (${tally.batches} batches, ${tally.records} records, ` +
@@ -87,8 +164,14 @@ export async function projectByFeed(context: ProjectionContext, eventsInStore: n
     const sent = performance.now();
     const { events } = await Orders.execute(orderId, decider);
     const ids = events.map(eventId);
-    await tally.until(() => ids.every((id) => tally.appliedAt.has(id)), 10_000, `${ids.join(', ')} to be projected`);
-    latencies.push(Math.max(...ids.map((id) => tally.appliedAt.get(id) ?? 0)) - sent);
+    await tally.until(
+      () => ids.every((id) => tally.appliedAt.has(id)),
+      10_000,
+      `${ids.join(', ')} to be projected`,
+    );
+    latencies.push(
+      Math.max(...ids.map((id) => tally.appliedAt.get(id) ?? 0)) - sent,
+    );
   }
   console.log(
     `  live: ${commands.length} commands on ${LIVE_ORDERS.length} new orders while the feed runs; ` +
@@ -98,8 +181,12 @@ export async function projectByFeed(context: ProjectionContext, eventsInStore: n
   await feed.stop();
   await running;
   const status = feed.status();
-  const shards = status.shards.map((shard) => `${shard.shardId} at ${shard.checkpoint ?? '-'}`).join(', ');
-  console.log(`  stopped: state ${status.state}, lease released, checkpoints: ${shards}`);
+  const shards = status.shards
+    .map((shard) => `${shard.shardId} at ${shard.checkpoint ?? '-'}`)
+    .join(', ');
+  console.log(
+    `  stopped: state ${status.state}, lease released, checkpoints: ${shards}`,
+  );
   return { applied: tally.applied, liveOrders: LIVE_ORDERS };
 }
 
@@ -108,13 +195,25 @@ export async function projectByFeed(context: ProjectionContext, eventsInStore: n
  * delivered shuffled, partly twice, in batches on 10 concurrent lanes, through `lambdaHandler`.
  * A few row reads fail on purpose, so that rows fail and lanes retry from the reported record.
  */
-export async function projectByLambda(context: ProjectionContext, seed: number): Promise<OrderEvent[]> {
+export async function projectByLambda(
+  context: ProjectionContext,
+  seed: number,
+): Promise<OrderEvent[]> {
   const { streams, tables, streamArn, clientConfig } = context;
   const readStarted = performance.now();
   const records = await readStreamRecords(streams, streamArn);
-  const region = typeof clientConfig.region === 'string' ? clientConfig.region : 'us-east-1';
-  const lambdaRecords = records.map((record) => toLambdaRecord(record, { streamArn, region }));
-  const inserts = records.filter((record) => record.eventName === 'INSERT' && record.dynamodb?.NewImage?.['_df'] !== undefined).length;
+  const region =
+    typeof clientConfig.region === 'string'
+      ? clientConfig.region
+      : 'us-east-1';
+  const lambdaRecords = records.map((record) =>
+    toLambdaRecord(record, { streamArn, region }),
+  );
+  const inserts = records.filter(
+    (record) =>
+      record.eventName === 'INSERT' &&
+      record.dynamodb?.NewImage?.['_df'] !== undefined,
+  ).length;
   console.log(
     `  read ${records.length} records (${inserts} event INSERTs, ${records.length - inserts} of other items, which the decoder skips) with DescribeStream, ` +
       `GetShardIterator TRIM_HORIZON and GetRecords in ${ms(performance.now() - readStarted)}; as Lambda JSON, binary in base64`,
@@ -124,14 +223,26 @@ export async function projectByLambda(context: ProjectionContext, seed: number):
   const client = new DynamoDBClient(clientConfig);
   try {
     const faultRate = 0.1;
-    const traffic = instrumentRowTable(client, tables.views, { rate: faultRate, random: seededRandom(seed + 1) });
-    const projection = orderSummaryProjection(orderStream(client, tables.events), orderSummaries(client, tables.views, LAMBDA_MODEL));
+    const traffic = instrumentRowTable(client, tables.views, {
+      rate: faultRate,
+      random: seededRandom(seed + 1),
+    });
+    const projection = orderSummaryProjection(
+      orderStream(client, tables.events),
+      orderSummaries(client, tables.views, LAMBDA_MODEL),
+    );
     const applied: OrderEvent[] = [];
     let rowWrites = 0;
     let alreadyApplied = 0;
     let failedRows = 0;
+    console.log(
+      `  ${faultRate * 100}% of row reads fail on purpose (an injected ` +
+        'fault): each failed row is a line below, and Lambda delivers ' +
+        'its records again',
+    );
     const handler = lambdaHandler({
       projections: { summaries: projection },
+      logger: injectedFaultLogger(),
       onBatch: (result) => {
         for (const outcome of result.outcomes.summaries) {
           if (outcome.status !== 'applied') {
@@ -145,12 +256,17 @@ export async function projectByLambda(context: ProjectionContext, seed: number):
       },
     });
 
-    const stats = await deliverLikeLambda(lambdaRecords, handler, seededRandom(seed), {
-      lanes: 10,
-      batchSize: LAMBDA_BATCH_SIZE,
-      duplicateRate: 0.2,
-      maxAttempts: 10,
-    });
+    const stats = await deliverLikeLambda(
+      lambdaRecords,
+      handler,
+      seededRandom(seed),
+      {
+        lanes: 10,
+        batchSize: LAMBDA_BATCH_SIZE,
+        duplicateRate: 0.2,
+        maxAttempts: 10,
+      },
+    );
     console.log(
       `  delivery: ${stats.records} records + ${stats.duplicates} duplicates, shuffled, in ${stats.batches} batches of 1-${LAMBDA_BATCH_SIZE} ` +
         `on ${stats.lanes} concurrent lanes (ParallelizationFactor 10)`,

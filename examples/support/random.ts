@@ -18,7 +18,8 @@ export function seededRandom(seed: number): Random {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
+  const int = (min: number, max: number) =>
+    min + Math.floor(next() * (max - min + 1));
   return {
     seed,
     next,
@@ -35,7 +36,11 @@ export function seededRandom(seed: number): Random {
 }
 
 /** The seed from `SEED` in the environment, or a fresh one. */
-export function seedFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+export function seedFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): number {
   const given = Number(env['SEED']);
-  return Number.isInteger(given) && given >= 0 ? given : Math.floor(Math.random() * 1_000_000);
+  return Number.isInteger(given) && given >= 0
+    ? given
+    : Math.floor(Math.random() * 1_000_000);
 }

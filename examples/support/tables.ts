@@ -13,21 +13,36 @@ export function uniqueTableName(purpose: string): string {
 }
 
 /** Creates a table from its definition and waits until it is active (instant on DynamoDB Local). */
-export async function createTable(client: DynamoDBClient, definition: CreateTableCommandInput): Promise<{ name: string; streamArn?: string }> {
+export async function createTable(
+  client: DynamoDBClient,
+  definition: CreateTableCommandInput,
+): Promise<{ name: string; streamArn?: string }> {
   const created = await client.send(new CreateTableCommand(definition));
   const name = definition.TableName as string;
-  await waitUntilTableExists({ client, maxWaitTime: 120, minDelay: 1 }, { TableName: name });
+  await waitUntilTableExists(
+    { client, maxWaitTime: 120, minDelay: 1 },
+    { TableName: name },
+  );
   const streamArn = created.TableDescription?.LatestStreamArn;
   return streamArn === undefined ? { name } : { name, streamArn };
 }
 
 /** Deletes tables, ignoring ones that are already gone. */
-export async function deleteTables(client: DynamoDBClient, names: ReadonlyArray<string>): Promise<void> {
+export async function deleteTables(
+  client: DynamoDBClient,
+  names: ReadonlyArray<string>,
+): Promise<void> {
   await Promise.all(
     names.map((name) =>
-      client.send(new DeleteTableCommand({ TableName: name })).catch((error: unknown) => {
-        if (!(error instanceof Error && error.name === 'ResourceNotFoundException')) throw error;
-      }),
+      client
+        .send(new DeleteTableCommand({ TableName: name }))
+        .catch((error: unknown) => {
+          if (!(
+            error instanceof Error &&
+            error.name === 'ResourceNotFoundException'
+          ))
+            throw error;
+        }),
     ),
   );
 }

@@ -9,7 +9,7 @@ import { ConfigurationError } from '../errors';
 
 /** How a function is subscribed to a table's stream (see the README's "Event source mapping settings"). */
 export interface StreamMappingProps {
-  /** @defaultValue 100 */
+  /** Records per invocation, at most (up to 10,000). @defaultValue 100 */
   readonly batchSize?: number | undefined;
   /** Lanes per shard; rows are safe on any number, lanes only race on shared rows. @defaultValue 1 */
   readonly parallelizationFactor?: number | undefined;
@@ -19,7 +19,7 @@ export interface StreamMappingProps {
   readonly maxRecordAge?: Duration | undefined;
   /** Splits a batch whose invocation throws (a partial response never bisects). @defaultValue true */
   readonly bisectBatchOnError?: boolean | undefined;
-  /** @defaultValue TRIM_HORIZON: a new projection starts at the oldest record the stream holds. */
+  /** Where a new mapping starts reading. @defaultValue `TRIM_HORIZON`: a new projection starts at the oldest record the stream holds. */
   readonly startingPosition?: lambda.StartingPosition | undefined;
   /** Where dropped batches' coordinates go (`replayFailure` reads them); a queue is created when absent. */
   readonly onFailureQueue?: sqs.IQueue | undefined;
@@ -33,7 +33,9 @@ export const StreamMappingDefaults = {
   parallelizationFactor: 1,
   retryAttempts: 100,
   bisectBatchOnError: true,
+  /** The IteratorAge (the oldest record's age, Maximum per minute) past which the alarm fires. */
   iteratorAgeThreshold: Duration.minutes(1),
+  /** Minutes in a row the IteratorAge must pass the threshold before the alarm fires. */
   iteratorAgeEvaluationPeriods: 5,
   /** SQS's longest retention, to give an operator time to replay a dropped batch. */
   onFailureRetention: Duration.days(14),

@@ -7,7 +7,7 @@ export type CompressionAlgorithm = 'gzip' | 'brotli';
 export type CompressionOptions =
   | false
   | {
-      /** @defaultValue 'gzip' */
+      /** The `node:zlib` algorithm: `'gzip'`, or `'brotli'` (smaller, slower to write). @defaultValue 'gzip' */
       readonly algorithm?: CompressionAlgorithm | undefined;
       /** Data whose JSON is larger than this many bytes is compressed. @defaultValue 4096 */
       readonly thresholdBytes?: number | undefined;

@@ -134,7 +134,7 @@ export const ChangeFeedLimits = {
   maxBatchSize: 1_000,
 } as const;
 
-/** A lease with every default applied. */
+/** A lease with every default applied. @inline */
 export interface ResolvedLease {
   readonly durationMs: number;
   readonly renewEveryMs: number;
@@ -142,7 +142,7 @@ export interface ResolvedLease {
   readonly owner: string;
 }
 
-/** {@link ChangeFeedOptions} with every default applied and validated. */
+/** {@link ChangeFeedOptions} with every default applied and validated. @inline */
 export interface ResolvedChangeFeedOptions {
   readonly streamsClient: DynamoDBStreamsClient;
   readonly streamArn: string;

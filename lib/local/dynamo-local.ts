@@ -39,8 +39,12 @@ export interface DynamoLocal {
 export const DynamoLocalDefaults = {
   heapMb: 512,
   startTimeoutMs: 30_000,
+  /** The region of the client settings it hands out (`clientConfig`); DynamoDB Local takes any. */
   region: 'us-east-1',
-  // Without -sharedDb each access key + region is its own database: fixed credentials keep one.
+  /**
+   * The fixed credentials of the client settings it hands out. Without -sharedDb each access key + region
+   * is its own database: fixed credentials keep one.
+   */
   credentials: { accessKeyId: 'dynafold', secretAccessKey: 'local' },
 } as const;
 

@@ -14,6 +14,7 @@ export interface BackfillOptions {
   readonly signal?: AbortSignal | undefined;
   /** Called as pages complete, at most once per `progressIntervalMs`, and once at the end. */
   readonly onProgress?: ((progress: BackfillProgress) => void) | undefined;
+  /** The least time between two `onProgress` calls, in ms. */
   readonly progressIntervalMs?: number | undefined;
   /** Names the run whose progress is saved: two backfills of one projection at once need two names. */
   readonly run?: string | undefined;

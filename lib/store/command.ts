@@ -34,7 +34,7 @@ export interface LoadOptions<State = unknown> {
   readonly consistent?: boolean | undefined;
 }
 
-/** Where a load starts from and how often it saves a snapshot. */
+/** Where a load starts from and how often it saves a snapshot. @inline */
 export interface SnapshotOptions<State> {
   /** @defaultValue {@link DEFAULT_SNAPSHOT_NAME} */
   readonly name?: string | undefined;

@@ -16,7 +16,7 @@ export const SentinelAttributes = {
   expiresAtMs: 'expiresAtMs',
 } as const;
 
-/** How long sentinels live, resolved from `EventStreamOptions.idempotencyTtl`. */
+/** How long sentinels live, resolved from `EventStreamOptions.idempotencyTtl`. @inline */
 export interface SentinelTtl {
   readonly durationMs: number;
   readonly attribute: string;

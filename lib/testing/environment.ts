@@ -13,6 +13,7 @@ export const DYNAMODB_ENDPOINTS = 'DYNAMODB_ENDPOINTS';
 /** Client settings that reach a DynamoDB Local: its endpoint, region and fixed local credentials. */
 export type LocalClientConfig = DynamoLocal['clientConfig'];
 
+/** Environment variables, `process.env` by default. @inline */
 type Environment = Readonly<Record<string, string | undefined>>;
 
 /**

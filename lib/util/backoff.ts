@@ -7,8 +7,8 @@ export interface Backoff {
   /** Growth per attempt. @defaultValue 2 */
   readonly factor?: number | undefined;
   /**
-   * `'equal'` waits in [cap/2, cap]: retries spread out but never collapse to zero. `'full'` waits in
-   * [0, cap]: many writers racing for one item spread furthest and finish soonest.
+   * `'equal'` waits in `[cap/2, cap]`: retries spread out but never collapse to zero. `'full'` waits in
+   * `[0, cap]`: many writers racing for one item spread furthest and finish soonest.
    * @defaultValue 'equal'
    */
   readonly jitter?: 'equal' | 'full' | undefined;

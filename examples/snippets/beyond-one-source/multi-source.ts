@@ -8,14 +8,26 @@ const LoyaltyEvents = new EventStream({
   table: 'events',
   name: 'Loyalty',
   streamId: ['cardId'],
-  events: { PointsEarned: z.object({ customer: z.string(), points: z.number() }) },
+  events: {
+    PointsEarned: z.object({
+      customer: z.string(),
+      points: z.number(),
+    }),
+  },
 });
 const CustomerTotals = new ReadModel({
   client,
   table: 'views',
   name: 'CustomerTotals',
-  schema: z.object({ customer: z.string(), spent: z.number(), points: z.number() }),
-  key: { pk: { field: 'pk', composite: ['customer'] }, sk: { field: 'sk', composite: [] } },
+  schema: z.object({
+    customer: z.string(),
+    spent: z.number(),
+    points: z.number(),
+  }),
+  key: {
+    pk: { field: 'pk', composite: ['customer'] },
+    sk: { field: 'sk', composite: [] },
+  },
 });
 
 export async function handle(event: LambdaStreamEvent) {
@@ -24,13 +36,32 @@ export async function handle(event: LambdaStreamEvent) {
   const customers = new MultiSourceProjection({
     readModel: CustomerTotals,
     sources: {
-      orders: { stream: OrderEvents, key: (_id, event) => (event.type === 'OrderPlaced' ? { customer: event.data.customer } : undefined) },
-      loyalty: { stream: LoyaltyEvents, key: (_id, event) => ({ customer: event.data.customer }) },
+      orders: {
+        stream: OrderEvents,
+        key: (_id, event) =>
+          event.type === 'OrderPlaced'
+            ? { customer: event.data.customer }
+            : undefined,
+      },
+      loyalty: {
+        stream: LoyaltyEvents,
+        key: (_id, event) => ({ customer: event.data.customer }),
+      },
     },
-    initial: (key) => ({ customer: String(key.customer), spent: 0, points: 0 }),
-    evolve: (state, event) => (event.type === 'PointsEarned' ? { ...state, points: state.points + event.data.points } : state),
+    initial: (key) => ({
+      customer: String(key.customer),
+      spent: 0,
+      points: 0,
+    }),
+    evolve: (state, event) =>
+      event.type === 'PointsEarned'
+        ? { ...state, points: state.points + event.data.points }
+        : state,
   });
-  await processBatch(records, { projections: { customers }, source: 'lambda' });
+  await processBatch(records, {
+    projections: { customers },
+    source: 'lambda',
+  });
   // #endregion multi-source
 }
 

@@ -1,6 +1,12 @@
-// The tombstones section's account rows: closing an account removes its row, reopening starts it again.
+// The tombstones section's account rows: closing an account removes its
+// row, reopening starts it again.
 import { z } from 'zod';
-import { EventStream, Projection, ReadModel, removeRow } from 'dynafold';
+import {
+  EventStream,
+  Projection,
+  ReadModel,
+  removeRow,
+} from 'dynafold';
 import { client } from '../store/model';
 
 const AccountEvents = new EventStream({
@@ -20,15 +26,28 @@ const Accounts = new ReadModel({
   client,
   table: 'views',
   name: 'Account',
-  schema: z.object({ accountId: z.string(), owner: z.string(), balance: z.number(), version: z.number() }),
-  key: { pk: { field: 'pk', composite: ['accountId'] }, sk: { field: 'sk', composite: [] } },
+  schema: z.object({
+    accountId: z.string(),
+    owner: z.string(),
+    balance: z.number(),
+    version: z.number(),
+  }),
+  key: {
+    pk: { field: 'pk', composite: ['accountId'] },
+    sk: { field: 'sk', composite: [] },
+  },
 });
 
 export const AccountProjection = new Projection({
   stream: AccountEvents,
   readModel: Accounts,
   key: (streamId) => ({ accountId: streamId.accountId }),
-  initial: (streamId) => ({ accountId: streamId.accountId, owner: '', balance: 0, version: 0 }),
+  initial: (streamId) => ({
+    accountId: streamId.accountId,
+    owner: '',
+    balance: 0,
+    version: 0,
+  }),
   checkpoint: 'version',
   // #region tombstones
   evolve: (state, event) => {
@@ -39,10 +58,12 @@ export const AccountProjection = new Projection({
       case 'Deposited':
         return { ...state, balance: state.balance + event.data.amount };
       case 'AccountClosed':
-        return removeRow; // the row becomes a tombstone: its checkpoint stays
+        // The row becomes a tombstone: its checkpoint stays
+        return removeRow;
     }
   },
   recreate: (event) => event.type === 'AccountReopened',
-  tombstoneTtl: { durationMs: 3 * 24 * 3_600_000 }, // optional; enable TTL on `ttl` for the table
+  // Optional; enable TTL on `ttl` for the table
+  tombstoneTtl: { durationMs: 3 * 24 * 3_600_000 },
   // #endregion tombstones
 });

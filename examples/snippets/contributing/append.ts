@@ -1,7 +1,11 @@
 import type { OrderEvents } from '../store/model';
 
-export async function appendAnOrder(orders: typeof OrderEvents): Promise<void> {
+export async function appendAnOrder(
+  orders: typeof OrderEvents,
+): Promise<void> {
   // #region append
-  await orders.append({ orderId: 'o-1' }, [{ type: 'OrderPlaced', data: { customer: 'ada' } }]);
+  await orders.append({ orderId: 'o-1' }, [
+    { type: 'OrderPlaced', data: { customer: 'ada' } },
+  ]);
   // #endregion append
 }

@@ -3,7 +3,11 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { eventFilterPattern } from 'dynafold';
 
-export function projectFromKinesis(fn: lambda.IFunction, changes: IStream, onFailureQueue: IQueue): void {
+export function projectFromKinesis(
+  fn: lambda.IFunction,
+  changes: IStream,
+  onFailureQueue: IQueue,
+): void {
   // #region kinesis
   fn.addEventSource(
     new KinesisEventSource(changes, {
@@ -12,12 +16,19 @@ export function projectFromKinesis(fn: lambda.IFunction, changes: IStream, onFai
       reportBatchItemFailures: true,
       bisectBatchOnError: true,
       onFailure: new SqsDlq(onFailureQueue),
-      filters: [lambda.FilterCriteria.filter(eventFilterPattern(['Order'], { source: 'kinesis' }))],
+      filters: [
+        lambda.FilterCriteria.filter(
+          eventFilterPattern(['Order'], { source: 'kinesis' }),
+        ),
+      ],
     }),
   );
   // #endregion kinesis
 }
 
 // #region imports
-import { KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import {
+  KinesisEventSource,
+  SqsDlq,
+} from 'aws-cdk-lib/aws-lambda-event-sources';
 // #endregion imports

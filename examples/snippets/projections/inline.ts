@@ -8,13 +8,27 @@ export async function appendInline(
   orderId: string,
   events: ReadonlyArray<NewEventOf<Events>>,
   expectedVersion: number,
-  decider: Decider<{ items: number }, EventOf<Events>, NewEventOf<Events>>,
+  decider: Decider<
+    { items: number },
+    EventOf<Events>,
+    NewEventOf<Events>
+  >,
 ) {
   // #region inline
-  const { version, inline } = await OrderEvents.append({ orderId }, events, { expectedVersion, inline: [OrderSummaryProjection] });
-  console.log(inline?.applied); // [{ projection: 'Order->OrderSummary', events: [...] }]: the row holds the events now
-  console.log(inline?.deferred); // [{ projection, reason: 'behind' | 'parked' | 'failed' | 'limits' | 'conflict' | 'duplicate' }]
-  await OrderEvents.execute({ orderId }, decider, { inline: [OrderSummaryProjection] }); // the same for a command
+  const { version, inline } = await OrderEvents.append(
+    { orderId },
+    events,
+    { expectedVersion, inline: [OrderSummaryProjection] },
+  );
+  // [{ projection: 'Order->OrderSummary', events: [...] }]: the row
+  // holds the events now
+  console.log(inline?.applied);
+  // [{ projection, reason: 'behind' | 'parked' | 'failed' | 'limits' |
+  // 'conflict' | 'duplicate' }]
+  console.log(inline?.deferred);
+  await OrderEvents.execute({ orderId }, decider, {
+    inline: [OrderSummaryProjection],
+  }); // the same for a command
   // #endregion inline
   return version;
 }

@@ -1,11 +1,19 @@
-import type { LambdaStreamEvent, PartialBatchResponse } from 'dynafold/lambda';
+import type {
+  LambdaStreamEvent,
+  PartialBatchResponse,
+} from 'dynafold/lambda';
 import { OrderSummaryProjection } from './projection';
 
 declare function publish(event: unknown): Promise<void>;
 
-export async function processRecords(event: LambdaStreamEvent): Promise<PartialBatchResponse> {
+export async function processRecords(
+  event: LambdaStreamEvent,
+): Promise<PartialBatchResponse> {
   // #region process-batch
-  const result = await OrderSummaryProjection.processBatch(event.Records, { source: 'lambda' });
+  const result = await OrderSummaryProjection.processBatch(
+    event.Records,
+    { source: 'lambda' },
+  );
   return result.response; // { batchItemFailures: [{ itemIdentifier }] }
   // #endregion process-batch
 }
@@ -17,7 +25,8 @@ export const handler = lambdaHandler({
   projections: { summaries: OrderSummaryProjection },
   onBatch: async (result) => {
     for (const outcome of result.outcomes.summaries) {
-      for (const applied of outcome.applied) await publish(applied); // failed and parked outcomes have some too
+      // Failed and parked outcomes have some too
+      for (const applied of outcome.applied) await publish(applied);
     }
   },
 });
@@ -26,5 +35,7 @@ export const handler = lambdaHandler({
 // #region kinesis
 import { kinesisHandler } from 'dynafold/lambda';
 
-export const kinesis = kinesisHandler({ projections: { summaries: OrderSummaryProjection } }); // fits KinesisStreamHandler
+export const kinesis = kinesisHandler({
+  projections: { summaries: OrderSummaryProjection },
+}); // fits KinesisStreamHandler
 // #endregion kinesis

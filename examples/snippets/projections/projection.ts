@@ -7,11 +7,21 @@ export const OrderSummaryProjection = new Projection({
   stream: OrderEvents,
   readModel: OrderSummaries,
   key: (streamId) => ({ orderId: streamId.orderId }),
-  initial: (streamId) => ({ orderId: streamId.orderId, customer: '', status: 'new', total: 0, version: 0 }),
+  initial: (streamId) => ({
+    orderId: streamId.orderId,
+    customer: '',
+    status: 'new',
+    total: 0,
+    version: 0,
+  }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'OrderPlaced':
-        return { ...state, customer: event.data.customer, status: 'placed' };
+        return {
+          ...state,
+          customer: event.data.customer,
+          status: 'placed',
+        };
       case 'ItemAdded':
         return { ...state, total: state.total + event.data.price };
       case 'OrderShipped':

@@ -1,4 +1,7 @@
-import type { LambdaStreamEvent, PartialBatchResponse } from 'dynafold/lambda';
+import type {
+  LambdaStreamEvent,
+  PartialBatchResponse,
+} from 'dynafold/lambda';
 import { PaymentEvents } from '../store/model';
 import { OrderSummaryProjection } from './projection';
 
@@ -7,14 +10,21 @@ const ZoneReadingProjection = OrderSummaryProjection;
 // #region several
 import { processBatch } from 'dynafold';
 
-export async function handle(event: LambdaStreamEvent): Promise<PartialBatchResponse> {
+export async function handle(
+  event: LambdaStreamEvent,
+): Promise<PartialBatchResponse> {
   const result = await processBatch(event.Records, {
-    projections: { summaries: OrderSummaryProjection, zones: ZoneReadingProjection },
+    projections: {
+      summaries: OrderSummaryProjection,
+      zones: ZoneReadingProjection,
+    },
     streams: { Payment: PaymentEvents },
     source: 'lambda',
   });
-  console.log(result.outcomes.summaries); // per projection, under its name
-  for (const { event, position } of result.unrouted) console.log(position, event.type);
+  // Per projection, under its name
+  console.log(result.outcomes.summaries);
+  for (const { event, position } of result.unrouted)
+    console.log(position, event.type);
   return result.response;
 }
 // #endregion several

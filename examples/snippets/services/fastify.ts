@@ -2,7 +2,15 @@
 import Fastify from 'fastify';
 import { DynamoCheckpointStore } from 'dynafold/feed';
 import { dynafold, etagOf, expectedVersionOf } from 'dynafold/fastify';
-import { client, NewItem, OrderEvents, OrderSummaries, OrderSummaryProjection, streamArn, streamsClient } from './model';
+import {
+  client,
+  NewItem,
+  OrderEvents,
+  OrderSummaries,
+  OrderSummaryProjection,
+  streamArn,
+  streamsClient,
+} from './model';
 
 export async function ordersApi() {
   const app = Fastify();
@@ -10,22 +18,45 @@ export async function ordersApi() {
     streams: { orders: OrderEvents },
     readModels: { summaries: OrderSummaries },
     projections: { summaries: OrderSummaryProjection },
-    healthPath: '/health', // 200 while the feed starts or runs, 503 once it failed or ended
+    // 200 while the feed starts or runs, 503 once it failed or ended
+    healthPath: '/health',
     feed: {
       // runChangeFeed's options, plus the consumer or its options
-      consumer: { streamsClient, streamArn, consumer: 'orders-api', checkpoints: new DynamoCheckpointStore({ client, table: 'checkpoints' }) },
+      consumer: {
+        streamsClient,
+        streamArn,
+        consumer: 'orders-api',
+        checkpoints: new DynamoCheckpointStore({
+          client,
+          table: 'checkpoints',
+        }),
+      },
       projections: { summaries: OrderSummaryProjection },
     },
   });
 
-  app.post<{ Params: { orderId: string } }>('/orders/:orderId/items', async (request, reply) => {
-    const item = NewItem.parse(request.body); // a zod error → 400 with its issues
-    const result = await OrderEvents.append(request.params.orderId, [{ type: 'ItemAdded', data: item }], {
-      expectedVersion: expectedVersionOf(request.headers['if-match']), // "3" → 3; none → at the head
-      waitFor: [OrderSummaryProjection], // read-your-writes
-    });
-    return reply.header('etag', etagOf(result.version)).send(result.projected?.[OrderSummaryProjection.name]?.[0]?.row);
-  });
+  app.post<{ Params: { orderId: string } }>(
+    '/orders/:orderId/items',
+    async (request, reply) => {
+      // A zod error → 400 with its issues
+      const item = NewItem.parse(request.body);
+      const result = await OrderEvents.append(
+        request.params.orderId,
+        [{ type: 'ItemAdded', data: item }],
+        {
+          expectedVersion: expectedVersionOf(
+            request.headers['if-match'],
+          ), // "3" → 3; none → at the head
+          waitFor: [OrderSummaryProjection], // read-your-writes
+        },
+      );
+      return reply
+        .header('etag', etagOf(result.version))
+        .send(
+          result.projected?.[OrderSummaryProjection.name]?.[0]?.row,
+        );
+    },
+  );
   return app;
 }
 // #endregion fastify

@@ -1,4 +1,5 @@
-// The services guide's stream, read model and projection (the store and projections guides'), and what a service adds.
+// The services guide's stream, read model and projection (the store and
+// projections guides'), and what a service adds.
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { z } from 'zod';
 import { OrderSummaryProjection } from '../projections/projection';

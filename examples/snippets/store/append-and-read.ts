@@ -2,9 +2,11 @@ import { OrderEvents } from './model';
 
 export async function appendAnOrder() {
   // #region append
-  const { version, events } = await OrderEvents.append({ orderId: 'o-1' }, [{ type: 'OrderPlaced', data: { customer: 'ada' } }], {
-    expectedVersion: 0,
-  });
+  const { version, events } = await OrderEvents.append(
+    { orderId: 'o-1' },
+    [{ type: 'OrderPlaced', data: { customer: 'ada' } }],
+    { expectedVersion: 0 },
+  );
   // #endregion append
   return { version, events };
 }
@@ -16,7 +18,8 @@ export async function readAnOrder(signal: AbortSignal): Promise<void> {
   await OrderEvents.read('o-1', { fromVersion: 2, toVersion: 5 });
   await OrderEvents.readFrom('o-1', 3); // the events after version 3
   for await (const event of OrderEvents.iterate('o-1', { signal })) {
-    // paged (1,000 events a Query), so a stream of any length is read in bounded memory
+    // paged (1,000 events a Query), so a stream of any length is read
+    // in bounded memory
     console.log(event.type);
   }
   // #endregion read

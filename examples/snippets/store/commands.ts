@@ -3,7 +3,10 @@ import type { EventOf } from 'dynafold';
 import { OrderEvents } from './model';
 
 type OrderEvent = EventOf<typeof OrderEvents.events>;
-export type Order = { status: 'new' | 'placed' | 'shipped'; items: number };
+export type Order = {
+  status: 'new' | 'placed' | 'shipped';
+  items: number;
+};
 export const initial: Order = { status: 'new', items: 0 };
 export const evolve = (order: Order, event: OrderEvent): Order => {
   switch (event.type) {
@@ -19,7 +22,10 @@ export const evolve = (order: Order, event: OrderEvent): Order => {
 
 export async function addTea() {
   // #region execute
-  const { state, version } = await OrderEvents.load('o-1', { initial, evolve });
+  const { state, version } = await OrderEvents.load('o-1', {
+    initial,
+    evolve,
+  });
 
   const result = await OrderEvents.execute(
     'o-1',
@@ -27,8 +33,12 @@ export async function addTea() {
       initial,
       evolve,
       decide: (order) => {
-        if (order.status !== 'placed') throw new Error('the order is not open'); // passed through, not retried
-        return [{ type: 'ItemAdded', data: { sku: 'tea', price: 4.5 } }];
+        if (order.status !== 'placed')
+          // Passed through, not retried
+          throw new Error('the order is not open');
+        return [
+          { type: 'ItemAdded', data: { sku: 'tea', price: 4.5 } },
+        ];
       },
     },
     { retry: { attempts: 20 } },
@@ -40,8 +50,13 @@ export async function addTea() {
 
 export async function snapshots(state: Order): Promise<void> {
   // #region snapshots
-  await OrderEvents.load('o-1', { initial, evolve }, { snapshot: { every: 500 } }); // saves one every 500 events folded
+  await OrderEvents.load(
+    'o-1',
+    { initial, evolve },
+    { snapshot: { every: 500 } },
+  ); // saves one every 500 events folded
   await OrderEvents.saveSnapshot('o-1', { version: 42, state });
-  await OrderEvents.loadSnapshot<Order>('o-1'); // { version, state } | undefined
+  // { version, state } | undefined
+  await OrderEvents.loadSnapshot<Order>('o-1');
   // #endregion snapshots
 }

@@ -8,7 +8,21 @@ const { events } = OrderEvents;
 
 export const streams = [
   // #region compression
-  new EventStream({ client, table, name, streamId, events, compression: { algorithm: 'brotli', thresholdBytes: 16_384 } }),
-  new EventStream({ client, table, name, streamId, events, compression: false }), // always a plain map
+  new EventStream({
+    client,
+    table,
+    name,
+    streamId,
+    events,
+    compression: { algorithm: 'brotli', thresholdBytes: 16_384 },
+  }),
+  new EventStream({
+    client,
+    table,
+    name,
+    streamId,
+    events,
+    compression: false,
+  }), // always a plain map
   // #endregion compression
 ];

@@ -7,8 +7,11 @@ import { decoder } from 'dynafold';
 const decode = decoder({ Order: OrderEvents, Payment: PaymentEvents });
 
 export function logOrderEvents(record: DynamoDBRecord): void {
-  // A record is one append: { stream: 'Order', events: [...] } | undefined
+  // A record is one append: { stream: 'Order', events } | undefined
   const decoded = decode(record.dynamodb?.NewImage);
-  if (decoded?.stream === 'Order') for (const event of decoded.events) console.log(event.version, event.type);
+  if (decoded?.stream !== 'Order') return;
+  for (const event of decoded.events) {
+    console.log(event.version, event.type);
+  }
 }
 // #endregion decode

@@ -1,4 +1,4 @@
-// The store guide's running example: the Order stream and its summary rows.
+// The store guide's running example: the Order stream, its summaries.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 export const client = new DynamoDBClient({});
@@ -11,7 +11,8 @@ export const OrderEvents = new EventStream({
   client,
   table: 'events',
   name: 'Order', // the stream's name, also its marker
-  streamId: ['orderId'], // composite fields; the string form joins them with '#'
+  // Composite fields; the string form joins them with '#'
+  streamId: ['orderId'],
   events: {
     OrderPlaced: z.object({ customer: z.string() }),
     ItemAdded: z.object({ sku: z.string(), price: z.number() }),
@@ -26,14 +27,30 @@ import { ReadModel } from 'dynafold';
 export const OrderSummaries = new ReadModel({
   client,
   table: 'views',
-  name: 'OrderSummary', // prefixes its key values, so several models can share a table
-  schema: z.object({ orderId: z.string(), customer: z.string(), status: z.string(), total: z.number(), version: z.number() }),
-  key: { pk: { field: 'pk', composite: ['orderId'] }, sk: { field: 'sk', composite: [] } },
-  indexes: { byStatus: { name: 'gsi1', pk: { field: 'gsi1pk', composite: ['status'] }, sk: { field: 'gsi1sk', composite: ['orderId'] } } },
+  // Prefixes its key values, so several models can share a table
+  name: 'OrderSummary',
+  schema: z.object({
+    orderId: z.string(),
+    customer: z.string(),
+    status: z.string(),
+    total: z.number(),
+    version: z.number(),
+  }),
+  key: {
+    pk: { field: 'pk', composite: ['orderId'] },
+    sk: { field: 'sk', composite: [] },
+  },
+  indexes: {
+    byStatus: {
+      name: 'gsi1',
+      pk: { field: 'gsi1pk', composite: ['status'] },
+      sk: { field: 'gsi1sk', composite: ['orderId'] },
+    },
+  },
 });
 // #endregion read-model
 
-/** A second stream in the same table, for the examples that decode or route several. */
+/** A second stream in the table, for the examples that route several. */
 export const PaymentEvents = new EventStream({
   client,
   table: 'events',

@@ -1,5 +1,7 @@
 // #region config
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { globalSetup: ['dynafold/testing/vitest-global-setup'] } });
+export default defineConfig({
+  test: { globalSetup: ['dynafold/testing/vitest-global-setup'] },
+});
 // #endregion config

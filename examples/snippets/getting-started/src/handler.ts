@@ -1,4 +1,5 @@
-// The Lambda function as deployed: region and credentials come from the Lambda environment.
+// The Lambda function as deployed: region and credentials come from
+// the Lambda environment.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ordersHandler } from './orders.js';
 

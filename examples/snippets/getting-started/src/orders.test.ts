@@ -1,15 +1,25 @@
-// The projection's spec: the events appended to DynamoDB Local, their real records delivered as Lambda would
-// (in order, shuffled, duplicated, on ten lanes with retries), then the row.
+// The projection's spec: the events appended to DynamoDB Local, their
+// real records delivered as Lambda would (in order, shuffled,
+// duplicated, on ten lanes with retries), then the row.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localClientConfig, projectionSpec } from 'dynafold/testing';
 import { afterAll, test } from 'vitest';
-import { orderStream, orderSummaries, orderSummaryProjection } from './orders.js';
+import {
+  orderStream,
+  orderSummaries,
+  orderSummaryProjection,
+} from './orders.js';
 
 const client = new DynamoDBClient(localClientConfig());
 afterAll(() => client.destroy());
 
-test('an order summary counts items and totals, however Lambda delivers them', () =>
-  projectionSpec(({ events, readModels }) => orderSummaryProjection(orderStream(client, events), orderSummaries(client, readModels)))
+test('a summary counts items and totals, in any delivery', () =>
+  projectionSpec(({ events, readModels }) =>
+    orderSummaryProjection(
+      orderStream(client, events),
+      orderSummaries(client, readModels),
+    ),
+  )
     .given([
       {
         streamId: { orderId: 'o-1' },
@@ -19,4 +29,15 @@ test('an order summary counts items and totals, however Lambda delivers them', (
         ],
       },
     ])
-    .thenRows([{ key: { orderId: 'o-1' }, row: { orderId: 'o-1', customer: 'ada', items: 1, total: 12, version: 2 } }]));
+    .thenRows([
+      {
+        key: { orderId: 'o-1' },
+        row: {
+          orderId: 'o-1',
+          customer: 'ada',
+          items: 1,
+          total: 12,
+          version: 2,
+        },
+      },
+    ]));
