@@ -32,11 +32,17 @@ beforeAll(async () => {
   outboxTable = (await createTestTable(client, outboxTableDefinition, 'long-outbox')).name;
   const stream = orderStream(client, eventsTable);
   await stream.append({ orderId: 'long' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }], { expectedVersion: 0 });
-  for (let from = 2; from <= EVENTS; from += 50) {
-    const count = Math.min(50, EVENTS - from + 1);
+  // Commits of 2 to 5, 6 to 55, 56 to 100 and 101 to 150: the tests' batches (up to 5, from 101) are whole
+  // commits, as a delivery's records are, so a gap from 6 starts at a commit.
+  for (const [from, to] of [
+    [2, 5],
+    [6, 55],
+    [56, 100],
+    [101, EVENTS],
+  ] as const) {
     await stream.append(
       { orderId: 'long' },
-      Array.from({ length: count }, (_, i) => ({ type: 'ItemAdded' as const, data: { sku: `s-${from + i}`, price: 1 } })),
+      Array.from({ length: to - from + 1 }, (_, i) => ({ type: 'ItemAdded' as const, data: { sku: `s-${from + i}`, price: 1 } })),
     );
   }
   truth = await stream.read({ orderId: 'long' });
