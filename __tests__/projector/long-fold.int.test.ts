@@ -32,18 +32,10 @@ beforeAll(async () => {
   outboxTable = (await createTestTable(client, outboxTableDefinition, 'long-outbox')).name;
   const stream = orderStream(client, eventsTable);
   await stream.append({ orderId: 'long' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }], { expectedVersion: 0 });
-  // Commits of 2 to 5, 6 to 55, 56 to 100 and 101 to 150: the tests' batches (up to 5, from 101) are whole
-  // commits, as a delivery's records are, so a gap from 6 starts at a commit.
-  for (const [from, to] of [
-    [2, 5],
-    [6, 55],
-    [56, 100],
-    [101, EVENTS],
-  ] as const) {
-    await stream.append(
-      { orderId: 'long' },
-      Array.from({ length: to - from + 1 }, (_, i) => ({ type: 'ItemAdded' as const, data: { sku: `s-${from + i}`, price: 1 } })),
-    );
+  // One event per append: a record per event, so deliveries cut the long fold anywhere and lanes meet gaps
+  // (which make them claim the row), and a batch of versions up to 5, or from 101, is whole commits.
+  for (let version = 2; version <= EVENTS; version++) {
+    await stream.append({ orderId: 'long' }, [{ type: 'ItemAdded', data: { sku: `s-${version}`, price: 1 } }], { expectedVersion: version - 1 });
   }
   truth = await stream.read({ orderId: 'long' });
   records = insertsOnly(await readStreamRecords(events.streamArn as string));
