@@ -100,9 +100,9 @@ test.each(reasons)(
   },
 );
 
-test('a signal aborted while an append is under way stops it before its transaction and rejects with the reason', async () => {
+test('a signal aborted while an append is under way stops it before its write and rejects with the reason', async () => {
   const controller = new AbortController();
-  // The head is read first (a Query); the signal aborts on its answer, so the transaction never leaves.
+  // The head is read first (a Query); the signal aborts on its answer, so the write (a PutItem) never leaves.
   const aborting = abortingAfter('QueryCommand', controller);
   try {
     const late = orderStream(aborting, eventsTable);
@@ -190,24 +190,27 @@ test.each(reasons)('a signal aborted (%s) while a read-your-writes read is in fl
   }
 });
 
-// One event is a conditional PutItem, several a transaction: an abort cuts either short.
+// An append is one conditional PutItem of its commit, however many events it holds; with an idempotency
+// key it is a transaction of the commit and the sentinel. An abort cuts either short.
 const appendRequests = [
-  ['a PutItem', 'PutItemCommand', 1],
-  ['a transaction', 'TransactWriteItemsCommand', 2],
+  ['a PutItem of one event', 'PutItemCommand', 1, undefined],
+  ['a PutItem of a commit of two events', 'PutItemCommand', 2, undefined],
+  ['a transaction of a commit and an idempotency sentinel', 'TransactWriteItemsCommand', 2, 'cancelled-append'],
 ] as const;
-const appendCases = appendRequests.flatMap(([request, command, count]) =>
-  reasons.map(([kind, reason]) => [kind, request, command, count, reason] as const),
+const appendCases = appendRequests.flatMap(([request, command, count, idempotencyKey]) =>
+  reasons.map(([kind, reason]) => [kind, request, command, count, idempotencyKey, reason] as const),
 );
 
 test.each(appendCases)(
   'a signal aborted (%s) while an append (%s) is in flight rejects with the reason, and nothing is written',
-  async (_kind, _request, command, count, reason) => {
+  async (_kind, _request, command, count, idempotencyKey, reason) => {
     const controller = new AbortController();
     const aborting = abortingBefore(command, 1, controller, reason);
     try {
       const late = orderStream(aborting, eventsTable);
       const events = Array.from({ length: count }, () => ({ type: 'OrderPlaced' as const, data: { customer: 'z' } }));
-      await expect(late.append({ orderId: 'z' }, events, { signal: controller.signal })).rejects.toBe(reason);
+      const options = { signal: controller.signal, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) };
+      await expect(late.append({ orderId: 'z' }, events, options)).rejects.toBe(reason);
       expect(await stream.version({ orderId: 'z' })).toBe(0);
     } finally {
       aborting.destroy();

@@ -61,25 +61,35 @@ const threeTries: RetryOptions = { attempts: 3, backoff: { initialMs: 1, maxMs: 
 
 const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 
-// One event is a conditional PutItem, several a transaction: both retry paths take the bound.
+// An append is one conditional PutItem of its commit, one event or several; with an idempotency key it is
+// a transaction of the commit and the sentinel: every retry path takes the bound.
 const appendShapes = [
-  { shape: 'one event (a conditional PutItem)', command: 'PutItemCommand', count: 1, lost: conditionFailed, contended: conditionFailed },
+  { shape: 'one event (a conditional PutItem)', command: 'PutItemCommand', count: 1, key: {}, lost: conditionFailed, contended: conditionFailed },
   {
-    shape: 'two events (a transaction)',
+    shape: 'two events (a conditional PutItem of their commit)',
+    command: 'PutItemCommand',
+    count: 2,
+    key: {},
+    lost: conditionFailed,
+    contended: conditionFailed,
+  },
+  {
+    shape: 'two events and an idempotency key (a transaction of the commit and the sentinel)',
     command: 'TransactWriteItemsCommand',
     count: 2,
+    key: { idempotencyKey: 'bounded' },
     lost: () => cancelled('ConditionalCheckFailed'),
     contended: () => cancelled('TransactionConflict'),
   },
 ] as const;
 const placed = (count: number) => Array.from({ length: count }, () => ({ type: 'OrderPlaced' as const, data: { customer: 'ada' } }));
 
-test.each(appendShapes)('an append of $shape contended by concurrent writers stops at maxElapsedMs', async ({ command, count, contended }) => {
+test.each(appendShapes)('an append of $shape contended by concurrent writers stops at maxElapsedMs', async ({ command, count, key, contended }) => {
   const id = freshId();
   const { client: faulty, tries } = faultyClient(command, id.orderId, contended);
   try {
     const stream = orderStream(faulty, eventsTable);
-    const append = (retry: RetryOptions) => stream.append(id, placed(count), { retry });
+    const append = (retry: RetryOptions) => stream.append(id, placed(count), { retry, ...key });
     await expect(append(unlimitedButInstant)).rejects.toMatchObject({ constructor: AppendContentionError, attempts: 1 });
     expect(tries()).toBe(1);
     await expect(append(threeTries)).rejects.toMatchObject({ constructor: AppendContentionError, attempts: 3 });
@@ -91,15 +101,15 @@ test.each(appendShapes)('an append of $shape contended by concurrent writers sto
 
 test.each(appendShapes)(
   'a command deciding $shape that keeps losing to concurrent appends stops at maxElapsedMs',
-  async ({ command, count, lost }) => {
+  async ({ command, count, key, lost }) => {
     const id = freshId();
     const { client: faulty, tries } = faultyClient(command, id.orderId, lost);
     try {
       const stream = orderStream(faulty, eventsTable);
       const decider = { initial: {}, evolve: (state: object) => state, decide: () => placed(count) };
-      await expect(stream.execute(id, decider, { retry: unlimitedButInstant })).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(stream.execute(id, decider, { retry: unlimitedButInstant, ...key })).rejects.toBeInstanceOf(ConcurrencyError);
       expect(tries()).toBe(1);
-      await expect(stream.execute(id, decider, { retry: threeTries })).rejects.toBeInstanceOf(ConcurrencyError);
+      await expect(stream.execute(id, decider, { retry: threeTries, ...key })).rejects.toBeInstanceOf(ConcurrencyError);
       expect(tries()).toBe(1 + 3);
     } finally {
       faulty.destroy();

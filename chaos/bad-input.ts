@@ -27,6 +27,15 @@ export interface BadCase {
 }
 
 type Image = Record<string, unknown>;
+/** The image of a commit of several events: their count, and a list of one map per event. */
+type CommitImage = Image & { count?: Record<string, string>; events: { L: Array<Record<string, unknown> & { M?: Image }> } };
+
+/** The attributes of a commit image's event at `index`. */
+function eventIn(image: CommitImage, index: number): Image {
+  const event = image.events.L[index]?.M;
+  if (event === undefined) throw new Error(`the commit record has no event ${index}`);
+  return event;
+}
 
 function clone<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
@@ -88,17 +97,29 @@ export async function prepareBadInput(client: DynamoDBClient) {
       checkpoint: 'version',
     });
 
-  await bound.orders.append({ orderId: 'good' }, [
-    { type: 'OrderPlaced', data: { customer: 'ada' } },
-    { type: 'ItemAdded', data: { sku: 'a', price: 3 } },
-    { type: 'ItemAdded', data: { sku: 'b', price: 4 } },
-  ]);
+  // One event per append, so each is a record of its own (a commit of one, its attributes at the top level
+  // of the item): the corpus finds records by version and breaks one event's attributes.
+  for (const event of [
+    { type: 'OrderPlaced' as const, data: { customer: 'ada' } },
+    { type: 'ItemAdded' as const, data: { sku: 'a', price: 3 } },
+    { type: 'ItemAdded' as const, data: { sku: 'b', price: 4 } },
+  ]) {
+    await bound.orders.append({ orderId: 'good' }, [event]);
+  }
   await bound.orders.append({ orderId: 'big' }, [{ type: 'OrderPlaced', data: { customer: 'bob' } }]);
-  // Large enough to be stored compressed (binary), so the corpus can corrupt real compressed data.
-  await ledger.append({ tenant: 't1', account: 'a1' }, [
-    { type: 'Credited', data: { amount: 5, memo: 'x'.repeat(100) } },
-    { type: 'Credited', data: { amount: 7, memo: 'y'.repeat(100) } },
+  // One append of three events: one record, a commit holding them in a list beside their count.
+  await bound.orders.append({ orderId: 'commit' }, [
+    { type: 'OrderPlaced', data: { customer: 'cy' } },
+    { type: 'ItemAdded', data: { sku: 'c', price: 5 } },
+    { type: 'ItemAdded', data: { sku: 'd', price: 6 } },
   ]);
+  // Large enough to be stored compressed (binary), so the corpus can corrupt real compressed data.
+  for (const event of [
+    { type: 'Credited' as const, data: { amount: 5, memo: 'x'.repeat(100) } },
+    { type: 'Credited' as const, data: { amount: 7, memo: 'y'.repeat(100) } },
+  ]) {
+    await ledger.append({ tenant: 't1', account: 'a1' }, [event]);
+  }
   await bound.orders.saveSnapshot({ orderId: 'good' }, { version: 1, state: { placed: true } });
   const all = await readStreamRecords(tables.streamArn);
   const inserts = insertsOnly(all);
@@ -117,6 +138,7 @@ export async function prepareBadInput(client: DynamoDBClient) {
     good: [find('Order#good', 1), find('Order#good', 2)].map(asLambdaRecord),
     big: asLambdaRecord(find('Order#big', 1)),
     goodThird: asLambdaRecord(find('Order#good', 3)),
+    commit: asLambdaRecord(find('Order#commit', 1)),
     ledgerRecord: asLambdaRecord(find('Ledger#t1#a1', 1)),
     snapshot: asLambdaRecord(snapshot),
   };
@@ -139,6 +161,13 @@ export function badCases(world: BadInputWorld): BadCase[] {
     patch(img);
     return withImage(world.ledgerRecord, img);
   };
+  const commitImage = () => clone(world.commit.dynamodb?.NewImage) as unknown as CommitImage;
+  const commitPatched = (patch: (img: CommitImage) => void) => {
+    const img = commitImage();
+    patch(img);
+    return withImage(world.commit, img);
+  };
+  if (commitImage().count?.N !== '3') throw new Error('the commit record must hold three events');
   const gz = gzipSync(Buffer.from(JSON.stringify({ amount: 9, memo: 'z'.repeat(200) })));
   if (ledgerImage()['enc'] === undefined) throw new Error('the ledger record must carry compressed data');
   const cases: BadCase[] = [
@@ -251,6 +280,46 @@ export function badCases(world: BadInputWorld): BadCase[] {
       answers: ['applied'],
     },
     { kind: 'the same good record twice', records: [world.big, world.big], answers: ['applied', 'applied'] },
+    // Commits of several events: a broken commit, or one bad event in a good one, fails the whole record.
+    { kind: 'a good commit of three events', records: [world.commit], answers: ['applied'] },
+    {
+      kind: 'commit counting more events than its list holds',
+      records: [commitPatched((img) => (img.count = { N: '4' }))],
+      answers: ['decodeFailure'],
+    },
+    {
+      kind: 'commit counting fewer events than its list holds',
+      records: [commitPatched((img) => (img.count = { N: '2' }))],
+      answers: ['decodeFailure'],
+    },
+    { kind: 'commit with a list of events and no count', records: [commitPatched((img) => delete img.count)], answers: ['decodeFailure'] },
+    { kind: 'commit counting one event', records: [commitPatched((img) => (img.count = { N: '1' }))], answers: ['decodeFailure'] },
+    { kind: 'commit count as a string', records: [commitPatched((img) => (img.count = { S: '3' }))], answers: ['decodeFailure'] },
+    {
+      kind: 'commit whose events are a map, not a list',
+      records: [commitPatched((img) => ((img as Image)['events'] = { M: { first: { M: eventIn(img, 0) } } }))],
+      answers: ['decodeFailure'],
+    },
+    {
+      kind: 'commit with an event that is not a map',
+      records: [commitPatched((img) => (img.events.L[1] = { S: 'ItemAdded' }))],
+      answers: ['decodeFailure'],
+    },
+    {
+      kind: 'commit with one zod-invalid event among good ones',
+      records: [commitPatched((img) => (eventIn(img, 1)['data'] = { M: { sku: { S: 'c' }, price: { S: '5' } } }))],
+      answers: ['decodeFailure'],
+    },
+    {
+      kind: 'commit with one event of an unknown type among good ones',
+      records: [commitPatched((img) => (eventIn(img, 2)['type'] = { S: 'OrderExploded' }))],
+      answers: ['decodeFailure'],
+    },
+    {
+      kind: 'commit of several beyond the stream head (not from this table)',
+      records: [commitPatched((img) => ((img['pk'] = { S: 'Order#ghost-commit' }), (img['sk'] = { S: 'e#0000000042' })))],
+      answers: ['failedRow'],
+    },
   ];
   return cases;
 }

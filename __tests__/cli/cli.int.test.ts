@@ -337,10 +337,11 @@ describe('on one set of tables', () => {
         pollIntervalMs: 50,
         lease: { durationMs: 30_000, renewEveryMs: 5_000, owner: 'service-1' },
       });
+      // Records, not events: each of the 120 appends is one record, the commit of its two events.
       let read = 0;
       const running = runChangeFeed(feed, { projections: {}, onBatch: (_result, batch) => void (read += batch.records.length) });
       await waitFor(
-        async () => read >= 240 && (await store.getCheckpoints({ consumer: 'cli-summaries', streamArn })).size > 0,
+        async () => read >= 120 && (await store.getCheckpoints({ consumer: 'cli-summaries', streamArn })).size > 0,
         30_000,
         'the feed to read the stream',
       );
@@ -362,7 +363,8 @@ describe('on one set of tables', () => {
       expect(stopped.code).toBe(ExitCodes.unhealthy);
       const lines = stripped(stopped.stdout).split('\n');
       expect(lines[0]).toBe('feed summaries (consumer cli-summaries): no lease. Behind, and no consumer holds the lease.');
-      expect(lines.find((line) => line.includes('<shard>'))).toMatch(/│ <shard> │ open\s+│ \d+\s+│ 4\s+│ (<age>|-)\s+│/);
+      // Two appends behind: two records (of two events each).
+      expect(lines.find((line) => line.includes('<shard>'))).toMatch(/│ <shard> │ open\s+│ \d+\s+│ 2\s+│ (<age>|-)\s+│/);
       expect(lines.filter(Boolean).at(-1)).toBe('failing');
     },
     HANG_GUARD_MS,

@@ -77,11 +77,10 @@ describe('runChangeFeed', () => {
     const views = (await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name)]), 'views')).name;
     const summaries = orderSummaries(client, views);
     const projection = orderSummaryProjection(stream, summaries);
-    await stream.append({ orderId: 'o-7' }, [
-      { type: 'OrderPlaced', data: { customer: 'x' } },
-      { type: 'ItemAdded', data: { sku: 'a', price: 1 } },
-      { type: 'ItemAdded', data: { sku: 'b', price: 2 } },
-    ]);
+    // One event per append: three records, the second of which fails.
+    await stream.append({ orderId: 'o-7' }, [{ type: 'OrderPlaced', data: { customer: 'x' } }]);
+    await stream.append({ orderId: 'o-7' }, [{ type: 'ItemAdded', data: { sku: 'a', price: 1 } }]);
+    await stream.append({ orderId: 'o-7' }, [{ type: 'ItemAdded', data: { sku: 'b', price: 2 } }]);
     await disableStream(client, events.name);
     const seen: string[] = [];
     let failedOnce = false;

@@ -183,7 +183,9 @@ test('an optional checkpoint: a row written before the projection gets every eve
 test('decode failures are reported, or acknowledged with onDecodeFailure: skip; a failed record without identifier is an error', async () => {
   const model = orderSummaries(client, viewsTable, freshName('Decode'));
   const projection = orderSummaryProjection(orders, model);
-  await placeOrder('decode-1', [1]);
+  // One event per append, so each is a record of its own: the second one is broken, the first one is not.
+  await orders.append({ orderId: 'decode-1' }, [{ type: 'OrderPlaced', data: { customer: 'ada' } }]);
+  await orders.append({ orderId: 'decode-1' }, [{ type: 'ItemAdded', data: { sku: 's0', price: 1 } }]);
   const records = insertsOnly(await readStreamRecords(streamArn)).filter((r) => eventKeysOf(r.dynamodb?.NewImage).streamId === 'decode-1');
   const broken: _Record = JSON.parse(JSON.stringify(records[1])) as _Record;
   broken.dynamodb!.NewImage!['data'] = { M: { sku: { S: 'x' }, price: { S: 'not a number' } } };

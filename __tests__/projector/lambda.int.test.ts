@@ -1,7 +1,8 @@
 /**
  * lambdaHandler on DynamoDB Streams events in Lambda's shape, made from the real records of a table's
- * stream: event INSERTs of interleaved appends, plus a snapshot, an idempotency sentinel, an event item
- * MODIFY and a foreign item's INSERT, MODIFY and REMOVE.
+ * stream: event INSERTs of interleaved appends (a record each: an append's commit, of one event or
+ * several), plus a snapshot, an idempotency sentinel, an event item MODIFY and a foreign item's INSERT,
+ * MODIFY and REMOVE.
  */
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
@@ -75,6 +76,13 @@ const withoutTimestamps = <T extends object>(row: T | undefined) => row && { ...
 const allEvents = () => orderIds.flatMap((orderId) => truth.get(orderId) ?? []);
 const sequenceNumber = (record: DynamoDBRecord | undefined) => record?.dynamodb?.SequenceNumber as string;
 
+/** The versions an event INSERT's commit holds: `count` of them (1 without one) from its sort key's. */
+function versionsOf(record: DynamoDBRecord | undefined): number[] {
+  const first = record === undefined ? undefined : describeRecord(record).version;
+  const count = Number(record?.dynamodb?.NewImage?.['count']?.N ?? 1);
+  return first === undefined ? [] : Array.from({ length: count }, (_, index) => first + index);
+}
+
 let models = 0;
 function summariesOn(dynamo = client) {
   const model = orderSummaries(dynamo, viewsTable, `LambdaSummary${++models}`);
@@ -110,7 +118,11 @@ test('the fixture is a DynamoDBStreamEvent in Lambda shape, from the real feed, 
   }
   const kinds = records.map(describeRecord);
   const inserts = records.filter((record) => isEventInsert(record, 'Order'));
-  expect(inserts).toHaveLength(allEvents().length);
+  // One record per append, holding its events: 11 appends of the 14 events.
+  expect(inserts).toHaveLength(11);
+  expect(inserts.filter((record) => versionsOf(record).length > 1)).toHaveLength(orderIds.length);
+  const held = inserts.flatMap((record) => versionsOf(record).map((version) => `${describeRecord(record).streamId}@${version}`));
+  expect(held.sort()).toEqual(allEvents().map(idOf).sort());
   expect(kinds.filter((kind) => kind.eventName === 'MODIFY' && kind.marker === 'Order')).toHaveLength(1); // the TTL set on an event
   expect(records.filter((record) => record.eventName === 'MODIFY').length).toBeGreaterThanOrEqual(3); // + snapshot, foreign item
   const removal = records.find((record) => record.eventName === 'REMOVE');
@@ -138,11 +150,13 @@ test('the handler folds every row; onBatch sees the unrouted events of every eve
   await expectRowsAreFolds(model);
   const [result] = seen;
   expect(seen).toHaveLength(1);
-  const insertPositions = fixture.Records.flatMap((record, position) => (isEventInsert(record, 'Order') ? [position] : []));
-  expect(result?.unrouted.map((unrouted) => unrouted.position)).toEqual(insertPositions);
-  for (const { stream: name, event, position } of result?.unrouted ?? []) {
+  // Every event of every event INSERT, in order, at its record's position (a commit's events share one).
+  const insertEvents = fixture.Records.flatMap((record, position) =>
+    isEventInsert(record, 'Order') ? versionsOf(record).map((version) => ({ position, streamId: describeRecord(record).streamId, version })) : [],
+  );
+  expect(result?.unrouted.map(({ position, event }) => ({ position, streamId: event.streamId, version: event.version }))).toEqual(insertEvents);
+  for (const { stream: name, event } of result?.unrouted ?? []) {
     expect(name).toBe('Order');
-    expect(describeRecord(fixture.Records[position] as DynamoDBRecord)).toMatchObject({ streamId: event.streamId, version: event.version });
     if (event.type === 'ItemAdded') expect(typeof event.data.price).toBe('number'); // `type` narrows `data`
   }
   const applied = (result?.outcomes.summaries ?? []).flatMap((outcome) => (outcome.status === 'applied' ? outcome.applied.map(idOf) : ['failed']));
@@ -170,16 +184,18 @@ test('a partially failing batch reports exactly the undecodable record and the f
   );
   try {
     const { model, summaries } = summariesOn(faulty);
-    // o-1's version 2 arrives with data its schema refuses (price as a string).
+    // o-1's version 2 arrives with data its schema refuses (price as a string). It is the first event of a
+    // commit of two (versions 2 and 3): the whole record is undecodable, version 3 with it.
     const records = fixture.Records.map((record) => {
       const { streamId, version } = describeRecord(record);
       if (!isEventInsert(record, 'Order') || streamId !== 'o-1' || version !== 2) return record;
       return withNewImage(record, (image) => {
-        const data = image['data'] as { M: Record<string, unknown> };
-        data.M['price'] = { S: 'twelve' };
+        const [first] = (image['events'] as { L: Array<{ M: { data: { M: Record<string, unknown> } } }> }).L;
+        (first as { M: { data: { M: Record<string, unknown> } } }).M.data.M['price'] = { S: 'twelve' };
       });
     });
     const corrupt = records.findIndex((record, position) => record !== fixture.Records[position]);
+    expect(versionsOf(records[corrupt])).toEqual([2, 3]);
     const rowTwo = records.findIndex((record) => isEventInsert(record, 'Order') && describeRecord(record).streamId === 'o-2');
     expect(corrupt).toBeGreaterThanOrEqual(0);
     let decodeFailures: ReadonlyArray<{ position: number; error: unknown }> = [];
@@ -205,7 +221,7 @@ test('a partially failing batch reports exactly the undecodable record and the f
     expect(decodeFailures.map((failure) => failure.position)).toEqual([corrupt]);
     expect(decodeFailures[0]?.error).toBeInstanceOf(DecodeError);
     expect(await model.get({ orderId: 'o-2' }, { consistent: true })).toBeUndefined();
-    // o-1's later events were delivered: its undecodable version 2 was read from the store to fill the gap.
+    // o-1's later events were delivered: its undecodable versions 2 and 3 were read from the store to fill the gap.
     await expectRowsAreFolds(model, ['o-1', 'o-3']);
   } finally {
     faulty.destroy();

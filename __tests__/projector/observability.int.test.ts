@@ -22,10 +22,8 @@ test('the batch metrics count what the batch did: events applied, writes, gap re
     poison: { park: { afterAttempts: 1 } },
     isPoison: (event) => event.type === 'Deposited' && event.data.amount === 13,
   });
-  await stream.append(
-    { id: 'gap' },
-    [1, 2, 3].map((amount) => ({ type: 'Deposited' as const, data: { owner: 'a', amount } })),
-  );
+  // One event per append, so the last record holds version 3 alone and the batch reads 1 and 2 in a gap read.
+  for (const amount of [1, 2, 3]) await stream.append({ id: 'gap' }, [{ type: 'Deposited', data: { owner: 'a', amount } }]);
   await stream.append({ id: 'poison' }, [{ type: 'Deposited', data: { owner: 'a', amount: 13 } }]);
   const records = insertsOnly(await readStreamRecords(events.streamArn as string)).map(asLambdaRecord);
   const gapLast = records.filter((record) => record.dynamodb?.NewImage?.['pk']?.S === 'A#gap').at(-1);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import fc from 'fast-check';
@@ -192,58 +193,85 @@ async function project(
   }
 }
 
-// At DynamoDB's 100 items a transaction: an append of `count` events (with an idempotency sentinel or not, at
-// an expected version or not) and `rows` inline projections of one row each. What is sent is what is
-// counted: a projection's row goes into the transaction when it fits, and is deferred for `limits` only when
-// it does not; the transaction never holds more than 100 items.
+// At DynamoDB's 100 items a transaction. An append's own items are its commits (one, or two when its events
+// are too large together for one item) and the idempotency sentinel, when it has one; the rest are inline
+// rows: first an outbox projection's (its row and one message per event, which fill the transaction), then
+// `rows` projections of one row each, whose fate is the point. The events' count brings the total the
+// transaction would hold to 99, 100 or 101 items. What is sent is what is counted: a projection's rows go
+// into the transaction when they fit, and are deferred for `limits` only when they do not; the transaction
+// never holds more than 100 items.
 const atTheLimit = fc
-  .record({ total: fc.constantFrom(99, 100, 101), rows: fc.integer({ min: 1, max: 3 }), idempotent: fc.boolean(), expected: fc.boolean() })
-  .map(({ total, rows, idempotent, expected }) => ({ rows, idempotent, expected, count: total - rows - (idempotent ? 1 : 0) }));
+  .record({
+    total: fc.constantFrom(99, 100, 101),
+    rows: fc.integer({ min: 1, max: 3 }),
+    idempotent: fc.boolean(),
+    expected: fc.boolean(),
+    split: fc.boolean(),
+  })
+  .map(({ total, rows, idempotent, expected, split }) => {
+    const own = (split ? 2 : 1) + (idempotent ? 1 : 0);
+    // The outbox projection writes its row and a message per event.
+    return { rows, idempotent, expected, split, own, count: total - rows - own - 1 };
+  });
+
+/** `bytes` of seeded noise, base64: gzip and brotli barely shrink it, so its size is known stored. */
+function incompressible(seed: string, bytes: number): string {
+  const chunks: Buffer[] = [];
+  for (let n = 0; chunks.length * 32 < bytes; n++) chunks.push(createHash('sha256').update(`${seed}#${n}`).digest());
+  return Buffer.concat(chunks).subarray(0, bytes).toString('base64');
+}
 
 test('an append with inline rows at the limits (99, 100, 101 items) sends the rows that fit and defers only those that do not', async () => {
   const events = await createTestTable(client, eventsTableDefinition, 'inline-limit-events');
+  const outbox = await createTestTable(client, outboxTableDefinition, 'inline-limit-outbox');
   const counted = new DynamoDBClient({ ...localConfig(), maxAttempts: 1 });
   const requests = countRequests(counted);
-  const sizes: number[] = [];
+  const sent: Array<{ items: number; commits: number }> = [];
   counted.middlewareStack.add(
     (next, context) => async (args) => {
-      const items = (args as { input?: { TransactItems?: unknown[] } }).input?.TransactItems;
-      if (context.commandName === 'TransactWriteItemsCommand' && items !== undefined) sizes.push(items.length);
+      const items = (args as { input?: { TransactItems?: Array<{ Put?: { Item?: Record<string, unknown> } }> } }).input?.TransactItems;
+      if (context.commandName === 'TransactWriteItemsCommand' && items !== undefined) {
+        sent.push({ items: items.length, commits: items.filter((item) => item.Put?.Item?.['_df'] !== undefined).length });
+      }
       return next(args);
     },
     { step: 'initialize', name: 'transactionSizes' },
   );
   try {
     await fc.assert(
-      fc.asyncProperty(atTheLimit, async ({ count, rows, idempotent, expected }) => {
+      fc.asyncProperty(atTheLimit, async ({ count, rows, idempotent, expected, split, own }) => {
         const name = `L${++cases}x${Date.now().toString(36)}`;
         const stream = ledgerStream(counted, events.name, 'A');
+        const filling = accountsProjection(stream, accountModel(counted, viewsTable, `${name}Filling`), { revision: false, outbox: outbox.name });
         const projections = Array.from({ length: rows }, (_, index) =>
           accountsProjection(stream, accountModel(counted, viewsTable, `${name}R${index}`), { revision: false }),
         );
         const id = `${name}-x`;
-        const deposit = { type: 'Deposited' as const, data: { owner: 'a', amount: 1 } };
-        // The rows follow the stream (written inline with its first event), so they can be folded inline again.
-        if (expected) await stream.append({ id }, [deposit], { inline: projections });
-        requests.reset();
-        sizes.length = 0;
-        const appended = await stream.append(
-          { id },
-          Array.from({ length: count }, () => deposit),
-          {
-            inline: projections,
-            ...(expected ? { expectedVersion: 1 } : {}),
-            ...(idempotent ? { idempotencyKey: `${name}-key` } : {}),
-          },
+        const deposit = (memo?: string) => ({ type: 'Deposited' as const, data: { owner: 'a', amount: 1, ...(memo === undefined ? {} : { memo }) } });
+        // Split: the first two events hold about 225 KB each stored, so they can't share an item: one commit
+        // holds the first, another the second and the rest.
+        const appending = Array.from({ length: count }, (_, index) =>
+          deposit(split && index < 2 ? incompressible(`${name}-${index}`, 225_000) : undefined),
         );
-        const own = count + (idempotent ? 1 : 0);
-        const fitting = Math.max(0, Math.min(rows, 100 - own));
-        expect(appended.inline?.applied.map((entry) => entry.projection)).toEqual(projections.slice(0, fitting).map((projection) => projection.name));
+        // The rows follow the stream (written inline with its first event), so they can be folded inline again.
+        if (expected) await stream.append({ id }, [deposit()], { inline: [filling, ...projections] });
+        requests.reset();
+        sent.length = 0;
+        const appended = await stream.append({ id }, appending, {
+          inline: [filling, ...projections],
+          ...(expected ? { expectedVersion: 1 } : {}),
+          ...(idempotent ? { idempotencyKey: `${name}-key` } : {}),
+        });
+        const filled = own + 1 + count;
+        const fitting = Math.max(0, Math.min(rows, 100 - filled));
+        expect(appended.inline?.applied.map((entry) => entry.projection)).toEqual(
+          [filling, ...projections.slice(0, fitting)].map((projection) => projection.name),
+        );
         expect(appended.inline?.deferred).toEqual(
           projections.slice(fitting).map((projection) => ({ projection: projection.name, reason: 'limits' })),
         );
-        // One transaction, of the append's items and the rows that fit.
-        expect(sizes).toEqual([own + fitting]);
+        // One transaction, of the append's commits (and sentinel) and the rows that fit.
+        expect(sent).toEqual([{ items: filled + fitting, commits: split ? 2 : 1 }]);
         expect(requests.count('TransactWriteItemsCommand')).toBe(1);
       }),
       propertySettings(16),

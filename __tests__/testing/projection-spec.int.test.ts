@@ -21,7 +21,7 @@ const item = (sku: string, price: number) => ({ type: 'ItemAdded' as const, data
 const shipped = { type: 'OrderShipped' as const, data: {} };
 
 test('order summaries equal the fold after every delivery mode, each event applied exactly once', async () => {
-  const result = await projectionSpec(summaries, { seed: 7 })
+  const result = await projectionSpec(summaries, { seed: 1 })
     .given([
       { streamId: { orderId: 'o-1' }, events: [placed('ada'), item('book', 12)] },
       { streamId: { orderId: 'o-2' }, events: [placed('bob')] },
@@ -33,13 +33,14 @@ test('order summaries equal the fold after every delivery mode, each event appli
       { key: { orderId: 'o-2' }, row: { orderId: 'o-2', customer: 'bob', status: 'placed', items: 2, total: 35, version: 3 } },
       { key: { orderId: 'o-3' }, row: undefined },
     ]);
-  expect(result.seed).toBe(7);
+  expect(result.seed).toBe(1);
   expect(result.events).toBe(7);
   expect(result.deliveries.map((delivery) => delivery.mode)).toEqual(DeliveryModes);
   for (const delivery of result.deliveries) expect(delivery.applied).toBe(7);
   const byMode = new Map(result.deliveries.map((delivery) => [delivery.mode, delivery]));
   expect(byMode.get('inOrder')?.alreadyApplied).toBe(0);
-  // Seed 7 repeats records and batches: the rows already had them.
+  // Four records (one per append, the given entries' events in each), which seed 1 delivers in a batch that
+  // comes twice: the second time, the rows already had them. (Records repeated within one batch are deduped.)
   expect(byMode.get('duplicated')?.alreadyApplied).toBeGreaterThan(0);
 });
 

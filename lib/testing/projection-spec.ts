@@ -85,6 +85,7 @@ export interface DeliveryReport {
 /** What a passing projection spec ran. */
 export interface ProjectionSpecResult {
   readonly seed: number;
+  /** The events given (each delivery applied or set aside every one), not the records that held them. */
   readonly events: number;
   readonly deliveries: ReadonlyArray<DeliveryReport>;
 }
@@ -199,7 +200,8 @@ async function runSpec<P extends SpecProjection>(
         await deleteTables(client, [...made.keys()]);
       }
     }
-    return { seed: settings.seed, events: records?.length ?? 0, deliveries: reports };
+    // A record is an append's commit, of one event or several: count the events.
+    return { seed: settings.seed, events: given.reduce((sum, entry) => sum + entry.events.length, 0), deliveries: reports };
   } finally {
     await fixture.delete();
     client.destroy();
