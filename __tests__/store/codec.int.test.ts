@@ -254,12 +254,24 @@ describe('broken event items', () => {
     ['compressed data of the wrong shape', { ...base, type: 'OrderPlaced', data: gzipSync('{"buyer":"x"}'), enc: 'gzip' }, /data\.customer/],
     ['a commit whose count is 1', { ...base, count: 1, events: [{ type: 'OrderShipped', data: {} }] }, /event count 'count' 1/],
     ['a commit whose count is no integer', { ...base, count: 2.5, events: [] }, /event count 'count' 2.5/],
-    ['a commit counting more events than it holds', { ...base, count: 3, events: [shipped, shipped] }, /counts 3 events but its 'events' holds a list of 2/],
+    [
+      'a commit counting more events than it holds',
+      { ...base, count: 3, events: [shipped, shipped] },
+      /counts 3 events but its 'events' holds a list of 2/,
+    ],
     ['a commit whose events are no list', { ...base, count: 2, events: 'two' }, /counts 2 events but its 'events' holds string/],
     ['a commit whose event is no map', { ...base, count: 2, events: [shipped, 'shipped'] }, /one map per event/],
     ['a list of events without a count', { ...base, ...shipped, events: [shipped, shipped] }, /a list of events but no count/],
-    ['a broken event in a commit', { ...base, count: 2, events: [shipped, { type: 'OrderLost', data: {} }] }, /event 2 of 2 \(version 2\) of.*unknown type "OrderLost"|e#0000000001 of stream Order, event 2 of 2 \(version 2\) has the unknown type/],
-    ['a commit without types (an older reader sees no type)', { ...base, count: 2, events: [{ data: {} }, shipped] }, /event 1 of 2 \(version 1\) lacks a string type/],
+    [
+      'a broken event in a commit',
+      { ...base, count: 2, events: [shipped, { type: 'OrderLost', data: {} }] },
+      /event 2 of 2 \(version 2\) of.*unknown type "OrderLost"|e#0000000001 of stream Order, event 2 of 2 \(version 2\) has the unknown type/,
+    ],
+    [
+      'a commit without types (an older reader sees no type)',
+      { ...base, count: 2, events: [{ data: {} }, shipped] },
+      /event 1 of 2 \(version 1\) lacks a string type/,
+    ],
   ])('%s is a DecodeError', (_, item, message) => {
     const image = marshall(item, { removeUndefinedValues: true });
     expect(() => decode()(image)).toThrow(DecodeError);
