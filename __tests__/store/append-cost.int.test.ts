@@ -121,6 +121,20 @@ describe('which request an append is', () => {
     expect(sent()).toEqual({ QueryCommand: 1, TransactWriteItemsCommand: 1 });
   });
 
+  test('with itemPerEvent, several events are a transaction of an item each, as 0.3 wrote them; a non-boolean is refused', async () => {
+    const PerEvent = orderStream(client, Orders.table, { itemPerEvent: true });
+    const id = freshId();
+    requests.reset();
+    await PerEvent.append(id, [added('a'), added('b'), added('c')], { expectedVersion: 0 });
+    expect(sent()).toEqual({ TransactWriteItemsCommand: 1 });
+    requests.reset();
+    await PerEvent.append(id, [added('d')], { expectedVersion: 3 });
+    // A version of its own holds each event, so every one of them ends a commit.
+    expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
+    expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3, 4]);
+    expect(() => orderStream(client, Orders.table, { itemPerEvent: 'yes' as unknown as boolean })).toThrow(/`itemPerEvent` to be a boolean/);
+  });
+
   test('a caller-supplied version inside a commit is a ConcurrencyError, with nothing written', async () => {
     const id = freshId();
     await Orders.append(id, [added('a'), added('b'), added('c')], { expectedVersion: 0 });

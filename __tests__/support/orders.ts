@@ -10,7 +10,11 @@ export const orderEventSchemas = {
 };
 
 /** An `Order` stream on `table`. */
-export function orderStream(client: DynamoDBClient, table: string, options: { name?: string; compression?: CompressionOptions } = {}) {
+export function orderStream(
+  client: DynamoDBClient,
+  table: string,
+  options: { name?: string; compression?: CompressionOptions; itemPerEvent?: boolean } = {},
+) {
   return new EventStream({
     client,
     table,
@@ -18,6 +22,7 @@ export function orderStream(client: DynamoDBClient, table: string, options: { na
     streamId: ['orderId'],
     events: orderEventSchemas,
     ...(options.compression === undefined ? {} : { compression: options.compression }),
+    ...(options.itemPerEvent === undefined ? {} : { itemPerEvent: options.itemPerEvent }),
   });
 }
 

@@ -23,6 +23,8 @@ export interface AppendPlan {
   readonly sentinelTtl?: SentinelTtl | undefined;
   /** When the append takes place, in epoch milliseconds: every item it writes carries it. */
   readonly appendedAt: number;
+  /** Each event a commit of its own (`EventStreamOptions.itemPerEvent`), as writers of 0.2 can safely meet. */
+  readonly itemPerEvent?: boolean | undefined;
 }
 
 /** How a cancelled append transaction failed. */
@@ -49,9 +51,17 @@ export function sentinelKey(codec: EventCodec, streamId: string, idempotencyKey:
 export function planCommits(codec: EventCodec, plan: AppendPlan): Record<string, unknown>[] {
   const last = plan.expectedVersion + plan.events.length;
   if (last > MAX_VERSION) throw new ValidationError(`Stream ${codec.streamName} "${plan.streamId}" would exceed version ${MAX_VERSION}.`);
-  // Each commit is as full as an item can be, so two in a row hold over 400 KB: the 4 MB limit comes long
-  // before the 100 items one.
   const commits = cutIntoCommits(codec, plan);
+  // Commits as full as items can be hold over 400 KB two in a row, so the 4 MB limit comes long before the
+  // 100 items one; commits of one event each (`itemPerEvent`) can reach it.
+  const count = commits.length + (plan.idempotencyKey === undefined ? 0 : 1);
+  if (count > TransactionLimits.items) {
+    throw new TransactionLimitError(
+      `An append of ${plan.events.length} events needs ${count} transaction items with \`itemPerEvent\`; DynamoDB allows ` +
+        `${TransactionLimits.items}. Split it into several appends.`,
+      'items',
+    );
+  }
   const total = commits.reduce((sum, commit) => sum + itemSize(commit), 0);
   if (commits.length > 1 && total > TransactionLimits.transactionBytes) {
     throw new TransactionLimitError(
@@ -70,6 +80,9 @@ export function planCommits(codec: EventCodec, plan: AppendPlan): Record<string,
 function cutIntoCommits(codec: EventCodec, plan: AppendPlan): Record<string, unknown>[] {
   // Each event's attributes once (its data compressed once), shared by every commit tried.
   const stored = plan.events.map((event) => storedEventAttributes(codec, event));
+  if (plan.itemPerEvent === true) {
+    return stored.map((event, index) => toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + index, [event], plan.appendedAt));
+  }
   const commitOf = (from: number, to: number) =>
     toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + from, stored.slice(from, to), plan.appendedAt);
   const whole = commitOf(0, plan.events.length);

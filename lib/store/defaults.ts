@@ -32,6 +32,8 @@ export const EventStreamDefaults = {
    * outside streams written several times a second.
    */
   commandConsistentLoad: false,
+  /** Whether each event of an append is an item of its own, for a rolling upgrade beside writers of 0.2 (see `itemPerEvent`). */
+  itemPerEvent: false,
   /** Commits (items) per Query page when reading a stream. */
   readPageSize: 1000,
   /**

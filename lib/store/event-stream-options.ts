@@ -54,6 +54,16 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
    * @defaultValue sentinels are kept for ever; `attribute` defaults to `ttl`
    */
   readonly idempotencyTtl?: Ttl | undefined;
+  /**
+   * Writes each event of an append as an item (a commit) of its own, all in one transaction, as 0.3 wrote
+   * them, instead of one item holding the append's events. Set it only while writers of 0.2 run beside
+   * this release (a rolling upgrade): 0.2 checks a caller's `expectedVersion` by the item at that version,
+   * so given the first version of a commit of several it would append inside it. Unset it once no 0.2
+   * writer is left; what it wrote reads like any other commit. It costs what 0.3 did: 2 write units per
+   * event in a transaction for appends of several.
+   * @defaultValue false ({@link EventStreamDefaults.itemPerEvent})
+   */
+  readonly itemPerEvent?: boolean | undefined;
 }
 
 /** Options of {@link EventStream.append}. */
@@ -161,6 +171,9 @@ export function validateStreamOptions(options: EventStreamOptions<string, Readon
     }
   }
   if (options.idempotencyTtl !== undefined) resolveIdempotencyTtl(options.idempotencyTtl, name);
+  if (options.itemPerEvent !== undefined && typeof options.itemPerEvent !== 'boolean') {
+    throw new ConfigurationError(`Stream ${name}: expected \`itemPerEvent\` to be a boolean, got ${JSON.stringify(options.itemPerEvent)}.`);
+  }
   const compression = options.compression;
   if (compression !== undefined && compression !== false) {
     if (compression.algorithm !== undefined && compression.algorithm !== 'gzip' && compression.algorithm !== 'brotli') {

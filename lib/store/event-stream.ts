@@ -52,6 +52,8 @@ export class EventStream<
   readonly documents: DynamoDBDocumentClient;
   /** How long idempotency sentinels live (`idempotencyTtl` resolved), if they expire. */
   readonly sentinelTtl: SentinelTtl | undefined;
+  /** Whether each event of an append is an item of its own (see `EventStreamOptions.itemPerEvent`). */
+  readonly itemPerEvent: boolean;
   /**
    * Whether folds (loads, projections) pass over an event: one of a type retired with
    * `retiredEvent({ skip: true })`; reads still return it. Absent when no type is, so folds ask nothing.
@@ -83,6 +85,7 @@ export class EventStream<
       : undefined;
     this.documents = documentClient(options.client);
     this.sentinelTtl = options.idempotencyTtl === undefined ? undefined : resolveIdempotencyTtl(options.idempotencyTtl, options.name);
+    this.itemPerEvent = options.itemPerEvent ?? EventStreamDefaults.itemPerEvent;
   }
 
   /** The string form of a stream id: its composite values joined with `#`. */

@@ -21,6 +21,8 @@ export interface AppendingStream {
   readonly codec: EventCodec;
   readonly documents: DynamoDBDocumentClient;
   readonly sentinelTtl: SentinelTtl | undefined;
+  /** Whether each event is a commit of its own (see `EventStreamOptions.itemPerEvent`). */
+  readonly itemPerEvent: boolean;
   version(streamId: string, options: { signal?: AbortSignal | undefined }): Promise<number>;
   read(streamId: string, range: ReadRange): Promise<StreamEvent[]>;
 }
@@ -94,6 +96,7 @@ export class StreamAppends {
       expectedVersion,
       events,
       appendedAt: Date.now(),
+      itemPerEvent: this.stream.itemPerEvent,
       ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
     };
     const items = planCommits(this.stream.codec, plan);
