@@ -11,7 +11,7 @@ export type { ChangeFeedSource } from './run-batches';
 export { ChangeFeedDefaults, ChangeFeedLimits, defaultLeaseOwner } from './options';
 export type { ChangeFeedOptions, LeaseOptions, StartingPosition } from './options';
 export type { ChangeFeedBatch, ChangeFeedRecord } from './batch';
-export type { PartialBatchResponse } from '../projector';
+export type { PartialBatchResponse } from '../lambda';
 export type { CheckpointStore, FeedKey, LeaseRecord, LeaseRequest, LeaseResult, ShardCheckpoint } from './checkpoint-store';
 export { DynamoCheckpointStore, DynamoCheckpointStoreDefaults, DynamoCheckpointStoreLimits } from './dynamo-checkpoint-store';
 export type { DynamoCheckpointStoreOptions } from './dynamo-checkpoint-store';

@@ -1,6 +1,7 @@
 import type { DynamoDBStreamsClient, _Record } from '@aws-sdk/client-dynamodb-streams';
 import { ChangeFeedError, ChangeFeedTrimmedError, ReplayRangeError, ValidationError } from '../errors';
-import { processBatch, type AnyProjection, type ProcessBatchOptions, type ProcessResult } from '../projector';
+import { processBatch, type ProcessBatchOptions, type ProcessResult } from '../lambda';
+import type { AnyProjection } from '../outcome';
 import type { AnyEventStream } from '../store';
 import { classifyFailure } from './retry';
 import { Semaphore } from '../util';

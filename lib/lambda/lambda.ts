@@ -6,7 +6,7 @@ import type { PartialBatchResponse } from './batch-response';
 import type { LambdaKinesisEvent, LambdaKinesisRecord, LambdaStreamEvent, LambdaStreamRecord } from './lambda-event';
 import { answerAfter, processBatch, type OnBatch, type ProcessBatchOptions } from './process-batch';
 import type { RecordSource } from './records';
-import type { AnyProjection } from './types';
+import type { AnyProjection } from '../outcome';
 
 /** Options of a Lambda handler over records of type `R` in events of type `E`. */
 export interface LambdaHandlerOptions<

@@ -1,10 +1,8 @@
 import { ValidationError, isTransient } from '../errors';
-import { decoder, type AnyEventStream, type StreamEvent } from '../store';
+import { decoder, type AnyEventStream, type EventsOfStream, type StreamEvent } from '../store';
 import { batchResponse, type PartialBatchResponse } from './batch-response';
 import { log, resolveLogger, type Logger } from '../util';
-import { eventRef, type Entry } from './engine';
-import type { ApplyResult, MultiSourceRowOutcome, RowOutcome } from './outcome';
-import type { AnyProjection, EventsOfStream } from './types';
+import { eventRef, type AnyProjection, type ApplyResult, type Entry, type MultiSourceRowOutcome, type RowOutcome } from '../outcome';
 import { imageReader, recordTime, type DecodeFailure, type RecordReading, type StreamRecordLike } from './records';
 
 /** Options of {@link processBatch}. */

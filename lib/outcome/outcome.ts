@@ -1,5 +1,20 @@
 import type { StreamEvent } from '../store';
-import type { ApplyStats } from './engine';
+
+/** An input event and where it stood in the call's input (a record's position, for processBatch). */
+export interface Entry<Event> {
+  readonly event: Event;
+  readonly position: number;
+}
+
+/** What a call's rows add up to, for metrics. */
+export interface ApplyStats {
+  /** Row writes (conditional Puts or transactions) that went through. */
+  rowsWritten: number;
+  /** Strongly consistent reads of a stream to fill a gap. */
+  gapReads: number;
+  /** Row writes that lost to a concurrent writer (and were tried again). */
+  lostRaces: number;
+}
 
 /** An event `terminal` rejected, with the error `evolve` threw for it. */
 export interface Rejected<Event> {
@@ -63,6 +78,11 @@ export interface EventRef {
   readonly streamId: string;
   readonly version: number;
   readonly type: string;
+}
+
+/** The identity of an event, as parked rows and skipped events record it. */
+export function eventRef(event: StreamEvent): EventRef {
+  return { streamName: event.streamName, streamId: event.streamId, version: event.version, type: event.type };
 }
 
 /**

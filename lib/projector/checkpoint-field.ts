@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigurationError } from '../../errors';
+import { ConfigurationError } from '../errors';
 
 /** Where a row keeps its checkpoint: a numeric field storing `version + offset`. */
 export interface CheckpointField {

@@ -1,46 +1,7 @@
-import { MultipleSourcesError } from '../../errors';
-import { RowAttributes, instanceKey, type StreamEvent } from '../../store';
-import type { AppliedOutcome, MultiSourceAppliedOutcome } from '../outcome';
+import { MultipleSourcesError } from '../errors';
+import { RowAttributes, instanceKey, type StreamEvent } from '../store';
 import type { CheckpointField } from './checkpoint-field';
-import type { Key, RowGroup } from './plan-rows';
-
-/** What a stored item records of its checkpoints (see `ReadRow`). */
-export interface StoredCheckpoints {
-  /** The last version considered of each source instance (by `instanceKey`) the row records. */
-  readonly checkpoints: ReadonlyMap<string, number>;
-  /** A single-source row's checkpoint when it does not record its source instance. */
-  readonly unattributed: number | undefined;
-  /** The stored checkpoint field's value, `undefined` when the row or its checkpoint field is absent. */
-  readonly storedCheckpoint: number | undefined;
-}
-
-/** What an applied row reports in common, whatever feeds it. */
-type Handled = Omit<AppliedOutcome, 'streamId' | 'version'>;
-
-/**
- * Where a kind of row keeps its checkpoints, chosen once per projection: every stage that reads, writes,
- * conditions or reports a checkpoint asks this object instead of telling the kinds apart itself.
- */
-export interface CheckpointStrategy {
-  /** The checkpoints a stored item records. */
-  readonly fromItem: (item: Readonly<Record<string, unknown>>) => StoredCheckpoints;
-  /** The row's fields with the checkpoint a row writes among them (before the model validates them). */
-  readonly withField: (fields: Readonly<Record<string, unknown>>, checkpoints: ReadonlyMap<string, number>) => Record<string, unknown>;
-  /** Records whose checkpoints an item holds, on the item about to be written. */
-  readonly mark: (item: Record<string, unknown>, checkpoints: ReadonlyMap<string, number>) => void;
-  /** The stored checkpoint a write's condition must find unchanged: `attribute` and its value, or none. */
-  readonly condition: (read: StoredCheckpoints) => { readonly attribute: string; readonly value: number | undefined } | undefined;
-  /** The row's checkpoints for a call's events (a single-source row refuses another instance's events). */
-  readonly forGroup: (projection: string, group: RowGroup<StreamEvent, Key>, row: StoredCheckpoints) => ReadonlyMap<string, number>;
-  /** How many source instances a row too large to write names in its error (`undefined`: not the point). */
-  readonly sourcesOfTooLarge: (instances: number) => number | undefined;
-  /** An applied row's outcome, with its checkpoints as the kind reports them. */
-  readonly outcome: (
-    handled: Handled,
-    group: RowGroup<StreamEvent, Key>,
-    checkpoints: ReadonlyMap<string, number>,
-  ) => AppliedOutcome | MultiSourceAppliedOutcome;
-}
+import type { CheckpointStrategy } from './engine';
 
 /**
  * A single-source row keeps its checkpoint in a field of its own (`version + offset`) and records the one

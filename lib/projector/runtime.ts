@@ -1,56 +1,23 @@
-import { documentClient } from '../../dynamo';
-import { ConfigurationError } from '../../errors';
-import { ReadModel, type AnyEventStream, type StreamEvent } from '../../store';
-import {
-  requireFunction,
-  requireInteger,
-  requireText,
-  resolveRetry,
-  resolveTtl,
-  type Logger,
-  type ResolvedRetry,
-  type RetryOptions,
-  type Ttl,
-} from '../../util';
-import { ProjectionDefaults } from '../defaults';
-import { OutboxWriter, type OutboxOptions } from '../outbox';
-import type { PoisonPolicy } from './parking';
-import type { Evolved } from './fold-row';
-import type { Key, RowGroup } from './plan-rows';
-import type { RowStore } from './row-store';
-type Group = RowGroup<StreamEvent, Key>;
+import { documentClient } from '../dynamo';
+import { ConfigurationError } from '../errors';
+import { ReadModel, type AnyEventStream, type StreamEvent } from '../store';
+import { requireFunction, requireInteger, requireText, resolveRetry, resolveTtl, type Logger, type RetryOptions, type Ttl } from '../util';
+import { ProjectionDefaults } from './defaults';
+import type { RowRuntime, RowStore } from './engine';
+import { OutboxWriter, type OutboxOptions } from './outbox';
 
 /**
- * Everything applying a projection's rows needs, resolved once at construction. The two kinds of rows
- * differ only in their store (where checkpoints live: see `RowStore`) and in how a row starts and is
- * written (`initial`, `toItem`); everything else is one engine.
+ * What a projection does with a row whose events keep failing: `'retry'` fails its records on every
+ * delivery (the source holds the shard); `park` sets the row aside after `afterAttempts` failed attempts,
+ * so the shard moves on, until `retryParked` or `skipParked`.
  */
-export interface RowRuntime<State> {
-  readonly name: string;
-  readonly store: RowStore;
-  /** The streams feeding the rows, by stream name. */
-  readonly streams: ReadonlyMap<string, AnyEventStream>;
-  /** The row an event addresses (its key fields), or `undefined` for an ignored event. */
-  readonly keyOf: (event: StreamEvent) => Key | undefined;
-  readonly initial: (group: Group, event: StreamEvent) => State;
-  readonly evolve: (state: State, event: StreamEvent) => Evolved<State> | Promise<Evolved<State>>;
-  readonly terminal?: ((error: unknown) => boolean) | undefined;
-  readonly recreate?: ((event: StreamEvent) => boolean) | undefined;
-  readonly toItem: (state: State, group: Group) => Record<string, unknown>;
-  readonly outbox?: OutboxWriter | undefined;
+export type PoisonPolicy = 'retry' | { readonly park: { readonly afterAttempts: number } };
+
+/** A projection's runtime: what the engine runs on, and what its operations decide with (parking, logging). */
+export interface ProjectionRuntime<State> extends RowRuntime<State> {
   /** Park a row after this many failed attempts that are not transient; `undefined` retries for ever. */
   readonly poison: { readonly afterAttempts: number } | undefined;
   readonly logger: Logger | undefined;
-  readonly concurrency: number;
-  readonly retry: ResolvedRetry;
-}
-
-/** The parts of a runtime that don't depend on the row's state. */
-export type RowBasics = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' | 'keyOf'>;
-
-/** A row's stable identity: its stored key. */
-export function rowIdOf(runtime: RowBasics, key: Key): string {
-  return JSON.stringify(runtime.store.readModel.keyOf(key));
 }
 
 /** Options every kind of projection takes, whatever feeds its rows. */
@@ -109,7 +76,10 @@ function skippingRetired(streams: ReadonlyArray<AnyEventStream>, keyOf: RowRunti
 }
 
 /** Validates the common options and assembles a projection's runtime; throws `ConfigurationError` naming the first bad option. */
-export function resolveRuntime<State, Event>(options: CommonProjectionOptions<unknown, State, Event>, parts: RowKindParts<State>): RowRuntime<State> {
+export function resolveRuntime<State, Event>(
+  options: CommonProjectionOptions<unknown, State, Event>,
+  parts: RowKindParts<State>,
+): ProjectionRuntime<State> {
   const { readModel } = options;
   if (!(readModel instanceof ReadModel)) throw new ConfigurationError('Expected `readModel` to be a ReadModel.');
   const name = requireText('name', options.name ?? parts.defaultName, 'Projection');

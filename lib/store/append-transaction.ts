@@ -70,7 +70,8 @@ export function planCommits(codec: EventCodec, plan: AppendPlan): Record<string,
 function cutIntoCommits(codec: EventCodec, plan: AppendPlan): Record<string, unknown>[] {
   // Each event's attributes once (its data compressed once), shared by every commit tried.
   const stored = plan.events.map((event) => storedEventAttributes(codec, event));
-  const commitOf = (from: number, to: number) => toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + from, stored.slice(from, to), plan.appendedAt);
+  const commitOf = (from: number, to: number) =>
+    toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + from, stored.slice(from, to), plan.appendedAt);
   const whole = commitOf(0, plan.events.length);
   if (itemSize(whole) <= TransactionLimits.itemBytes) return [whole];
   const commits: Record<string, unknown>[] = [];

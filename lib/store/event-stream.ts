@@ -255,7 +255,9 @@ export class EventStream<
   loadEvents(streamId: string, range: LoadRange, reading: { consistent: boolean; signal: AbortSignal | undefined }): AsyncGenerator<EventOf<Events>> {
     const versions = { fromVersion: range.fromVersion, toVersion: range.toVersion ?? MAX_VERSION };
     const paging = { pageSize: EventStreamDefaults.readPageSize, consistent: reading.consistent, afterCommitEnd: range.afterCommitEnd === true };
-    return readEvents(withSignal(this.documents, reading.signal), this.table, this.codec, streamId, versions, paging) as AsyncGenerator<EventOf<Events>>;
+    return readEvents(withSignal(this.documents, reading.signal), this.table, this.codec, streamId, versions, paging) as AsyncGenerator<
+      EventOf<Events>
+    >;
   }
 
   /**

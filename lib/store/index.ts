@@ -18,7 +18,7 @@ export type { ReadModelOptions, Stored, ReadOptions, Page, KeyOfModel } from './
 export type { AnyKeyValues, KeyValues, QueryValues, IndexName } from './read-model-key-types';
 export type { KeyDefinition, IndexDefinition, PrimaryKeyDefinition } from './read-model-keys';
 export { eventsTableDefinition, readModelTableDefinition } from './tables';
-export type { StreamEvent, EventOf, NewEventOf, EventSchemas, StreamIdOf, Fold, AppendResult, ReadRange } from './types';
+export type { EventsOfStream, StreamEvent, EventOf, NewEventOf, EventSchemas, StreamIdOf, Fold, AppendResult, ReadRange } from './types';
 // For the other modules of this package (not re-exported by lib/index.ts):
 export { instanceKey } from './layout';
 export { instancePages } from './stream-instances';

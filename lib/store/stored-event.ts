@@ -75,7 +75,10 @@ export function decodeStoredEvent(codec: EventCodec, attributes: Attributes, pla
   }
   const storedVersion = attributes[Layout.typeVersion] ?? 1;
   if (typeof storedVersion !== 'number' || !Number.isInteger(storedVersion) || storedVersion < 1) {
-    throw new DecodeError(`${where} has the type version ${storedValueText(storedVersion)}: an append only writes integers from 2.`, codec.streamName);
+    throw new DecodeError(
+      `${where} has the type version ${storedValueText(storedVersion)}: an append only writes integers from 2.`,
+      codec.streamName,
+    );
   }
   const raw = attributes[Layout.encoding] === undefined ? attributes['data'] : decodeData(codec, attributes, where);
   let data: unknown;
@@ -105,7 +108,10 @@ function decodeData(codec: EventCodec, attributes: Attributes, where: string): u
   const bytes = typeof data === 'string' ? Buffer.from(data, 'base64') : data instanceof Uint8Array ? data : undefined;
   if (typeof encoding !== 'string') {
     const held = storedValueText(encoding);
-    throw new DecodeError(`${where}: its compression attribute '${Layout.encoding}' holds ${held}, not an algorithm's name: an append never writes that.`, streamName);
+    throw new DecodeError(
+      `${where}: its compression attribute '${Layout.encoding}' holds ${held}, not an algorithm's name: an append never writes that.`,
+      streamName,
+    );
   }
   if (bytes === undefined) throw new DecodeError(`${where} is marked as ${encoding}-compressed but its data is not binary.`, streamName);
   try {

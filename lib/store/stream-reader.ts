@@ -109,8 +109,16 @@ export async function readCommitHolding(
       new QueryCommand({
         TableName: table,
         KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :first AND :version',
-        ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#sk': Layout.sortKey, ...(whole === undefined ? { '#count': Layout.eventCount } : {}) },
-        ExpressionAttributeValues: { ':pk': partitionKeyOf(codec.streamName, streamId), ':first': eventSortKey(1), ':version': eventSortKey(version) },
+        ExpressionAttributeNames: {
+          '#pk': Layout.partitionKey,
+          '#sk': Layout.sortKey,
+          ...(whole === undefined ? { '#count': Layout.eventCount } : {}),
+        },
+        ExpressionAttributeValues: {
+          ':pk': partitionKeyOf(codec.streamName, streamId),
+          ':first': eventSortKey(1),
+          ':version': eventSortKey(version),
+        },
         ...(whole === undefined ? { ProjectionExpression: '#pk, #sk, #count' } : {}),
         ScanIndexForward: false,
         ConsistentRead: consistent,

@@ -65,3 +65,6 @@ export interface ReadRange {
   readonly toVersion?: number | undefined;
   readonly signal?: AbortSignal | undefined;
 }
+
+/** The events of a stream, as a union narrowed by `type`. */
+export type EventsOfStream<S> = S extends { readonly $types: { readonly event: infer E } } ? E : StreamEvent;

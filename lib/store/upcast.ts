@@ -10,13 +10,7 @@ import type { RetiredEventData, TypeReading } from './event-versions';
  * `UpcastError`). A retired type's data is handed over as stored; a version newer than today's goes
  * through `fromNewer`, or is an `EventVersionTooNewError`.
  */
-export function toTodaysData(
-  where: string,
-  streamName: string,
-  reading: TypeReading,
-  raw: unknown,
-  stored: StoredEventRef,
-): unknown {
+export function toTodaysData(where: string, streamName: string, reading: TypeReading, raw: unknown, stored: StoredEventRef): unknown {
   if (reading.retired !== undefined) {
     return { storedType: stored.type, storedVersion: stored.storedVersion, data: raw } satisfies RetiredEventData;
   }

@@ -1,13 +1,14 @@
 import { setMaxListeners } from 'node:events';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { request } from '../dynamo';
-import { ConfigurationError } from '../errors';
-import { instancePages, type AnyEventStream, type EventStream, type InstancePage } from '../store';
-import { RequestRate, Semaphore } from '../util';
-import { backfillInstance, type InstanceRun, type Tally } from './backfill-instance';
-import { BackfillProgressStore, type SegmentProgress } from './backfill-progress';
-import { resolveBackfillOptions, type BackfillOptions, type BackfillProgress, type BackfillSettings } from './backfill-options';
-import type { RowBasics, RowRuntime } from './engine';
+import { request } from '../../dynamo';
+import { ConfigurationError } from '../../errors';
+import { instancePages, type AnyEventStream, type EventStream, type InstancePage } from '../../store';
+import { RequestRate, Semaphore } from '../../util';
+import type { RowBasics } from '../engine';
+import type { ProjectionRuntime } from '../runtime';
+import { backfillInstance, type InstanceRun, type Tally } from './instance';
+import { BackfillProgressStore, type SegmentProgress } from './progress';
+import { resolveBackfillOptions, type BackfillOptions, type BackfillProgress, type BackfillSettings } from './options';
 
 /** The streams of a projection that share one events table: one scan lists the instances of them all. */
 interface TableScan {
@@ -21,7 +22,7 @@ interface TableScan {
  * messages). Progress is saved per segment after each page; a killed backfill resumes from there, and
  * the instances of the page it was in are applied again, which the rows' checkpoints make harmless.
  */
-export async function backfillRows<State>(runtime: RowRuntime<State>, options: BackfillOptions): Promise<BackfillProgress> {
+export async function backfillRows<State>(runtime: ProjectionRuntime<State>, options: BackfillOptions): Promise<BackfillProgress> {
   const settings = resolveBackfillOptions(runtime.name, options);
   // Aborted already: no request starts, and nothing is saved that a later run would take for progress.
   settings.signal?.throwIfAborted();
@@ -150,7 +151,7 @@ interface SegmentRun extends InstanceRun {
   readonly report: (final: boolean) => BackfillProgress;
 }
 
-async function backfillSegment<State>(runtime: RowRuntime<State>, settings: BackfillSettings, run: SegmentRun): Promise<void> {
+async function backfillSegment<State>(runtime: ProjectionRuntime<State>, settings: BackfillSettings, run: SegmentRun): Promise<void> {
   const { scan, segment, resumed, tally } = run;
   if (resumed?.done === true) return;
   const pages = instancePages({

@@ -1,8 +1,10 @@
-import { BackfillFailedError } from '../errors';
-import { EventStreamDefaults, type AnyEventStream, type InstanceRef, type StreamEvent } from '../store';
-import { backoffDelay, mayRetry, sleep, type RequestRate } from '../util';
-import type { BackfillSettings } from './backfill-options';
-import { countsTowardsParking, applyEntries, type RowRuntime } from './engine';
+import { BackfillFailedError } from '../../errors';
+import { EventStreamDefaults, type AnyEventStream, type InstanceRef, type StreamEvent } from '../../store';
+import { backoffDelay, mayRetry, sleep, type RequestRate } from '../../util';
+import { deliver } from '../delivery';
+import { countsTowardsParking } from '../parking';
+import type { ProjectionRuntime } from '../runtime';
+import type { BackfillSettings } from './options';
 
 /** The counts a backfill keeps as it goes. */
 export interface Tally {
@@ -33,7 +35,7 @@ export interface InstanceRun {
  * counts once, as a redelivery would); without one, or if the row does not park, the backfill stops.
  */
 export async function backfillInstance<State>(
-  runtime: RowRuntime<State>,
+  runtime: ProjectionRuntime<State>,
   settings: BackfillSettings,
   ref: InstanceRef,
   run: InstanceRun,
@@ -63,11 +65,11 @@ export async function backfillInstance<State>(
  * engine, which reads the rows first, so events a row already has are `alreadyApplied` and never folded
  * again (a new `evolve` that would choke on them is not asked).
  */
-async function applyInstance<State>(runtime: RowRuntime<State>, stream: AnyEventStream, ref: InstanceRef, run: InstanceRun): Promise<void> {
+async function applyInstance<State>(runtime: ProjectionRuntime<State>, stream: AnyEventStream, ref: InstanceRef, run: InstanceRun): Promise<void> {
   let chunk: StreamEvent[] = [];
   const apply = async () => {
     await run.rate?.take(REQUESTS_PER_CHUNK, run.signal);
-    const result = await applyEntries(
+    const result = await deliver(
       runtime,
       chunk.map((event, position) => ({ event, position })),
       { messages: false, signal: run.signal },

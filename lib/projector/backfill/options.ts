@@ -1,5 +1,5 @@
-import { requireFunction, requireInteger, requireNumber, requireText, resolveRetry, type ResolvedRetry, type RetryOptions } from '../util';
-import { ProjectionDefaults } from './defaults';
+import { requireFunction, requireInteger, requireNumber, requireText, resolveRetry, type ResolvedRetry, type RetryOptions } from '../../util';
+import { ProjectionDefaults } from '../defaults';
 
 /** Settings of `backfill` (see {@link ProjectionDefaults.backfill} for the defaults). */
 export interface BackfillOptions {

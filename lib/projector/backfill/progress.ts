@@ -1,6 +1,6 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, request } from '../dynamo';
-import type { RowStore } from './engine';
+import { getItem, request } from '../../dynamo';
+import type { RowStore } from '../engine';
 
 /** How far one segment of a backfill's scan of one events table got. */
 export interface SegmentProgress {

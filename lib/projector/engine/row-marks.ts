@@ -1,8 +1,26 @@
-import { RowAttributes, instanceKey, type StreamEvent } from '../../../store';
+import { RowAttributes, instanceKey } from '../../store';
 import type { EventRef, ParkedRow } from '../../outcome';
-import type { EventFailure } from '../fold-row';
-import type { RowMarks } from '../write-row';
-import { errorOf, eventRef } from './policy';
+
+/**
+ * The records a row keeps besides its fields and checkpoints, the engine's own bookkeeping: failed
+ * attempts at its next events, the record of a row set aside (parked), and events passed over on purpose.
+ * Every write keeps them (it replaces the whole item) and is conditioned on them; the operations decide
+ * what they hold.
+ */
+
+/** What a fold decided for a row write: each source instance's checkpoint, whether the row ends removed, its records. */
+export interface RowMarks {
+  readonly checkpoints: ReadonlyMap<string, number>;
+  readonly removed: boolean;
+  /** Events passed over on purpose by this write, recorded with those the row had. */
+  readonly skipped?: ReadonlyArray<SkippedRecord> | undefined;
+  /** The failed attempts the row keeps counting (their event is still ahead of its checkpoint). */
+  readonly failures?: FailureRecord | undefined;
+  /** The row stays set aside with this record. */
+  readonly parked?: ParkedRecord | undefined;
+  /** The fold goes on with another write after this one (see `RowAttributes.more`). */
+  readonly more?: boolean | undefined;
+}
 
 /** Failed attempts at a row's next events, as stored on the row. */
 export interface FailureRecord {
@@ -18,15 +36,15 @@ export interface ParkedRecord extends ParkedRow {
   readonly seen: number;
 }
 
-/** An event skipped past a parked row, as the row records it. */
+/** An event passed over on purpose (past a parked row), as the row records it. */
 export interface SkippedRecord {
   readonly event: EventRef;
   readonly error: { readonly name: string; readonly message: string };
   readonly skippedAt: string;
 }
 
-/** The parking records of a row as read. */
-export interface ParkingRecords {
+/** The records of a row as read. */
+export interface RowRecords {
   /** Failed attempts at the row's next events, counted towards parking. */
   readonly failures: FailureRecord | undefined;
   /** The row is parked. */
@@ -35,8 +53,8 @@ export interface ParkingRecords {
   readonly skippedEvents: ReadonlyArray<SkippedRecord>;
 }
 
-/** The parking records a stored item holds. */
-export function parkingFromItem(item: Readonly<Record<string, unknown>>): ParkingRecords {
+/** The records a stored item holds. */
+export function recordsFromItem(item: Readonly<Record<string, unknown>>): RowRecords {
   const skippedEvents = item[RowAttributes.skippedEvents];
   return {
     failures: item[RowAttributes.failures] as FailureRecord | undefined,
@@ -45,8 +63,8 @@ export function parkingFromItem(item: Readonly<Record<string, unknown>>): Parkin
   };
 }
 
-/** Puts the parking records a write keeps on its item: the skipped events (the row's and this write's), failures and parking. */
-export function markParking(item: Record<string, unknown>, read: ParkingRecords, marks: RowMarks): void {
+/** Puts the records a write keeps on its item: the skipped events (the row's and this write's), failures and parking. */
+export function markRecords(item: Record<string, unknown>, read: RowRecords, marks: RowMarks): void {
   const skipped = [...read.skippedEvents, ...(marks.skipped ?? [])];
   if (skipped.length > 0) item[RowAttributes.skippedEvents] = skipped;
   if (marks.failures !== undefined) item[RowAttributes.failures] = marks.failures;
@@ -54,11 +72,11 @@ export function markParking(item: Record<string, unknown>, read: ParkingRecords,
 }
 
 /**
- * The parts of a write's condition on the parking records: counting or parking a failure changes neither
+ * The parts of a write's condition on the records: counting or parking a failure changes neither
  * checkpoint nor revision, and a writer that read the row before must not wipe the record (nor apply past
  * a parked event). Adds its names and values.
  */
-export function parkingCondition(read: ParkingRecords, names: Record<string, string>, values: Record<string, unknown>): string[] {
+export function recordsCondition(read: RowRecords, names: Record<string, string>, values: Record<string, unknown>): string[] {
   const parts: string[] = [];
   names['#failures'] = RowAttributes.failures;
   if (read.failures === undefined) {
@@ -80,24 +98,10 @@ export function parkingCondition(read: ParkingRecords, names: Record<string, str
 }
 
 /**
- * The failure and parking records a write of the row keeps, since the write replaces the whole item: the
- * failed attempts while their event is still ahead of its instance's checkpoint (another source's events
- * don't reset the count), and the parked record unless this write completes a replay (`unparks`); a write
- * that keeps it marks it seen, as any change of the parked row. A replay's write that stops at a failing
- * event (`replayFailure`) parks the row on that one itself: the event it was parked on may now be behind the
- * checkpoints (replayed or skipped), and counting the failure is a later write that a fault can keep from
- * happening.
+ * The failed attempts a write of the row keeps, since the write replaces the whole item: while their event
+ * is still ahead of its instance's checkpoint (another source's events don't reset the count).
  */
-export function keptRecords(
-  row: ParkingRecords,
-  checkpoints: ReadonlyMap<string, number>,
-  unparks: boolean,
-  replayFailure: EventFailure<StreamEvent> | undefined,
-): Pick<RowMarks, 'failures' | 'parked'> {
-  const { failures, parked } = row;
-  const failedAt = replayFailure === undefined ? {} : { event: eventRef(replayFailure.event), error: errorOf(replayFailure.cause) };
-  return {
-    ...(failures !== undefined && (checkpoints.get(instanceKey(failures.event)) ?? 0) < failures.event.version ? { failures } : {}),
-    ...(parked !== undefined && !unparks ? { parked: { ...parked, ...failedAt, seen: parked.seen + 1 } } : {}),
-  };
+export function keptFailures(row: RowRecords, checkpoints: ReadonlyMap<string, number>): FailureRecord | undefined {
+  const { failures } = row;
+  return failures !== undefined && (checkpoints.get(instanceKey(failures.event)) ?? 0) < failures.event.version ? failures : undefined;
 }

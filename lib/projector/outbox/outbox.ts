@@ -1,9 +1,14 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { ConfigurationError, MessageTooLargeError } from '../errors';
-import { requireTableName } from '../util';
-import type { ReadModel, StreamEvent } from '../store';
-import { compress, decompress, TransactionLimits, itemSize, keyedTableDefinition } from '../dynamo';
-import type { ExtraPut } from './engine';
+import { ConfigurationError, MessageTooLargeError } from '../../errors';
+import { requireTableName } from '../../util';
+import type { ReadModel, StreamEvent } from '../../store';
+import { compress, decompress, TransactionLimits, itemSize, keyedTableDefinition } from '../../dynamo';
+
+/** A Put to send in the same transaction as the row (an outbox message). */
+export interface ExtraPut {
+  readonly table: string;
+  readonly item: Record<string, unknown>;
+}
 
 /** Options of a projection's outbox: messages written in the same transaction as the row. */
 export interface OutboxOptions<State, Event> {

@@ -1,10 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { log, Semaphore, requireFunction, requireInteger, requireTableName, resolveLogger, type Logger } from '../util';
-import { abortReason, cancelled, documentClient, pages, request, withSignal } from '../dynamo';
-import { BatchResponse, type PartialBatchResponse } from './batch-response';
+import { log, Semaphore, requireFunction, requireInteger, requireTableName, resolveLogger, type Logger } from '../../util';
+import { abortReason, cancelled, documentClient, pages, request, withSignal } from '../../dynamo';
+import { BatchResponse, type PartialBatchResponse, type RecordReading, type StreamRecordLike } from '../../lambda';
 import { OutboxLayout, storedMessage, type OutboxMessage } from './outbox';
-import type { RecordReading, StreamRecordLike } from './records';
 
 /** Options of {@link OutboxRelay}. */
 export interface OutboxRelayOptions {

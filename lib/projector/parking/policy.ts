@@ -1,13 +1,4 @@
-import { DynafoldError, isTransient } from '../../../errors';
-import type { StreamEvent } from '../../../store';
-import type { EventRef } from '../../outcome';
-
-/**
- * What a projection does with a row whose events keep failing: `'retry'` fails its records on every
- * delivery (the source holds the shard); `park` sets the row aside after `afterAttempts` failed attempts,
- * so the shard moves on, until `retryParked` or `skipParked`.
- */
-export type PoisonPolicy = 'retry' | { readonly park: { readonly afterAttempts: number } };
+import { DynafoldError, isTransient } from '../../errors';
 
 /**
  * Whether a row's failure counts towards parking it. Transient failures (`isTransient`: throttling, server
@@ -21,11 +12,7 @@ export function countsTowardsParking(error: unknown): boolean {
   return !isTransient(error);
 }
 
-/** The identity of an event, as parked rows and skipped events record it. */
-export function eventRef(event: StreamEvent): EventRef {
-  return { streamName: event.streamName, streamId: event.streamId, version: event.version, type: event.type };
-}
-
+/** An error as a parked row or a skipped event records it. */
 export function errorOf(error: unknown): { name: string; message: string } {
   return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
 }

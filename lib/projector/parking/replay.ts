@@ -1,23 +1,59 @@
-import { abortReason } from '../../../dynamo';
-import { ValidationError } from '../../../errors';
-import { instanceKey, type AnyEventStream, type StreamEvent } from '../../../store';
-import { log } from '../../../util';
-import type { EventRef, MultiSourceRowOutcome, ParkedRow, RowOutcome } from '../../outcome';
-import { applyRow } from '../apply-row';
-import { addresses } from '../build-write';
-import { callContext, type CallContext } from '../call-context';
-import type { Key } from '../plan-rows';
-import { eventsAbove } from '../read-gaps';
-import { readRow, type ReadRow } from '../read-rows';
-import { rowIdOf, type RowBasics, type RowRuntime } from '../runtime';
-import { withCallSignal } from '../apply-entries';
-import { parkedRows } from './updates';
+import { abortReason } from '../../dynamo';
+import { ValidationError } from '../../errors';
+import { eventRef, type EventRef, type MultiSourceRowOutcome, type ParkedRow, type RowOutcome } from '../../outcome';
+import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
+import { log } from '../../util';
+import {
+  addresses,
+  applyRow,
+  callContext,
+  eventsAbove,
+  forward,
+  readRow,
+  rowIdOf,
+  withCallSignal,
+  type CallContext,
+  type Key,
+  type Operation,
+  type ReadRow,
+  type RowBasics,
+} from '../engine';
+import type { ProjectionRuntime } from '../runtime';
+import { errorOf } from './policy';
+import { countFailure, parkedRows } from './updates';
 
 type Outcome = RowOutcome | MultiSourceRowOutcome;
 
 /** Every parked row of a projection's model, in no particular order (a Scan). */
-export function listParked(runtime: RowRuntime<unknown>, signal?: AbortSignal): AsyncGenerator<ParkedRow> {
+export function listParked(runtime: RowBasics, signal?: AbortSignal): AsyncGenerator<ParkedRow> {
   return parkedRows(runtime.store, signal);
+}
+
+/**
+ * The replay of a parked row: each attempt folds from its checkpoints through the last event that reached
+ * it, also events noted since the replay began, passing over `passOver` on purpose. The row is written even
+ * when nothing moved, and set free once the fold got through; a fold that stops at a failing event keeps
+ * the row parked on that one (the event it was parked on may be behind the checkpoints by now, and counting
+ * the failure is a later write that a fault can keep from happening). The failure is counted on the parked
+ * record; the row's outcome is failed, never parked. A row no longer parked is brought forward as a
+ * delivery would.
+ */
+function replaying<State>(projection: ProjectionRuntime<State>, passOver: Operation<State>['passOver']): Operation<State> {
+  return {
+    ...forward<State>(),
+    passOver,
+    writesUnchanged: (row) => row.parked !== undefined,
+    parkedAfter: (row, { failure, more }) => {
+      if (row.parked === undefined || failure === undefined) return more ? row.parked : undefined;
+      return { ...row.parked, event: eventRef(failure.event), error: errorOf(failure.error) };
+    },
+    prepare: async ({ runtime, call, group, row }) =>
+      row.parked === undefined ? { fold: group } : { fold: { ...group, events: await parkedEvents(runtime.streams, row, call) } },
+    failed: async ({ runtime, call, group, row }, failure) => {
+      const policy = { name: runtime.name, store: runtime.store, poison: projection.poison, logger: projection.logger };
+      return (await countFailure(policy, call, group, row, failure)) === 'lost' ? 'lost' : 'failed';
+    },
+  };
 }
 
 /**
@@ -30,7 +66,7 @@ export function listParked(runtime: RowRuntime<unknown>, signal?: AbortSignal): 
  * with a `ValidationError` for a key that is none, or an event to skip that the parked row does not hold.
  */
 export async function replayParked<State>(
-  projection: RowRuntime<State>,
+  projection: ProjectionRuntime<State>,
   key: Key,
   skip?: EventRef | 'failing',
   signal?: AbortSignal,
@@ -54,16 +90,11 @@ export async function replayParked<State>(
   const group = { rowId: rowIdOf(runtime, key), key, streamId: parked.event.streamId, events, positions: [] as number[] };
   if (skip !== undefined && skip !== 'failing') requireHeld(runtime, row, group.rowId, call, skip);
   const skipping = skip === 'failing' ? parked.event : skip;
-  const outcome = await applyRow({
-    runtime,
-    group,
-    call,
-    fold: { mode: 'apply', unpark: true, ...(skipping === undefined ? {} : { skip: { event: skipping, error: parked.error } }) },
-    prefetched: row,
-  });
+  const passOver = skipping === undefined ? undefined : { event: skipping, error: parked.error };
+  const outcome = await applyRow({ runtime, group, call, operation: replaying(projection, passOver), prefetched: row });
   if (outcome.status === 'applied') {
     const details = { projection: runtime.name, key, applied: outcome.applied.length, ...(skipping === undefined ? {} : { skipped: skipping }) };
-    log(runtime.logger, 'info', details, 'parked row replayed');
+    log(projection.logger, 'info', details, 'parked row replayed');
   }
   return outcome;
 }
@@ -72,12 +103,12 @@ export async function replayParked<State>(
  * Replays every parked row (or the one of `key`), one after another; resolves an outcome per row. Once
  * `signal` aborted no request starts (no further row, nor the listing): the call rejects with its reason.
  */
-export async function retryParkedRows<State>(runtime: RowRuntime<State>, key?: Key, signal?: AbortSignal): Promise<Outcome[]> {
+export async function retryParkedRows<State>(runtime: ProjectionRuntime<State>, key?: Key, signal?: AbortSignal): Promise<Outcome[]> {
   if (key !== undefined) requireRowKey(runtime, key);
   if (signal?.aborted === true) throw abortReason(signal);
   const keys: Key[] = [];
   if (key !== undefined) keys.push(key);
-  else for await (const parked of listParked(runtime as RowRuntime<unknown>, signal)) keys.push(parked.key);
+  else for await (const parked of listParked(runtime, signal)) keys.push(parked.key);
   const outcomes: Outcome[] = [];
   for (const each of keys) {
     const outcome = await replayParked(runtime, each, undefined, signal);

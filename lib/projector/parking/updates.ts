@@ -1,16 +1,20 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { asRequestError, isConditionFailure, pages, withSignal } from '../../../dynamo';
-import { RowAttributes, instanceKey, type StreamEvent } from '../../../store';
-import { log, type LogLevel } from '../../../util';
-import type { ParkedRow } from '../../outcome';
-import type { CallContext } from '../call-context';
-import type { Key, RowGroup } from '../plan-rows';
-import type { ReadRow } from '../read-rows';
-import type { RowStore } from '../row-store';
-import type { RowRuntime } from '../runtime';
-import { rowCondition } from '../write-row';
-import { countsTowardsParking, errorOf, eventRef } from './policy';
-import type { FailureRecord, ParkedRecord } from './records';
+import { asRequestError, isConditionFailure, pages, withSignal } from '../../dynamo';
+import { eventRef, type ParkedRow } from '../../outcome';
+import { RowAttributes, instanceKey, type StreamEvent } from '../../store';
+import { log, type LogLevel } from '../../util';
+import {
+  rowCondition,
+  type CallContext,
+  type FailureRecord,
+  type Key,
+  type ParkedRecord,
+  type ReadRow,
+  type RowGroup,
+  type RowStore,
+} from '../engine';
+import type { ProjectionRuntime } from '../runtime';
+import { countsTowardsParking, errorOf } from './policy';
 
 /**
  * Counts a failed attempt on the row, and parks it once it reached `afterAttempts` (or, when it is parked
@@ -75,7 +79,7 @@ export async function recordFailure(
  * when the row changed since it was read.
  */
 export async function countFailure(
-  runtime: Pick<RowRuntime<unknown>, 'name' | 'store' | 'poison' | 'logger'>,
+  runtime: Pick<ProjectionRuntime<unknown>, 'name' | 'store' | 'poison' | 'logger'>,
   call: CallContext<StreamEvent>,
   group: RowGroup<StreamEvent, Key>,
   row: ReadRow<unknown>,
@@ -95,7 +99,7 @@ export async function countFailure(
 
 /** Logs what happened to a row to the projection's logger and to the call's, when the caller gave another. */
 function logRow(
-  runtime: Pick<RowRuntime<unknown>, 'logger'>,
+  runtime: Pick<ProjectionRuntime<unknown>, 'logger'>,
   call: CallContext<StreamEvent>,
   level: LogLevel,
   details: Record<string, unknown>,
