@@ -1,5 +1,5 @@
-import { AppendContentionError } from '../errors';
-import { backoffDelay, mayRetry, sleep, type ResolvedRetry } from '../util';
+import { AppendContentionError } from '../../errors';
+import { backoffDelay, mayRetry, sleep, type ResolvedRetry } from '../../util';
 
 /**
  * How one try of an append ended. A conflict means the version it wanted is taken (a Put's condition

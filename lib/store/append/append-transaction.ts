@@ -1,14 +1,12 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TransactionLimitError, ValidationError } from '../errors';
-import { TransactionLimits, asRequestError, cancellationCodes, itemSize } from '../dynamo';
-import type { EventCodec, ValidEvent } from './event-codec';
-import { toCommitItem } from './commit-codec';
-import { storedEventAttributes } from './stored-event';
-import { Layout, MAX_VERSION, partitionKeyOf } from './layout';
+import { TransactionLimitError, ValidationError } from '../../errors';
+import { TransactionLimits, asRequestError, cancellationCodes, itemSize } from '../../dynamo';
+import { type EventCodec, type ValidEvent, toCommitItem, storedEventAttributes } from '../codec';
+import { Layout, MAX_VERSION, partitionKeyOf } from '../layout';
 import { SentinelAttributes, expiresAt, type SentinelTtl } from './idempotency';
 
 type Put = NonNullable<NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number]['Put']>;
-import type { TransactPut } from './inline';
+import type { TransactPut } from '../inline';
 
 /** What one append transaction writes. */
 export interface AppendPlan {

@@ -1,8 +1,8 @@
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { asRequestError, isConditionFailure } from '../dynamo';
-import { Layout } from './layout';
+import { asRequestError, isConditionFailure } from '../../dynamo';
+import { Layout } from '../layout';
 
 /** How a conditional Put of one commit ended. */
 export type CommitPutOutcome =

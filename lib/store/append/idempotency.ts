@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { IdempotencyMismatchError } from '../errors';
-import type { ValidEvent } from './event-codec';
+import { IdempotencyMismatchError } from '../../errors';
+import type { ValidEvent } from '../codec';
 
 /** The attributes of an idempotency sentinel besides its key and marker. */
 export const SentinelAttributes = {

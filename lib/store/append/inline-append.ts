@@ -1,10 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoRequestError, ValidationError } from '../errors';
-import { TransactionLimits, abortReason, cancelled, errorName, itemSize } from '../dynamo';
+import { DynamoRequestError, ValidationError } from '../../errors';
+import { TransactionLimits, abortReason, cancelled, errorName, itemSize } from '../../dynamo';
 import { sendAppend, type AppendOutcome, type AppendPlan } from './append-transaction';
-import type { EventCodec } from './event-codec';
-import type { InlineDeferred, InlinePlan, InlineProjection, InlineResult, TransactPut } from './inline';
-import type { StreamEvent } from './types';
+import type { EventCodec } from '../codec';
+import type { InlineDeferred, InlinePlan, InlineProjection, InlineResult, TransactPut } from '../inline';
+import type { StreamEvent } from '../types';
 
 /** A projection whose rows go into the transaction, and their Puts. */
 interface Included {

@@ -1,9 +1,9 @@
-import { DecodeError } from '../errors';
+import { DecodeError } from '../../errors';
 import type { EventCodec, ValidEvent } from './event-codec';
 import { appendedAtOf, commitSpanOf, whereItem, type CommitSpan } from './commit-keys';
-import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf } from './layout';
+import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf } from '../layout';
 import { decodeStoredEvent, writtenEvent, type StoredEventPlace } from './stored-event';
-import type { StreamEvent } from './types';
+import type { StreamEvent } from '../types';
 
 type Item = Readonly<Record<string, unknown>>;
 

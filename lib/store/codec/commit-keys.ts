@@ -1,6 +1,6 @@
-import { DecodeError } from '../errors';
+import { DecodeError } from '../../errors';
 import type { EventCodec } from './event-codec';
-import { Layout, LegacyEventAttributes, eventSortKey, partitionKeyOf, streamIdOfPartitionKey, versionOfSortKey } from './layout';
+import { Layout, LegacyEventAttributes, eventSortKey, partitionKeyOf, streamIdOfPartitionKey, versionOfSortKey } from '../layout';
 
 type Item = Readonly<Record<string, unknown>>;
 

@@ -1,5 +1,5 @@
-import { ValidationError } from '../errors';
-import { ILL_FORMED, isWellFormed } from '../util';
+import { ValidationError } from '../../errors';
+import { ILL_FORMED, isWellFormed } from '../../util';
 
 /** Separator of composite values in stream ids and row keys. */
 export const COMPOSITE_SEPARATOR = '#';

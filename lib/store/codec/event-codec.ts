@@ -1,9 +1,9 @@
-import { ValidationError, type ValidationIssue } from '../errors';
-import type { CompressionAlgorithm } from '../dynamo';
-import { attributeIssues, describeDataIssues, jsonIssues } from './plain-data';
-import type { EventSchemas } from './types';
+import { ValidationError, type ValidationIssue } from '../../errors';
+import type { CompressionAlgorithm } from '../../dynamo';
+import { attributeIssues, describeDataIssues, jsonIssues } from '../plain-data';
+import type { EventSchemas } from '../types';
 import { resolveTypeReadings, type EventTypeVersions, type TypeReading } from './event-versions';
-import { describeIssues, zodIssues } from './schema-issues';
+import { describeIssues, zodIssues } from '../schema-issues';
 
 /** What encoding and decoding a stream's events needs to know. */
 export interface EventCodec {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ConfigurationError } from '../errors';
-import type { EventSchemas } from './types';
+import { ConfigurationError } from '../../errors';
+import type { EventSchemas } from '../types';
 
 /**
  * An older version of an event type: the schema its events were stored with, and the pure function
@@ -182,3 +182,14 @@ function olderVersions(where: string, older: ReadonlyArray<OlderEventVersion> | 
   }
   return byVersion;
 }
+
+/** An event to append: its type, its data (validated by the type's schema) and optional metadata. Retired types are not appended. */
+export type NewEventOf<E extends EventSchemas> = {
+  [K in keyof E & string]: E[K] extends RetiredEventSchema
+    ? never
+    : {
+        readonly type: K;
+        readonly data: z.input<E[K]>;
+        readonly metadata?: Readonly<Record<string, unknown>> | undefined;
+      };
+}[keyof E & string];

@@ -1,11 +1,11 @@
-import { DecodeError } from '../errors';
-import { compress, decompress } from '../dynamo';
+import { DecodeError } from '../../errors';
+import { compress, decompress } from '../../dynamo';
 import type { EventCodec, ValidEvent } from './event-codec';
-import { Layout } from './layout';
+import { Layout } from '../layout';
 import { storedValueText } from './commit-keys';
-import { parsedData } from './schema-issues';
+import { parsedData } from '../schema-issues';
 import { toTodaysData } from './upcast';
-import type { StreamEvent } from './types';
+import type { StreamEvent } from '../types';
 
 type Attributes = Readonly<Record<string, unknown>>;
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { EventVersionTooNewError, UpcastError, type StoredEventRef } from '../errors';
-import { describeIssues, parsedData, zodIssues } from './schema-issues';
+import { EventVersionTooNewError, UpcastError, type StoredEventRef } from '../../errors';
+import { describeIssues, parsedData, zodIssues } from '../schema-issues';
 import type { RetiredEventData, TypeReading } from './event-versions';
 
 /**

@@ -1,9 +1,9 @@
-import { ValidationError } from '../errors';
-import type { Decider, LoadOptions, Loaded, SnapshotOptions } from './command';
-import { EventStreamDefaults } from './defaults';
+import { ValidationError } from '../../errors';
+import type { Decider, LoadOptions, Loaded, SnapshotOptions } from './load-options';
+import { EventStreamDefaults } from '../defaults';
 import type { Snapshot } from './snapshots';
 import type { SnapshotPage } from './stream-reader';
-import type { StreamEvent } from './types';
+import type { StreamEvent } from '../types';
 
 /** The versions a load reads: from `fromVersion` to `toVersion` (default the head). */
 export interface LoadRange {

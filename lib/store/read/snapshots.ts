@@ -1,9 +1,9 @@
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DecodeError, ValidationError } from '../errors';
-import { asRequestError, compress, decompress, getItem, isConditionFailure } from '../dynamo';
-import type { EventCodec } from './event-codec';
-import { Layout, MAX_VERSION, partitionKeyOf, snapshotSortKey } from './layout';
-import { describeDataIssues, jsonIssues } from './plain-data';
+import { DecodeError, ValidationError } from '../../errors';
+import { asRequestError, compress, decompress, getItem, isConditionFailure } from '../../dynamo';
+import type { EventCodec } from '../codec';
+import { Layout, MAX_VERSION, partitionKeyOf, snapshotSortKey } from '../layout';
+import { describeDataIssues, jsonIssues } from '../plain-data';
 
 /** A fold's state as of a version, saved to shorten later loads. */
 export interface Snapshot<State> {

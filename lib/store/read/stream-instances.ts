@@ -1,6 +1,6 @@
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { request, withSignal } from '../dynamo';
-import { eventSortKey, Layout, streamIdOfPartitionKey } from './layout';
+import { request, withSignal } from '../../dynamo';
+import { eventSortKey, Layout, streamIdOfPartitionKey } from '../layout';
 
 /** A stream instance as a listing finds it. */
 export interface InstanceRef {

@@ -1,13 +1,11 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { fromCommitItem, type VersionRange } from './commit-codec';
-import { commitCountOf, commitFirstVersionOf, commitEndOf } from './commit-keys';
-import type { EventCodec } from './event-codec';
-import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf, snapshotSortKey, versionOfSortKey } from './layout';
-import { request } from '../dynamo';
+import { fromCommitItem, type VersionRange, commitCountOf, commitFirstVersionOf, commitEndOf, type EventCodec } from '../codec';
+import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf, snapshotSortKey, versionOfSortKey } from '../layout';
+import { request } from '../../dynamo';
 import { decodeSnapshot, type Snapshot } from './snapshots';
-import type { StreamEvent } from './types';
+import type { StreamEvent } from '../types';
 
-export type { VersionRange } from './commit-codec';
+export type { VersionRange } from '../codec';
 
 /** How a read pages: commits per page, and whether its Queries are strongly consistent. */
 export interface Reading {
