@@ -3,10 +3,8 @@ import { ChangeFeedError, ChangeFeedTrimmedError, ReplayRangeError, ValidationEr
 import { processBatch, type ProcessBatchOptions, type ProcessResult } from '../lambda';
 import type { AnyProjection } from '../outcome';
 import type { AnyEventStream } from '../store';
-import { classifyFailure } from './retry';
+import { classifyFailure, StreamsApi, compareSequenceNumbers } from './shards';
 import { Semaphore } from '../util';
-import { StreamsApi } from './streams-api';
-import { compareSequenceNumbers } from './trimmed';
 
 /**
  * What a Lambda event source mapping's OnFailure destination (SQS or SNS) receives for a batch it gave

@@ -10,9 +10,9 @@ import {
   type DynamoDBClient,
   type UpdateTimeToLiveCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { CheckpointTable, isConditionFailure, tableFailure } from '../dynamo';
-import { CheckpointStoreError } from '../errors';
-import { renamedOption, requireNumber, requireTableName, resolveTtl, warnDeprecated, type Logger, type Ttl } from '../util';
+import { CheckpointTable, isConditionFailure, tableFailure } from '../../dynamo';
+import { CheckpointStoreError } from '../../errors';
+import { renamedOption, requireNumber, requireTableName, resolveTtl, warnDeprecated, type Logger, type Ttl } from '../../util';
 import type { CheckpointStore, FeedKey, LeaseRecord, LeaseRequest, LeaseResult, ShardCheckpoint } from './checkpoint-store';
 
 /**

@@ -1,7 +1,7 @@
 import type { Shard } from '@aws-sdk/client-dynamodb-streams';
-import { ChangeFeedTrimmedError } from '../errors';
-import type { ShardCheckpoint } from './checkpoint-store';
-import type { StartingPosition } from './options';
+import { ChangeFeedTrimmedError } from '../../errors';
+import type { ShardCheckpoint } from '../checkpoints';
+import type { StartingPosition } from '../options';
 
 /**
  * A shard as the feed's policy sees it: its id, its parent's, and whether it is closed

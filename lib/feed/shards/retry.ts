@@ -1,5 +1,5 @@
-import { isTransient } from '../errors';
-import { backoffDelay, type Backoff, sleep, log, type Logger } from '../util';
+import { isTransient } from '../../errors';
+import { backoffDelay, type Backoff, sleep, log, type Logger } from '../../util';
 
 /** How the feed reacts to a failed Streams or checkpoint-store call. */
 export type FailureKind = 'retryable' | 'expiredIterator' | 'trimmed' | 'notFound' | 'fatal';

@@ -1,9 +1,9 @@
-import { ChangeFeedError, ChangeFeedTrimmedError, DynafoldError } from '../errors';
-import { backoffDelay, type Backoff, sleep, log, type Logger } from '../util';
-import { PendingBatch, type AcknowledgementTarget, type ChangeFeedBatch } from './batch';
+import { ChangeFeedError, ChangeFeedTrimmedError, DynafoldError } from '../../errors';
+import { backoffDelay, type Backoff, sleep, log, type Logger } from '../../util';
+import { PendingBatch, type AcknowledgementTarget, type ChangeFeedBatch } from '../batch';
 import type { ShardPosition } from './lineage';
-import type { ShardMeter } from './metrics';
-import { ChangeFeedDefaults } from './options';
+import type { ShardMeter } from '../metrics';
+import { ChangeFeedDefaults } from '../options';
 import { abortable, classifyFailure } from './retry';
 import { streamAccessDenied, type RecordsPage, type StreamsApi } from './streams-api';
 import { TRIMMED_RETAKES, judgeTrimmedRead, type TrimmedVerdict } from './trimmed';

@@ -1,4 +1,4 @@
-import { sleep as abortableSleep } from '../util';
+import { sleep as abortableSleep } from '../../util';
 
 /**
  * A refresh (a full DescribeStream) shared by every caller that asks while one is pending, and run at

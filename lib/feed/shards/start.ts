@@ -1,8 +1,8 @@
-import { ChangeFeedError, CheckpointStoreError, DynafoldError } from '../errors';
-import { sleep } from '../util';
-import type { CheckpointStore, FeedKey, ShardCheckpoint } from './checkpoint-store';
+import { ChangeFeedError, CheckpointStoreError, DynafoldError } from '../../errors';
+import { sleep } from '../../util';
+import type { CheckpointStore, FeedKey, ShardCheckpoint } from '../checkpoints';
 import { mergeShards, planStart, type MissingVerdict, type ShardPosition, type StartPlan } from './lineage';
-import type { StartingPosition } from './options';
+import type { StartingPosition } from '../options';
 import { classifyFailure } from './retry';
 import type { StreamSnapshot, StreamsApi } from './streams-api';
 

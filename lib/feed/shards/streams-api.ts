@@ -5,8 +5,8 @@ import {
   type DynamoDBStreamsClient,
   type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
-import { AccessDeniedError, ChangeFeedError, StreamNotFoundError } from '../errors';
-import type { Backoff, Logger, Semaphore } from '../util';
+import { AccessDeniedError, ChangeFeedError, StreamNotFoundError } from '../../errors';
+import type { Backoff, Logger, Semaphore } from '../../util';
 import { toShardInfo, type ShardInfo, type ShardPosition } from './lineage';
 import { classifyFailure, retrying } from './retry';
 
