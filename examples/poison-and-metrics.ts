@@ -14,8 +14,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metrics as otel } from '@opentelemetry/api';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { Projection, eventsTableDefinition, readModelTableDefinition, type BatchMetrics } from 'dynafold';
-import { lambdaHandler } from 'dynafold/lambda';
+import { Projection, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { lambdaHandler, type BatchMetrics } from 'dynafold/lambda';
 import { readStreamRecords, startDynamoLocal, toLambdaRecord } from 'dynafold/local';
 import { orderStream, orderSummaries, type OrderSummary } from './lambda-handler';
 

@@ -225,8 +225,8 @@ export type OnBatch<P extends Record<string, AnyProjection>, St extends Record<s
 ) => unknown;
 
 /**
- * Runs `onBatch`, then answers with the response of `result`, built again when the hook failed more
- * records. The one place where what a hook adds reaches the response.
+ * @internal Runs `onBatch`, then answers with the response of `result`, built again when the hook failed
+ * more records. The one place where what a hook adds reaches the response (the handlers', the change feed's).
  */
 export async function answerAfter<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, Input>(
   records: ReadonlyArray<R>,

@@ -2,7 +2,7 @@ import type { LambdaStreamEvent, PartialBatchResponse } from 'dynafold/lambda';
 import { OrderSummaryProjection } from './projection';
 
 // #region batch-response
-import { BatchResponse, batchResponse } from 'dynafold';
+import { BatchResponse, batchResponse } from 'dynafold/lambda';
 
 export async function handle(event: LambdaStreamEvent): Promise<PartialBatchResponse> {
   const result = await OrderSummaryProjection.processBatch(event.Records, { source: 'lambda' });

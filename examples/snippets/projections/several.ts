@@ -5,7 +5,7 @@ import { OrderSummaryProjection } from './projection';
 const ZoneReadingProjection = OrderSummaryProjection;
 
 // #region several
-import { processBatch } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
 
 export async function handle(event: LambdaStreamEvent): Promise<PartialBatchResponse> {
   const result = await processBatch(event.Records, {

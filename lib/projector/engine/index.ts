@@ -7,13 +7,13 @@
 // and the kinds of rows need; nothing else leaves the engine.
 export { applyEntries, withCallSignal } from './apply-entries';
 export { applyRow } from './apply-row';
-export { addresses, buildWrite, checkpointsOf } from './build-write';
+export { buildWrite } from './build-write';
 export { callContext } from './call-context';
 export type { CallContext } from './call-context';
 export { EventFailure } from './fold-row';
 export type { Evolved } from './fold-row';
 export { forward, rangesAhead } from './operation';
-export type { Fold, Operation, RowAt } from './operation';
+export type { Operation } from './operation';
 export { planRows } from './plan-rows';
 export type { Key, RowGroup } from './plan-rows';
 export { readRow, readRows, rowFromItem } from './read-rows';

@@ -4,7 +4,6 @@ import { eventRef, type EventRef, type MultiSourceRowOutcome, type ParkedRow, ty
 import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
 import { log } from '../../util';
 import {
-  addresses,
   applyRow,
   callContext,
   eventsAbove,
@@ -141,7 +140,8 @@ function requireHeld(runtime: RowBasics, row: ReadRow<unknown>, rowId: string, c
   const through = instance === undefined ? undefined : row.parked?.through[instance];
   const checkpoint = instance === undefined ? 0 : (row.checkpoints.get(instance) ?? row.unattributed ?? 0);
   if (held !== undefined && through !== undefined && held.version > checkpoint && held.version <= through && held.type === ref.type) {
-    if (addresses(runtime, held, rowId)) return;
+    const key = runtime.keyOf(held);
+    if (key !== undefined && rowIdOf(runtime, key) === rowId) return;
   }
   const parked = row.parked as ParkedRow;
   throw new ValidationError(
