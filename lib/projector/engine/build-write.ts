@@ -72,7 +72,7 @@ interface Folded<State> {
 
 /**
  * Folds a row's events from what was read and builds the write that brings it forward, without sending
- * it: a delivery sends it on its own, an append with inline projections in its own transaction.
+ * it: the caller sends it on its own (`applyRow`) or in a transaction of its own.
  */
 export async function buildWrite<State>(input: BuildInput<State>): Promise<BuiltWrite> {
   const { runtime, group, row, fold } = input;
@@ -165,7 +165,7 @@ async function foldRange<State>(input: BuildInput<State>, folded: Folded<State>,
   folded.applied.push(...result.applied);
   folded.skipped.push(...result.skipped);
   folded.rejected.push(...result.rejected);
-  // A checkpoint only ever moves forward: a fold from the first event up to it (a rebuild's) leaves it where it is.
+  // A checkpoint only ever moves forward: a fold from the first event up to it leaves it where it is.
   moveCheckpoint(folded, instance, result.version);
   // The event passed over moves the checkpoint past it, as if it had been applied, once the fold got past it.
   if (passes(result, passing)) {

@@ -2,7 +2,7 @@
 // rows (read-rows), fill gaps (read-gaps), fold each row's events (fold-row), build the conditional write
 // (build-write, write-row, row-marks), apply it, retrying lost races (apply-row, claim-row, row-watch), for
 // every row of a call (apply-entries). What a row's fold takes and what a failure does is the operation's
-// (operation): delivery, rebuild, replay, inline appends and backfill each supply one, above the engine.
+// (operation), which each feature above the engine supplies (see docs/contributing.md).
 // Where a kind of row keeps its checkpoints is one strategy (row-store). This index is what the operations
 // and the kinds of rows need; nothing else leaves the engine.
 export { applyEntries, withCallSignal } from './apply-entries';
@@ -12,7 +12,7 @@ export { callContext } from './call-context';
 export type { CallContext } from './call-context';
 export { EventFailure } from './fold-row';
 export type { Evolved } from './fold-row';
-export { forward, rangesAhead } from './operation';
+export { forward } from './operation';
 export type { Operation } from './operation';
 export { planRows } from './plan-rows';
 export type { Key, RowGroup } from './plan-rows';

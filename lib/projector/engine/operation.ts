@@ -76,8 +76,8 @@ export interface RowAt<State> {
 
 /**
  * An operation on rows that the engine runs (`applyRow`, `applyEntries`) and never inspects: what each
- * attempt folds (`prepare`, then the `Fold`), and what a failure does (`failed`). Delivery, rebuild,
- * replay, inline appends and backfill each supply one; a new one goes beside them, not into the engine.
+ * attempt folds (`prepare`, then the `Fold`), and what a failure does (`failed`). Each feature above the
+ * engine supplies one (see docs/contributing.md); a new one goes beside them, not into the engine.
  */
 export interface Operation<State> extends Fold<State> {
   /** Before each attempt's fold, with the row as read. */
