@@ -2,7 +2,6 @@ import * as root from 'dynafold';
 import * as lambda from 'dynafold/lambda';
 
 test("'dynafold/lambda' exports the handlers, their defaults and the batch plumbing", () => {
-  // `answerAfter` is internal (the change feed answers with it), left out of the API reference.
   expect(Object.keys(lambda).sort()).toEqual([
     'BatchResponse',
     'LambdaHandlerDefaults',

@@ -19,10 +19,8 @@ export type {
   LambdaStreamEvent,
   LambdaStreamRecord,
 } from './lambda-event';
-export { processBatch } from './process-batch';
+export { processBatch, answerAfter } from './process-batch';
 export type { ProcessBatchOptions, ProcessResult, Unrouted, OutcomeOf, OnBatch, BatchMetrics, ProjectionMetrics } from './process-batch';
 export { BatchResponse, batchResponse } from './batch-response';
 export type { PartialBatchResponse } from './batch-response';
 export type { StreamRecordLike, RecordSource, RecordReading, DecodeFailure } from './records';
-// For the change feed, which answers as the handlers do (internal: not in the API reference).
-export { answerAfter } from './process-batch';

@@ -225,8 +225,15 @@ export type OnBatch<P extends Record<string, AnyProjection>, St extends Record<s
 ) => unknown;
 
 /**
- * @internal Runs `onBatch`, then answers with the response of `result`, built again when the hook failed
- * more records. The one place where what a hook adds reaches the response (the handlers', the change feed's).
+ * Runs `onBatch`, then answers with the response of `result`, built again when the hook failed more
+ * records: the one place where what a hook adds reaches the response, for the handlers, the change feed
+ * and a handler of one's own that takes an `onBatch` hook.
+ *
+ * @example
+ * ```ts
+ * const result = await processBatch(event.Records, { projections: { summaries }, source: 'lambda' })
+ * return answerAfter(event.Records, result, { source: 'lambda' }, onBatch, event)
+ * ```
  */
 export async function answerAfter<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, Input>(
   records: ReadonlyArray<R>,

@@ -11,7 +11,7 @@ export interface CallOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** @internal options of `applyEntries`: a call's, and the logger of the batch it serves. */
+/** Options of a projection's `applyEntries`: a call's, and the logger of the batch it serves. */
 export interface EntryOptions extends CallOptions {
   /** Told what happens to failing rows, besides the projection's own logger. */
   readonly logger?: Logger | undefined;
