@@ -21,9 +21,8 @@ import {
   Projection,
   eventsTableDefinition,
   readModelTableDefinition,
-  type BatchMetrics,
 } from 'dynafold';
-import { lambdaHandler } from 'dynafold/lambda';
+import { lambdaHandler, type BatchMetrics } from 'dynafold/lambda';
 import {
   readStreamRecords,
   startDynamoLocal,

@@ -2,8 +2,9 @@
  * dynafold: event sourcing on DynamoDB.
  * - store: event streams (optimistic appends, reads, snapshots, commands), decoders and read models;
  * - projector: exactly-once, in-order projections of DynamoDB Streams records into read models.
- * The change feed lives in `dynafold/feed`, the Lambda handlers in `dynafold/lambda`, the embedded DynamoDB
- * Local in `dynafold/local`.
+ * The change feed lives in `dynafold/feed`; the batch plumbing (`processBatch`, `BatchResponse`, the record
+ * shapes, the Lambda and Kinesis handlers) in `dynafold/lambda`; the embedded DynamoDB Local in
+ * `dynafold/local`.
  *
  * This file is the package's public API: every name a user may import is listed here by name.
  */
@@ -85,9 +86,6 @@ export {
   ProjectionDefaults,
   skipEvent,
   removeRow,
-  processBatch,
-  BatchResponse,
-  batchResponse,
   OutboxRelay,
   OutboxRelayDefaults,
   outboxTableDefinition,
@@ -113,19 +111,7 @@ export type {
   PoisonPolicy,
   ApplyResult,
   Rejected,
-  ProcessBatchOptions,
-  ProcessResult,
-  Unrouted,
-  OutcomeOf,
-  OnBatch,
-  BatchMetrics,
-  ProjectionMetrics,
   ApplyStats,
-  PartialBatchResponse,
-  StreamRecordLike,
-  RecordSource,
-  RecordReading,
-  DecodeFailure,
   CallOptions,
   RebuildResult,
   WaitForOptions,
@@ -144,6 +130,46 @@ export * from './errors';
 // Moved to `dynafold/lambda`; kept here until the next minor version. Declared rather than re-exported,
 // so that the published declarations keep each name's deprecation (a re-export's comment is dropped).
 
+/** @deprecated Import from 'dynafold/lambda'. */
+export const processBatch = Lambda.processBatch;
+/** @deprecated Import from 'dynafold/lambda'. */
+export const BatchResponse = Lambda.BatchResponse;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type BatchResponse = Lambda.BatchResponse;
+/** @deprecated Import from 'dynafold/lambda'. */
+export const batchResponse = Lambda.batchResponse;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type ProcessBatchOptions<
+  P extends Record<string, AnyProjection>,
+  St extends Record<string, AnyEventStream>,
+  R = Lambda.StreamRecordLike,
+> = Lambda.ProcessBatchOptions<P, St, R>;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type ProcessResult<
+  P extends Record<string, AnyProjection>,
+  St extends Record<string, AnyEventStream> = Record<string, AnyEventStream>,
+  R = Lambda.StreamRecordLike,
+> = Lambda.ProcessResult<P, St, R>;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type Unrouted<St extends Record<string, AnyEventStream>> = Lambda.Unrouted<St>;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type OutcomeOf<P> = Lambda.OutcomeOf<P>;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type OnBatch<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, Input> = Lambda.OnBatch<P, St, R, Input>;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type BatchMetrics = Lambda.BatchMetrics;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type ProjectionMetrics = Lambda.ProjectionMetrics;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type PartialBatchResponse = Lambda.PartialBatchResponse;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type StreamRecordLike = Lambda.StreamRecordLike;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type RecordSource = Lambda.RecordSource;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type RecordReading<R = Lambda.StreamRecordLike> = Lambda.RecordReading<R>;
+/** @deprecated Import from 'dynafold/lambda'. */
+export type DecodeFailure<R = Lambda.StreamRecordLike> = Lambda.DecodeFailure<R>;
 /** @deprecated Import from 'dynafold/lambda'. */
 export const lambdaHandler = Lambda.lambdaHandler;
 /** @deprecated Import from 'dynafold/lambda'. */

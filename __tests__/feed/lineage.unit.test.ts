@@ -1,7 +1,7 @@
 import { ChangeFeedTrimmedError } from 'dynafold/feed';
-import { canStart, planStart, streamEnded, type ShardInfo, type StartInput } from '../../lib/feed/lineage';
+import { canStart, planStart, streamEnded, type ShardInfo, type StartInput } from '../../lib/feed/shards/lineage';
 import type { ShardCheckpoint } from 'dynafold/feed';
-import { discoveredPosition, mergeShards, newShards, toShardInfo } from '../../lib/feed/lineage';
+import { discoveredPosition, mergeShards, newShards, toShardInfo } from '../../lib/feed/shards/lineage';
 
 const streamArn = 'arn:aws:dynamodb:local:0:table/t/stream/1';
 const open = (shardId: string, parentShardId?: string): ShardInfo => ({ shardId, parentShardId, closed: false });

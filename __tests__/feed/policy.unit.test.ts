@@ -1,11 +1,11 @@
 import { resolveCompletion } from '../../lib/feed/completion';
-import { canTakeLease, leaseWaitDelay, renewalDeadline } from '../../lib/feed/lease-policy';
+import { canTakeLease, leaseWaitDelay, renewalDeadline } from '../../lib/feed/checkpoints/lease-policy';
 import { Channel } from '../../lib/feed/channel';
-import { classifyFailure, isRetryable } from '../../lib/feed/retry';
+import { classifyFailure, isRetryable } from '../../lib/feed/shards/retry';
 import { Semaphore } from '../../lib/util/semaphore';
-import { SharedRefresh } from '../../lib/feed/shared-refresh';
+import { SharedRefresh } from '../../lib/feed/shards/shared-refresh';
 import { CheckpointStoreError } from '../../lib/errors';
-import { compareSequenceNumbers, judgeTrimmed } from '../../lib/feed/trimmed';
+import { compareSequenceNumbers, judgeTrimmed } from '../../lib/feed/shards/trimmed';
 
 describe('resolveCompletion (Lambda’s partial batch response contract)', () => {
   const batch = ['01', '02', '03', '04'];

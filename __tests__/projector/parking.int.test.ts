@@ -14,7 +14,7 @@ import {
 import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { injectFaults } from '../../chaos/faults';
 import { streamsClient, localFeed } from '../feed/support';
-import { RowAttributes } from '../../lib/store/read-model-keys';
+import { RowAttributes } from '../../lib/store/read-model/read-model-keys';
 import { createTestTable, localConfig, testClient } from '../support/dynamo';
 import {
   accountModel,

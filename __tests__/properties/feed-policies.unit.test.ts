@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { ChangeFeedTrimmedError, type LeaseRecord, type ShardCheckpoint } from 'dynafold/feed';
 import { resolveCompletion } from '../../lib/feed/completion';
-import { canTakeLease, leaseWaitDelay, renewalDeadline } from '../../lib/feed/lease-policy';
-import { canStart, planStart, streamEnded, type ShardInfo, type StartInput } from '../../lib/feed/lineage';
+import { canTakeLease, leaseWaitDelay, renewalDeadline } from '../../lib/feed/checkpoints/lease-policy';
+import { canStart, planStart, streamEnded, type ShardInfo, type StartInput } from '../../lib/feed/shards/lineage';
 import { propertySettings } from '../support/delivery';
 
 // The feed's pure policies against small models: shard graphs of a few shards with missing parents,

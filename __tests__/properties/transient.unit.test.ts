@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { DynafoldError, DynamoRequestError, ErrorCodes, HttpStatuses, isTransient, type ErrorCode } from 'dynafold';
 import { CheckpointStoreError } from 'dynafold/feed';
-import { countsTowardsParking } from '../../lib/projector/engine/parking/policy';
+import { countsTowardsParking } from '../../lib/projector/parking/policy';
 import { propertySettings } from '../support/delivery';
 
 /*

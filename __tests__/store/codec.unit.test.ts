@@ -1,9 +1,9 @@
 import { DecodeError, ValidationError } from 'dynafold';
-import { joinComposite, splitComposite } from '../../lib/store/composite';
+import { joinComposite, splitComposite } from '../../lib/store/codec/composite';
 import { compress, decompress } from '../../lib/dynamo/compression';
-import { eventCodec, validateNewEvent, type EventCodec, type ValidEvent } from '../../lib/store/event-codec';
-import { fromCommitItem, toCommitItem } from '../../lib/store/commit-codec';
-import { storedEventAttributes } from '../../lib/store/stored-event';
+import { eventCodec, validateNewEvent, type EventCodec, type ValidEvent } from '../../lib/store/codec/event-codec';
+import { fromCommitItem, toCommitItem } from '../../lib/store/codec/commit-codec';
+import { storedEventAttributes } from '../../lib/store/codec/stored-event';
 
 /** The commit of one event, as an append of it writes. */
 function toEventItem(codec: EventCodec, streamId: string, version: number, event: ValidEvent, appendedAt: number) {

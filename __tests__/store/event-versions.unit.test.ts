@@ -11,9 +11,9 @@ import {
   retiredEvent,
   type EventTypeVersions,
 } from 'dynafold';
-import { eventCodec, validateNewEvent, type EventCodec, type ValidEvent } from '../../lib/store/event-codec';
-import { fromCommitItem, toCommitItem } from '../../lib/store/commit-codec';
-import { storedEventAttributes } from '../../lib/store/stored-event';
+import { eventCodec, validateNewEvent, type EventCodec, type ValidEvent } from '../../lib/store/codec/event-codec';
+import { fromCommitItem, toCommitItem } from '../../lib/store/codec/commit-codec';
+import { storedEventAttributes } from '../../lib/store/codec/stored-event';
 
 /** The commit of one event, as an append of it writes. */
 function toEventItem(codec: EventCodec, streamId: string, version: number, event: ValidEvent, appendedAt: number) {

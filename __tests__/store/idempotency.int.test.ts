@@ -3,7 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { ConcurrencyError, ConfigurationError, EventStream, IdempotencyMismatchError, eventsTableDefinition } from 'dynafold';
-import { canonicalJson, requestHash } from '../../lib/store/idempotency';
+import { canonicalJson, requestHash } from '../../lib/store/append/idempotency';
 import { createTestTable, testClient } from '../support/dynamo';
 import { emptyOrder, evolveOrder, orderStream, type OrderState } from '../support/orders';
 

@@ -1,6 +1,6 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { CheckpointStoreError, DynafoldError, StreamRecordError } from '../errors';
-import type { PartialBatchResponse } from '../projector';
+import type { PartialBatchResponse } from '../lambda';
 import { resolveCompletion, type Completion } from './completion';
 
 /**

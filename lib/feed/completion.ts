@@ -1,4 +1,4 @@
-import type { PartialBatchResponse } from '../projector';
+import type { PartialBatchResponse } from '../lambda';
 
 /**
  * What an acknowledgement does to a shard:

@@ -2,16 +2,13 @@ import { setMaxListeners } from 'node:events';
 import { CheckpointStoreError, ConfigurationError, DynafoldError } from '../errors';
 import type { AcknowledgementTarget, ChangeFeedBatch } from './batch';
 import { Channel } from './channel';
-import type { FeedKey } from './checkpoint-store';
+import type { FeedKey } from './checkpoints';
 import { ShardCoordinator } from './coordinator';
 import { FeedLease } from './lease';
 import { log, Semaphore, sleep } from '../util';
 import type { ChangeFeedStatus } from './metrics';
 import { resolveChangeFeedOptions, type ChangeFeedOptions, type ResolvedChangeFeedOptions } from './options';
-import { retrying } from './retry';
-import type { ShardReaderContext } from './shard-reader';
-import { prepareStart } from './start';
-import { StreamsApi } from './streams-api';
+import { retrying, type ShardReaderContext, prepareStart, StreamsApi } from './shards';
 
 /**
  * Reads a DynamoDB stream by polling the Streams API: finds the shards and follows their lineage,

@@ -1,13 +1,23 @@
 import { sleep, log, type Logger } from '../util';
-import { SharedRefresh } from './shared-refresh';
+import {
+  SharedRefresh,
+  canStart,
+  discoveredPosition,
+  newShards,
+  streamEnded,
+  type PlannedShard,
+  type ShardInfo,
+  type ShardPosition,
+  readShard,
+  type ShardReaderContext,
+  probe,
+  type StreamSnapshot,
+  type StreamsApi,
+} from './shards';
 import type { ChangeFeedBatch } from './batch';
 import type { Channel } from './channel';
-import type { ShardCheckpoint } from './checkpoint-store';
-import { canStart, discoveredPosition, newShards, streamEnded, type PlannedShard, type ShardInfo, type ShardPosition } from './lineage';
+import type { ShardCheckpoint } from './checkpoints';
 import { ShardMeter, type ShardMetrics } from './metrics';
-import { readShard, type ShardReaderContext } from './shard-reader';
-import { probe } from './start';
-import type { StreamSnapshot, StreamsApi } from './streams-api';
 
 /** What the coordinator needs from its feed. */
 export interface CoordinatorOptions {

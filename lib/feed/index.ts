@@ -11,11 +11,11 @@ export type { ChangeFeedSource } from './run-batches';
 export { ChangeFeedDefaults, ChangeFeedLimits, defaultLeaseOwner } from './options';
 export type { ChangeFeedOptions, LeaseOptions, StartingPosition } from './options';
 export type { ChangeFeedBatch, ChangeFeedRecord } from './batch';
-export type { PartialBatchResponse } from '../projector';
-export type { CheckpointStore, FeedKey, LeaseRecord, LeaseRequest, LeaseResult, ShardCheckpoint } from './checkpoint-store';
-export { DynamoCheckpointStore, DynamoCheckpointStoreDefaults, DynamoCheckpointStoreLimits } from './dynamo-checkpoint-store';
-export type { DynamoCheckpointStoreOptions } from './dynamo-checkpoint-store';
-export { MemoryCheckpointStore } from './memory-checkpoint-store';
+export type { PartialBatchResponse } from '../lambda';
+export type { CheckpointStore, FeedKey, LeaseRecord, LeaseRequest, LeaseResult, ShardCheckpoint } from './checkpoints';
+export { DynamoCheckpointStore, DynamoCheckpointStoreDefaults, DynamoCheckpointStoreLimits } from './checkpoints';
+export type { DynamoCheckpointStoreOptions } from './checkpoints';
+export { MemoryCheckpointStore } from './checkpoints';
 /** The feed's logger: any `Logger` (kept under its 0.1 name). */
 export type { Logger, Logger as ChangeFeedLogger } from '../util';
 export type { ChangeFeedStatus, ShardMetrics } from './metrics';

@@ -1,7 +1,6 @@
 import { CheckpointStoreError, DynafoldError, LeaseHeldError, LeaseLostError } from '../errors';
 import { backoffDelay, type Backoff, sleep, log, type Logger } from '../util';
-import type { CheckpointStore, FeedKey } from './checkpoint-store';
-import { leaseWaitDelay, renewalDeadline } from './lease-policy';
+import { type CheckpointStore, type FeedKey, leaseWaitDelay, renewalDeadline } from './checkpoints';
 import type { ResolvedLease } from './options';
 
 /** Settings of a {@link FeedLease}. */

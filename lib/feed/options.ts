@@ -13,7 +13,7 @@ import {
   type Logger,
   type RetryOptions,
 } from '../util';
-import type { CheckpointStore } from './checkpoint-store';
+import type { CheckpointStore } from './checkpoints';
 import type { ShardMetrics } from './metrics';
 
 /**

@@ -1,9 +1,6 @@
 import type { DynamoDBStreamsClient, _Record } from '@aws-sdk/client-dynamodb-streams';
-import type { ShardPosition } from './lineage';
-import { classifyFailure } from './retry';
+import { type ShardPosition, classifyFailure, StreamsApi, TRIMMED_RETAKES, judgeTrimmedRead } from './shards';
 import { Semaphore } from '../util';
-import { StreamsApi } from './streams-api';
-import { TRIMMED_RETAKES, judgeTrimmedRead } from './trimmed';
 
 /**
  * Every record still in a table's stream, read with the DynamoDB Streams API: DescribeStream (paginated),

@@ -1,11 +1,10 @@
 import type { DynamoDBStreamsClient, _Record } from '@aws-sdk/client-dynamodb-streams';
 import { ChangeFeedError, ChangeFeedTrimmedError, ReplayRangeError, ValidationError } from '../errors';
-import { processBatch, type AnyProjection, type ProcessBatchOptions, type ProcessResult } from '../projector';
+import { processBatch, type ProcessBatchOptions, type ProcessResult } from '../lambda';
+import type { AnyProjection } from '../outcome';
 import type { AnyEventStream } from '../store';
-import { classifyFailure } from './retry';
+import { classifyFailure, StreamsApi, compareSequenceNumbers } from './shards';
 import { Semaphore } from '../util';
-import { StreamsApi } from './streams-api';
-import { compareSequenceNumbers } from './trimmed';
 
 /**
  * What a Lambda event source mapping's OnFailure destination (SQS or SNS) receives for a batch it gave

@@ -1,5 +1,5 @@
 import type { ChangeFeedBatch } from './batch';
-import type { PartialBatchResponse } from '../projector';
+import type { PartialBatchResponse } from '../lambda';
 
 /**
  * A feed `runBatches` can drive: its batches, and a way to stop it when a handler fails.

@@ -1,4 +1,5 @@
-import { answerAfter, processBatch, type AnyProjection, type OnBatch, type ProcessBatchOptions } from '../projector';
+import { answerAfter, processBatch, type OnBatch, type ProcessBatchOptions } from '../lambda';
+import type { AnyProjection } from '../outcome';
 import { ConfigurationError } from '../errors';
 import type { AnyEventStream } from '../store';
 import type { ChangeFeedBatch, ChangeFeedRecord } from './batch';

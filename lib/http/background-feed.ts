@@ -7,7 +7,7 @@ import type {
   FeedProjections,
   RunChangeFeedOptions,
 } from '../feed';
-import type { ProcessResult } from '../projector';
+import type { ProcessResult } from '../lambda';
 import type { AnyEventStream } from '../store';
 import { log, type Logger } from '../util';
 

@@ -1,6 +1,6 @@
 import type { DynamoDBStreamsClient, _Record } from '@aws-sdk/client-dynamodb-streams';
 import { createHash } from 'node:crypto';
-import type { LambdaKinesisRecord, LambdaStreamRecord } from '../projector';
+import type { LambdaKinesisRecord, LambdaStreamRecord } from '../lambda';
 
 /**
  * Every record still in a table's stream (see `readStreamRecords` of `dynafold/feed`), for tests that

@@ -40,12 +40,3 @@ export const ProjectionDefaults = {
     retry: { attempts: 8, backoff: { initialMs: 100, maxMs: 5000 } satisfies Backoff },
   },
 } as const;
-
-/** Defaults of `lambdaHandler` and `kinesisHandler`, in one place. */
-export const LambdaHandlerDefaults = {
-  /**
-   * Time kept in reserve before the invocation's timeout: once only this much is left, no new row starts,
-   * requests in flight are cut short, and the rows not done are reported as failed for a redelivery.
-   */
-  timeReserveMs: 1_000,
-} as const;

@@ -1,5 +1,5 @@
 import { instanceKey, type InlinePlan, type StreamEvent, type TransactPut } from '../store';
-import { EventFailure, withCallSignal, callContext, planRows, readRows, rowPut, checkpointsOf, buildWrite, rowIdOf, type RowRuntime } from './engine';
+import { EventFailure, withCallSignal, callContext, planRows, readRows, rowPut, buildWrite, forward, rowIdOf, type RowRuntime } from './engine';
 
 /**
  * A projection's rows for events about to be appended right after `previousVersion`, as Puts for the
@@ -37,9 +37,9 @@ export async function planInline<State>(
     const row = rows[index];
     if (row === undefined) continue;
     if (row.parked !== undefined) return { kind: 'deferred', reason: 'parked' };
-    const checkpoints = checkpointsOf(runtime, group, row);
+    const checkpoints = runtime.store.checkpoints.forGroup(runtime.name, group, row);
     if ((checkpoints.get(instanceKey(group.events[0] as StreamEvent)) ?? 0) !== previousVersion) return { kind: 'deferred', reason: 'behind' };
-    const folded = await buildWrite(runtime, group, call, row, { mode: 'apply' }).catch((error: unknown) => {
+    const folded = await buildWrite({ runtime, group, call, row, fold: forward<State>() }).catch((error: unknown) => {
       throw error instanceof EventFailure ? error.cause : error;
     });
     if (folded.step.failure !== undefined) return { kind: 'deferred', reason: 'failed', error: folded.step.failure.cause };

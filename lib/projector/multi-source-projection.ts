@@ -9,8 +9,10 @@ import {
   type Stored,
   type StreamEvent,
 } from '../store';
-import { type Evolved, multiSourceCheckpoints, type CommonProjectionOptions, type Key } from './engine';
-import type { ApplyResult, MultiSourceRowOutcome } from './outcome';
+import type { ApplyResult, MultiSourceRowOutcome } from '../outcome';
+import { multiSourceCheckpoints } from './checkpoints';
+import type { Evolved, Key } from './engine';
+import type { CommonProjectionOptions } from './runtime';
 import { ProjectionBase } from './projection-base';
 import type { CallOptions, EventsOfStream, RowOfModel, StreamIdOfStream } from './types';
 import { rebuildRow } from './rebuild';

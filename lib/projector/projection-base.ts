@@ -1,20 +1,11 @@
 import type { AnyEventStream, InlinePlan, InlineProjection, KeyOfModel, ProjectedRow, ReadModel, Stored, StreamEvent } from '../store';
-import { backfillRows } from './backfill';
-import type { BackfillOptions, BackfillProgress } from './backfill-options';
-import {
-  applyEntries,
-  listParked,
-  replayParked,
-  resolveRuntime,
-  retryParkedRows,
-  type CommonProjectionOptions,
-  type Entry,
-  type Key,
-  type RowKindParts,
-  type RowRuntime,
-} from './engine';
+import { backfillRows, type BackfillOptions, type BackfillProgress } from './backfill';
+import type { Key } from './engine';
+import { deliver } from './delivery';
+import { listParked, replayParked, retryParkedRows } from './parking';
+import { resolveRuntime, type CommonProjectionOptions, type ProjectionRuntime, type RowKindParts } from './runtime';
 import { planInline } from './inline';
-import type { ApplyResult, EventRef, MultiSourceRowOutcome, ParkedRow, RowOutcome } from './outcome';
+import type { ApplyResult, Entry, EventRef, MultiSourceRowOutcome, ParkedRow, RowOutcome } from '../outcome';
 import { waitForEvents, type WaitForOptions } from './read-your-writes';
 import type { AnyProjection, CallOptions, EntryOptions, RowOfModel } from './types';
 
@@ -29,7 +20,7 @@ export abstract class ProjectionBase<M extends ReadModel, State, Event, Handled 
   readonly name: string;
   readonly readModel: M;
   /** @internal */
-  protected readonly runtime: RowRuntime<State>;
+  protected readonly runtime: ProjectionRuntime<State>;
 
   protected constructor(options: CommonProjectionOptions<M, State, Event>, parts: RowKindParts<State>) {
     this.runtime = resolveRuntime<State, Event>(options, parts);
@@ -47,7 +38,7 @@ export abstract class ProjectionBase<M extends ReadModel, State, Event, Handled 
 
   /** @internal applies events at given positions (records' positions, for processBatch). */
   applyEntries(entries: ReadonlyArray<Entry<StreamEvent>>, options: EntryOptions = {}): Promise<ApplyResult<StreamEvent, Key, Handled>> {
-    return applyEntries(this.runtime, entries, { signal: options.signal, logger: options.logger }) as Promise<ApplyResult<StreamEvent, Key, Handled>>;
+    return deliver(this.runtime, entries, { signal: options.signal, logger: options.logger }) as Promise<ApplyResult<StreamEvent, Key, Handled>>;
   }
 
   /**
@@ -69,7 +60,7 @@ export abstract class ProjectionBase<M extends ReadModel, State, Event, Handled 
 
   /** The rows parked by the `poison` policy, with why (a Scan of the model's table). */
   parkedRows(options: { signal?: AbortSignal | undefined } = {}): AsyncIterable<ParkedRow<Key>> {
-    return listParked(this.runtime as RowRuntime<unknown>, options.signal);
+    return listParked(this.runtime, options.signal);
   }
 
   /** Read-your-writes after an append: waits for every row `events` address (see `waitFor`). */

@@ -1,10 +1,11 @@
 import { ConfigurationError } from '../errors';
 import { EventStream, instanceKey, type AnyEventStream, type ProjectedRow, type ReadModel, type Stored, type StreamEvent } from '../store';
-import { resolveCheckpoint, singleSourceCheckpoints, type Key } from './engine';
-import type { AppliedOutcome, ApplyResult, ParkedOutcome, RowOutcome } from './outcome';
+import { processBatch, type ProcessBatchOptions, type ProcessResult, type StreamRecordLike } from '../lambda';
+import type { AppliedOutcome, ApplyResult, ParkedOutcome, RowOutcome } from '../outcome';
+import { resolveCheckpoint } from './checkpoint-field';
+import { singleSourceCheckpoints } from './checkpoints';
+import type { Key } from './engine';
 import { ProjectionBase } from './projection-base';
-import { processBatch, type ProcessBatchOptions, type ProcessResult } from './process-batch';
-import type { StreamRecordLike } from './records';
 import { rebuildStream, type RebuildResult } from './rebuild';
 import { waitForRow, type WaitForOptions } from './read-your-writes';
 import type { AnyProjection, CallOptions, EventsOfStream, ProjectionOptions, RowOfModel, StreamIdOfStream } from './types';

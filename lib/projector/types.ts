@@ -1,12 +1,10 @@
 import type { z } from 'zod';
-import type { AnyEventStream, IndexDefinition, KeyOfModel, ReadModel, StreamEvent } from '../store';
-import type { ApplyResult, MultiSourceRowOutcome, RowOutcome } from './outcome';
-import type { Entry, CommonProjectionOptions } from './engine';
+import type { EventsOfStream, IndexDefinition, KeyOfModel, ReadModel } from '../store';
+import type { CommonProjectionOptions } from './runtime';
 import type { RemoveRow, SkipEvent } from './skip';
-import type { Logger } from '../util';
+export type { EventsOfStream } from '../store';
+export type { AnyProjection, CallOptions, EntryOptions } from '../outcome';
 
-/** The events of a stream, as a union narrowed by `type`. */
-export type EventsOfStream<S> = S extends { readonly $types: { readonly event: infer E } } ? E : StreamEvent;
 /** The structured id of a stream's instances. */
 export type StreamIdOfStream<S> = S extends { readonly $types: { readonly streamId: infer I } } ? I : Readonly<Record<string, string>>;
 /** A read model's row type. */
@@ -32,31 +30,4 @@ export interface ProjectionOptions<S, M, State> extends CommonProjectionOptions<
   readonly toItem?: ((state: State, context: { readonly streamId: StreamIdOfStream<S>; readonly key: KeyOfModel<M> }) => RowOfModel<M>) | undefined;
   /** Keep a revision on each row, incremented on every write and part of every write's condition (closes the rebuild race). @defaultValue false (true with an outbox) */
   readonly revision?: boolean | undefined;
-}
-
-/** Options of a projection's calls (`applyBatch`, `apply`, `catchUp`, `rebuild`). */
-export interface CallOptions {
-  /**
-   * Cancels the call: no further row starts, and the requests in flight are aborted. `applyBatch` reports
-   * the rows it did not finish as failed with the signal's reason; the others reject with it.
-   */
-  readonly signal?: AbortSignal | undefined;
-}
-
-/** @internal options of `applyEntries`: a call's, and the logger of the batch it serves. */
-export interface EntryOptions extends CallOptions {
-  /** Told what happens to failing rows, besides the projection's own logger. */
-  readonly logger?: Logger | undefined;
-}
-
-/** What routing a batch needs of a projection, whatever its types. */
-export interface AnyProjection {
-  readonly name: string;
-  /** The streams whose events the projection folds. */
-  readonly streams: ReadonlyArray<AnyEventStream>;
-  /** @internal */
-  applyEntries(
-    entries: ReadonlyArray<Entry<StreamEvent>>,
-    options?: EntryOptions,
-  ): Promise<ApplyResult<StreamEvent, Readonly<Record<string, unknown>>, RowOutcome | MultiSourceRowOutcome>>;
 }

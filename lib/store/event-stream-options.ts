@@ -4,12 +4,11 @@ import { isWellFormed, resolveRetry, resolveTtl, requireTableName, type Resolved
 import type { CompressionOptions } from '../dynamo';
 import { EventStreamDefaults } from './defaults';
 import { Layout } from './layout';
-import { SentinelAttributes } from './idempotency';
-import { validateInline } from './inline-append';
+import { SentinelAttributes, validateInline } from './append';
 import type { InlineProjection } from './inline';
 import type { WaitForProjections } from './read-your-writes';
 import type { EventSchemas } from './types';
-import type { EventVersionsOf } from './event-versions';
+import type { EventVersionsOf } from './codec';
 
 /** An idempotency key is part of a sort key (`i#<key>`), which DynamoDB limits to 1,024 bytes. */
 const MAX_IDEMPOTENCY_KEY_BYTES = 1000;

@@ -1,21 +1,32 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConcurrencyError, DecodeError, ValidationError } from '../errors';
 import { merge, requireInteger, warnDeprecated } from '../util';
-import { loadState, readConsistency, type LoadRange } from './load-state';
+import {
+  loadState,
+  readConsistency,
+  type LoadRange,
+  DEFAULT_SNAPSHOT_NAME,
+  loadLegacySnapshot,
+  loadSnapshot,
+  saveSnapshot,
+  type Snapshot,
+  readEvents,
+  readHead,
+  readSnapshotPage,
+  type SnapshotPage,
+  instancePages,
+} from './read';
 import { executeCommand, type CommandOptions, type CommandResult, type Decider, type LoadOptions, type Loaded, type LostRace } from './command';
-import { joinComposite, splitComposite } from './composite';
+import { joinComposite, splitComposite, eventCodec, type EventCodec, fromCommitItem } from './codec';
 import { assertKeyLength, documentClient, withSignal } from '../dynamo';
 import { EventStreamDefaults } from './defaults';
-import { eventCodec, type EventCodec } from './event-codec';
-import { fromCommitItem } from './commit-codec';
 import { MAX_VERSION, partitionKeyOf } from './layout';
-import type { SentinelTtl } from './idempotency';
+import type { SentinelTtl } from './append';
 import { StreamAppends } from './stream-appends';
-import { DEFAULT_SNAPSHOT_NAME, loadLegacySnapshot, loadSnapshot, saveSnapshot, type Snapshot } from './snapshots';
-import { readEvents, readHead, readSnapshotPage, type SnapshotPage } from './stream-reader';
 import { waitForProjections } from './read-your-writes';
-import { instancePages } from './stream-instances';
-import type { AppendResult, EventOf, EventSchemas, NewEventOf, ReadRange, StreamIdOf } from './types';
+import type { EventOf, EventSchemas, ReadRange, StreamIdOf } from './types';
+import type { NewEventOf } from './codec';
+import type { AppendResult } from './stream-appends';
 import { resolveIdempotencyTtl, validateStreamOptions, type AppendOptions, type EventStreamOptions } from './event-stream-options';
 
 export type { AppendOptions, AppendRetry, EventStreamOptions } from './event-stream-options';

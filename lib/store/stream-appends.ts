@@ -1,18 +1,29 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../errors';
 import { getItem, withSignal } from '../dynamo';
-import { planCommits, sendAppend, sentinelKey } from './append-transaction';
-import { appendWithRetries, type AppendMode, type AttemptOutcome, type LostAppend } from './append-retries';
-import { fromCommitItem, writtenEvents } from './commit-codec';
-import { commitEndOf } from './commit-keys';
-import { fitsCommitPut, sendCommitPut } from './commit-put';
+import {
+  planCommits,
+  sendAppend,
+  sentinelKey,
+  appendWithRetries,
+  type AppendMode,
+  type AttemptOutcome,
+  type LostAppend,
+  fitsCommitPut,
+  sendCommitPut,
+  SentinelAttributes,
+  assertSameRequest,
+  requestHash,
+  type SentinelTtl,
+  sendInlineAppend,
+} from './append';
+import { fromCommitItem, writtenEvents, commitEndOf, validateMetadata, validateNewEvent, type EventCodec, type ValidEvent } from './codec';
 import { EventStreamDefaults } from './defaults';
-import { validateMetadata, validateNewEvent, type EventCodec, type ValidEvent } from './event-codec';
 import { resolveCallRetry, validateAppendOptions, type AppendOptions } from './event-stream-options';
-import { SentinelAttributes, assertSameRequest, requestHash, type SentinelTtl } from './idempotency';
-import { sendInlineAppend } from './inline-append';
-import { readCommitHolding } from './stream-reader';
-import type { AppendResult, ReadRange, StreamEvent } from './types';
+import { readCommitHolding } from './read';
+import type { InlineResult } from './inline';
+import type { ProjectedRows } from './read-your-writes';
+import type { ReadRange, StreamEvent } from './types';
 
 /** What appending needs of its stream. */
 export interface AppendingStream {
@@ -197,4 +208,15 @@ export class StreamAppends {
       return merged;
     });
   }
+}
+
+/** What an append wrote. */
+export interface AppendResult<Event> {
+  /** The stream's version after the append: the last event's version. */
+  readonly version: number;
+  readonly events: ReadonlyArray<Event>;
+  /** With the `inline` option: which projections the append's transaction applied, and which it left to the projector. */
+  readonly inline?: InlineResult<Event> | undefined;
+  /** With `waitFor`: the rows each projection answered, by projection name. */
+  readonly projected?: ProjectedRows | undefined;
 }

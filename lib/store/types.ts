@@ -1,7 +1,4 @@
-import type { ProjectedRows } from './read-your-writes';
 import type { z } from 'zod';
-import type { InlineResult } from './inline';
-import type { RetiredEventSchema } from './event-versions';
 
 /** The zod schema of each event type's `data`, keyed by type name. */
 export type EventSchemas = Readonly<Record<string, z.ZodType>>;
@@ -29,32 +26,10 @@ export type EventOf<E extends EventSchemas> = {
   [K in keyof E & string]: StreamEvent<K, z.output<E[K]>>;
 }[keyof E & string];
 
-/** An event to append: its type, its data (validated by the type's schema) and optional metadata. Retired types are not appended. */
-export type NewEventOf<E extends EventSchemas> = {
-  [K in keyof E & string]: E[K] extends RetiredEventSchema
-    ? never
-    : {
-        readonly type: K;
-        readonly data: z.input<E[K]>;
-        readonly metadata?: Readonly<Record<string, unknown>> | undefined;
-      };
-}[keyof E & string];
-
 /** A fold over a stream: where it starts and how each event changes the state. */
 export interface Fold<State, Event> {
   readonly initial: State | (() => State);
   readonly evolve: (state: State, event: Event) => State;
-}
-
-/** What an append wrote. */
-export interface AppendResult<Event> {
-  /** The stream's version after the append: the last event's version. */
-  readonly version: number;
-  readonly events: ReadonlyArray<Event>;
-  /** With the `inline` option: which projections the append's transaction applied, and which it left to the projector. */
-  readonly inline?: InlineResult<Event> | undefined;
-  /** With `waitFor`: the rows each projection answered, by projection name. */
-  readonly projected?: ProjectedRows | undefined;
 }
 
 /** A range of versions to read, inclusive, and a signal that cancels the read. */
@@ -65,3 +40,6 @@ export interface ReadRange {
   readonly toVersion?: number | undefined;
   readonly signal?: AbortSignal | undefined;
 }
+
+/** The events of a stream, as a union narrowed by `type`. */
+export type EventsOfStream<S> = S extends { readonly $types: { readonly event: infer E } } ? E : StreamEvent;

@@ -1,4 +1,5 @@
-import type { AnyProjection, LambdaStreamEvent, LambdaStreamRecord, PartialBatchResponse, ProcessResult } from '../projector';
+import type { LambdaStreamEvent, LambdaStreamRecord, PartialBatchResponse, ProcessResult } from '../lambda';
+import type { AnyProjection } from '../outcome';
 import { SpecAssertionError } from './assertion';
 
 /** What the deliveries of a projection spec saw, summed over every call of the handler. */

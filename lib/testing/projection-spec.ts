@@ -1,7 +1,8 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError } from '../errors';
 import { readStreamRecords, toLambdaRecord } from '../local';
-import { lambdaHandler, outboxTableDefinition, type AnyProjection, type LambdaStreamRecord, type RowOfModel } from '../projector';
+import { lambdaHandler, type LambdaStreamRecord } from '../lambda';
+import { outboxTableDefinition, type AnyProjection, type RowOfModel } from '../projector';
 import { decoder, readModelTableDefinition, type AnyEventStream, type EventStream, type NewEventOf, type ReadModel, type StreamIdOf } from '../store';
 import { requireInteger } from '../util';
 import { assertEqual } from './assertion';

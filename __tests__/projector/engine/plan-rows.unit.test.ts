@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { StreamEvent } from 'dynafold';
-import { planRows, type Entry } from '../../../lib/projector/engine/plan-rows';
+import type { Entry } from '../../../lib/outcome';
+import { planRows } from '../../../lib/projector/engine/plan-rows';
 import { instanceKey } from '../../../lib/store/layout';
 import { propertySettings } from '../../support/delivery';
 

@@ -1,6 +1,6 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoRequestError, ProjectionDefaults, eventsTableDefinition } from 'dynafold';
-import { multiSourceCheckpoints } from '../../../lib/projector/engine/checkpoints';
+import { multiSourceCheckpoints } from '../../../lib/projector/checkpoints';
 import { readRows } from '../../../lib/projector/engine/read-rows';
 import type { RowStore } from '../../../lib/projector/engine/row-store';
 import { createTestTable, testClient } from '../../support/dynamo';

@@ -65,4 +65,5 @@ export async function handle(event: LambdaStreamEvent) {
   // #endregion multi-source
 }
 
-import { MultiSourceProjection, processBatch } from 'dynafold';
+import { MultiSourceProjection } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';

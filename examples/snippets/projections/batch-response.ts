@@ -5,7 +5,7 @@ import type {
 import { OrderSummaryProjection } from './projection';
 
 // #region batch-response
-import { BatchResponse, batchResponse } from 'dynafold';
+import { BatchResponse, batchResponse } from 'dynafold/lambda';
 
 export async function handle(
   event: LambdaStreamEvent,

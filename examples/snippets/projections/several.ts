@@ -8,7 +8,7 @@ import { OrderSummaryProjection } from './projection';
 const ZoneReadingProjection = OrderSummaryProjection;
 
 // #region several
-import { processBatch } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
 
 export async function handle(
   event: LambdaStreamEvent,

@@ -1,18 +1,18 @@
 import { withSignal } from '../../dynamo';
+import type { ApplyResult, Entry, FailedOutcome } from '../../outcome';
 import type { StreamEvent } from '../../store';
 import { Semaphore, type Logger } from '../../util';
-import type { ApplyResult, FailedOutcome } from '../outcome';
 import { applyRow, type RowResult } from './apply-row';
-import type { FoldOptions } from './build-write';
 import { callContext } from './call-context';
-import { planRows, type Entry, type Key } from './plan-rows';
+import type { Operation } from './operation';
+import { planRows, type Key } from './plan-rows';
 import { readRows } from './read-rows';
-import { rowIdOf, type RowRuntime } from './runtime';
+import { rowIdOf, type RowRuntime } from './row-store';
 
-/** How `applyEntries` goes about a call (a backfill's choices; deliveries use the defaults). */
-export interface ApplyOptions {
-  /** `false`: write no outbox message for the events applied. */
-  readonly messages?: boolean | undefined;
+/** A call of `applyEntries`: its events, the operation each row goes through, and the caller's signal and logger. */
+export interface EntriesCall<State> {
+  readonly entries: ReadonlyArray<Entry<StreamEvent>>;
+  readonly operation: Operation<State>;
   /**
    * Once aborted, no further row starts and the requests in flight are cut short: those rows fail with the
    * signal's reason (their records are delivered again; the checkpoints keep what was written).
@@ -24,14 +24,14 @@ export interface ApplyOptions {
 
 /**
  * Applies a call's events: planned per row (sorted, deduplicated), every row read in as few requests as
- * DynamoDB allows, then each row brought forward (concurrently across rows) by `applyRow`. Never rejects
- * for a row's error: each row gets its own outcome.
+ * DynamoDB allows, then each row brought forward (concurrently across rows) by `applyRow`, through the
+ * call's operation. Never rejects for a row's error: each row gets its own outcome.
  */
 export async function applyEntries<State>(
   projection: RowRuntime<State>,
-  entries: ReadonlyArray<Entry<StreamEvent>>,
-  options: ApplyOptions = {},
+  options: EntriesCall<State>,
 ): Promise<ApplyResult<StreamEvent, Key, RowResult>> {
+  const { entries, operation } = options;
   const runtime = withCallSignal(projection, options.signal);
   const ours = entries.filter((entry) => runtime.streams.has(entry.event.streamName));
   const foreign = entries.filter((entry) => !runtime.streams.has(entry.event.streamName)).map((entry) => entry.position);
@@ -45,8 +45,9 @@ export async function applyEntries<State>(
   ).catch(() => undefined);
   const limit = new Semaphore(runtime.concurrency);
   const call = callContext(plan.inHand, options.signal, options.logger);
-  const fold: FoldOptions = { mode: 'apply', ...(options.messages === false ? { messages: false } : {}) };
-  const rows = await Promise.all(groups.map((group, index) => limit.use(() => applyRow({ runtime, group, call, fold, prefetched: read?.[index] }))));
+  const rows = await Promise.all(
+    groups.map((group, index) => limit.use(() => applyRow({ runtime, group, call, operation, prefetched: read?.[index] }))),
+  );
   const keyFailures = plan.keyFailures.map<FailedOutcome>(({ entry, error }) => ({
     status: 'failed',
     key: undefined,

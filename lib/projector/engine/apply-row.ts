@@ -2,17 +2,16 @@ import { abortReason, cancelled } from '../../dynamo';
 import { ConcurrentModificationError } from '../../errors';
 import { instanceKey, type StreamEvent } from '../../store';
 import { backoffDelay, mayRetry, sleep } from '../../util';
+import type { AppliedOutcome, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from '../../outcome';
 import { ProjectionDefaults } from '../defaults';
-import type { AppliedOutcome, FailedOutcome, MultiSourceAppliedOutcome, ParkedOutcome, ParkedRow } from '../outcome';
-import { buildWrite, checkpointsOf, type FoldOptions, type Step } from './build-write';
+import { buildWrite, checkpointsOf, type Step } from './build-write';
 import type { CallContext } from './call-context';
-import type { CheckpointStrategy } from './checkpoints';
+import { claimRow } from './claim-row';
 import { EventFailure } from './fold-row';
-import { countFailure, noteParkedEvents, parkedEvents } from './parking';
+import type { Operation } from './operation';
 import type { Key, RowGroup } from './plan-rows';
 import { readRow, type ReadRow } from './read-rows';
-import type { RowRuntime } from './runtime';
-import { claimRow } from './claim-row';
+import type { CheckpointStrategy, RowRuntime } from './row-store';
 import { RowWatch } from './row-watch';
 import { writeRow } from './write-row';
 
@@ -27,7 +26,8 @@ export interface RowApplication<State> {
   /** The row's events of the call. */
   readonly group: Group;
   readonly call: CallContext<StreamEvent>;
-  readonly fold: FoldOptions;
+  /** What each attempt folds, and what a failure does. */
+  readonly operation: Operation<State>;
   /** The row as the call read it already (`readRows`); `undefined` reads it first. */
   readonly prefetched?: ReadRow<State> | undefined;
 }
@@ -45,9 +45,8 @@ type Attempt = RowResult | 'lostRace' | 'moreWrites';
  * (a winner at or past this call's events leaves nothing to write); a row that loses `retry.attempts`
  * tries without the row moving on fails with `ConcurrentModificationError`. A row another writer is in
  * the middle of bringing forward in several writes (an outbox's transactions) is watched, not raced (see
- * `RowWatch`). A fold whose outbox messages don't fit one transaction goes on with another write. With a
- * `park` policy, a failure that is not transient is counted on the row, and the row is parked once the
- * count is reached; a parked row records how far its events reached instead.
+ * `RowWatch`). A fold whose outbox messages don't fit one transaction goes on with another write. What an
+ * attempt folds and what its failure does are the operation's (see `Operation`).
  */
 export async function applyRow<State>(application: RowApplication<State>): Promise<RowResult> {
   const { runtime, group, call } = application;
@@ -115,39 +114,43 @@ function covers<State>(runtime: RowRuntime<State>, group: Group, row: ReadRow<St
 }
 
 /**
- * One read-fold-write of the row as read, or the parking of its failure; adds the write's step to `steps`.
- * `contended`: the call lost a race for the row already.
+ * One read-fold-write of the row as read, as the operation prepares it, or the operation's handling of
+ * its failure; adds the write's step to `steps`. `contended`: the call lost a race for the row already.
  */
 async function attemptRow<State>(application: RowApplication<State>, row: ReadRow<State>, steps: Step[], contended: boolean): Promise<Attempt> {
-  const { runtime, group, call, fold } = application;
+  const { runtime, group, call, operation } = application;
   const { signal } = call;
-  // A replay folds through whatever reached the parked row by now, also events noted since it began.
-  const target = fold.unpark === true && row.parked !== undefined ? { ...group, events: await parkedEvents(runtime.streams, row, call) } : group;
-  if (fold.mode === 'apply' && row.parked !== undefined && fold.unpark !== true) {
-    const parked = await noteParkedEvents(runtime.store, group, row.parked);
-    return parked === 'lost' ? 'lostRace' : parkedOutcome(group, steps, parked);
-  }
+  const prepared = await operation.prepare({ runtime, call, group, row });
+  if (prepared === 'lost') return 'lostRace';
+  if ('parked' in prepared) return parkedOutcome(group, steps, prepared.parked);
+  const target = prepared.fold;
   let failure: unknown;
   let now = row;
   try {
-    const step = await tryWrite(runtime, target, call, row, fold, contended);
+    const step = await tryWrite({ application, group: target, row, contended });
     if (step === 'lost') return 'lostRace';
     steps.push(step);
     if (step.failure === undefined) return step.more ? 'moreWrites' : appliedOutcome(runtime.store.checkpoints, target, steps);
-    // What came before the failing event was written: the failure is counted on the row as it is now.
+    // What came before the failing event was written: the failure is handled on the row as it is now.
     failure = step.failure;
     now = await readRow<State>(runtime.store, group.key);
   } catch (error) {
     failure = error;
   }
-  // A cancelled call says nothing about the row: never counted towards parking it.
+  // A cancelled call says nothing about the row: its failure is no operation's to handle.
   if (cancelled(signal)) return failedOutcome(group, steps, abortReason(signal));
   const { cause, event } = failureOf(failure, target);
-  const counted = fold.mode === 'rebuild' ? undefined : await countFailure(runtime, call, group, now, { event, error: cause });
-  if (counted === 'lost') return 'lostRace';
-  return counted === undefined || counted === 'counted' || fold.unpark === true
-    ? failedOutcome(group, steps, cause)
-    : parkedOutcome(group, steps, counted);
+  const handled = await operation.failed({ runtime, call, group, row: now }, { event, error: cause });
+  if (handled === 'lost') return 'lostRace';
+  return handled === 'failed' ? failedOutcome(group, steps, cause) : parkedOutcome(group, steps, handled);
+}
+
+/** One write attempt: the application, the events it folds (`group`), the row as read, and whether the call lost a race for it already. */
+interface WriteAttempt<State> {
+  readonly application: RowApplication<State>;
+  readonly group: Group;
+  readonly row: ReadRow<State>;
+  readonly contended: boolean;
 }
 
 /**
@@ -155,17 +158,11 @@ async function attemptRow<State>(application: RowApplication<State>, row: ReadRo
  * leaves as an `EventFailure` naming the event it is put down to: the event whose `evolve` threw, else the
  * first event the write would have applied.
  */
-async function tryWrite<State>(
-  runtime: RowRuntime<State>,
-  group: Group,
-  call: CallContext<StreamEvent>,
-  row: ReadRow<State>,
-  fold: FoldOptions,
-  contended: boolean,
-): Promise<Step | 'lost'> {
+async function tryWrite<State>({ application, group, row, contended }: WriteAttempt<State>): Promise<Step | 'lost'> {
+  const { runtime, call, operation } = application;
   let attempted = group.events[0] as StreamEvent;
   try {
-    const built = await buildWrite(runtime, group, call, row, fold, (event) => (attempted = event));
+    const built = await buildWrite({ runtime, group, call, row, fold: operation, attempting: (event) => (attempted = event) });
     if (built.write === undefined) return built.step;
     // The first of several writes claims the row where other writers may race for it (this call lost a
     // race, or its fold fills a gap that another lane's events are in): a lost claim costs a small write,

@@ -2,32 +2,19 @@ import { ConfigurationError, RowTooLargeError, ValidationError } from '../../err
 import { TransactionLimits, itemSize } from '../../dynamo';
 import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
 import { EventFailure, foldRow, type FoldResult } from './fold-row';
-import type { EventRef, Rejected } from '../outcome';
+import type { Rejected } from '../../outcome';
+import type { ExtraPut, OutboxBatch } from '../outbox';
 import type { CallContext } from './call-context';
-import { keptRecords } from './parking';
+import type { Fold, FoldRange } from './operation';
 import type { Key, RowGroup } from './plan-rows';
 import type { ReadRow } from './read-rows';
 import { eventsAbove } from './read-gaps';
-import { rowItem, stubItem, type ExtraPut, type RowMarks } from './write-row';
-import { rowIdOf, type RowRuntime } from './runtime';
+import { keptFailures, type RowMarks } from './row-marks';
+import { rowIdOf, type RowRuntime } from './row-store';
+import { rowItem, stubItem } from './write-row';
 
 type Group = RowGroup<StreamEvent, Key>;
 type Rows = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' | 'keyOf'>;
-
-/**
- * How a row write folds. `'apply'` brings the row forward from its checkpoints with the call's events;
- * `'rebuild'` re-derives it from version 1 up to the checkpoints it has, moving none of them and writing
- * no outbox messages (events past a checkpoint are left to the next delivery, which applies them).
- */
-export interface FoldOptions {
-  readonly mode: 'apply' | 'rebuild';
-  /** Apply although the row is parked, and write even if nothing changed, which unparks it (`retryParked`, `skipParked`). */
-  readonly unpark?: boolean | undefined;
-  /** An event to skip on purpose (`skipParked`): its instance's checkpoint moves past it and the row records it. */
-  readonly skip?: { readonly event: EventRef; readonly error: { readonly name: string; readonly message: string } } | undefined;
-  /** `false`: write no outbox message for what this fold applies (a backfill folds history, which is no news). */
-  readonly messages?: boolean | undefined;
-}
 
 /** What one write of a row did. */
 export interface Step {
@@ -51,97 +38,72 @@ export interface BuiltWrite {
   readonly write?: { readonly item: Record<string, unknown>; readonly extras: ReadonlyArray<ExtraPut> } | undefined;
 }
 
+/** What building a row's write takes. */
+export interface BuildInput<State> {
+  readonly runtime: RowRuntime<State>;
+  /** The row's events of the call. */
+  readonly group: Group;
+  readonly call: CallContext<StreamEvent>;
+  /** The row as read. */
+  readonly row: ReadRow<State>;
+  /** How the fold goes (see `Fold`). */
+  readonly fold: Fold<State>;
+  /** Told the first event of each range before it is folded: the event a failure is put down to. */
+  readonly attempting?: ((event: StreamEvent) => void) | undefined;
+}
+
+/** What a fold gathered across its ranges. */
+interface Folded<State> {
+  state: State | undefined;
+  removed: boolean;
+  lastState: State | undefined;
+  readonly checkpoints: Map<string, number>;
+  /** A checkpoint moved: the row has to be written. */
+  changed: boolean;
+  /** The event passed over on purpose was got past (its checkpoint moved over it). */
+  passedOver: boolean;
+  /** The fold stopped to keep the write within a transaction's limits. */
+  more: boolean;
+  failure: EventFailure<StreamEvent> | undefined;
+  readonly applied: StreamEvent[];
+  readonly skipped: StreamEvent[];
+  readonly rejected: Rejected<StreamEvent>[];
+}
+
 /**
  * Folds a row's events from what was read and builds the write that brings it forward, without sending
- * it: a delivery sends it on its own, an append with inline projections in its own transaction.
+ * it: the caller sends it on its own (`applyRow`) or in a transaction of its own.
  */
-export async function buildWrite<State>(
-  runtime: RowRuntime<State>,
-  group: Group,
-  call: CallContext<StreamEvent>,
-  row: ReadRow<State>,
-  fold: FoldOptions,
-  attempting: (event: StreamEvent) => void = () => undefined,
-): Promise<BuiltWrite> {
-  const { mode, skip } = fold;
+export async function buildWrite<State>(input: BuildInput<State>): Promise<BuiltWrite> {
+  const { runtime, group, row, fold } = input;
   const stored = checkpointsOf(runtime, group, row);
-  const checkpoints = new Map(stored);
-  const alreadyApplied = mode === 'apply' ? group.events.filter((event) => event.version <= (stored.get(instanceKey(event)) ?? 0)) : [];
-  const batch = mode === 'apply' && fold.messages !== false ? runtime.outbox?.batch(group.key, (row.revision ?? 0) + 1) : undefined;
-  let state = mode === 'apply' ? row.state : undefined;
-  let removed = mode === 'apply' ? row.removed : false;
-  let lastState: State | undefined;
-  let changed = false;
-  let more = false;
-  let failure: EventFailure<StreamEvent> | undefined;
-  let skipDone = false;
-  const applied: StreamEvent[] = [];
-  const skipped: StreamEvent[] = [];
-  const rejected: Rejected<StreamEvent>[] = [];
-  for (const { stream, streamId, instance, from, to } of foldRanges(runtime, group, stored, mode)) {
-    const skipping =
-      skip !== undefined && instanceKey(skip.event) === instance && skip.event.version > from && skip.event.version <= to
-        ? skip.event.version
-        : undefined;
-    const events = (await eventsAbove(stream, streamId, call, from, to)).filter(
-      (event) => event.version !== skipping && addresses(runtime, event, group.rowId),
-    );
-    const first = events[0];
-    if (first !== undefined) attempting(first);
-    const folded = await foldRow<State, StreamEvent>({
-      state,
-      removed,
-      checkpoint: from,
-      events,
-      initial: (event) => runtime.initial(group, event),
-      evolve: runtime.evolve,
-      ...(runtime.terminal === undefined ? {} : { terminal: runtime.terminal }),
-      ...(runtime.recreate === undefined ? {} : { recreate: runtime.recreate }),
-      ...(batch === undefined ? {} : { accept: (event: StreamEvent, after: State | undefined) => batch.accept(event, after) }),
-    }).catch((error: unknown) => {
-      // A failing event ends the fold; what came before it (a skip too) is still written, then the failure is handled.
-      if (!(error instanceof EventFailure) || error.before === undefined) throw error;
-      // Nothing written yet by this fold, in this range or an earlier source's (a skip counts): the failure is all there is.
-      if (!changed && !skipDone && !error.before.changed && !passes(error.before as FoldResult<State, StreamEvent>, skipping)) throw error;
-      failure = error as EventFailure<StreamEvent>;
-      return error.before as FoldResult<State, StreamEvent>;
-    });
-    ({ state, removed } = folded);
-    lastState = folded.lastState ?? lastState;
-    applied.push(...folded.applied);
-    skipped.push(...folded.skipped);
-    rejected.push(...folded.rejected);
-    if (mode === 'apply' && folded.changed) {
-      checkpoints.set(instance, folded.version);
-      changed = true;
-    }
-    // The skipped event moves the checkpoint past it, as if it had been applied, once the fold got past it.
-    if (passes(folded, skipping)) {
-      skipDone = true;
-      if ((checkpoints.get(instance) ?? 0) < (skipping as number)) {
-        checkpoints.set(instance, skipping as number);
-        changed = true;
-      }
-    }
-    if (failure !== undefined) break;
-    if (folded.stopped) {
-      more = true;
-      break;
-    }
-  }
-  const written = removed ? lastState : state;
+  const alreadyApplied = group.events.filter((event) => event.version <= (stored.get(instanceKey(event)) ?? 0));
+  const batch = fold.messages ? runtime.outbox?.batch(group.key, (row.revision ?? 0) + 1) : undefined;
+  const folded: Folded<State> = {
+    ...fold.start(row),
+    lastState: undefined,
+    checkpoints: new Map(stored),
+    changed: false,
+    passedOver: false,
+    more: false,
+    failure: undefined,
+    applied: [],
+    skipped: [],
+    rejected: [],
+  };
+  for (const range of fold.ranges(group, stored)) if (await foldRange(input, folded, range, batch)) break;
+  const { applied, skipped, rejected, checkpoints, removed, more, failure } = folded;
+  const written = removed ? folded.lastState : folded.state;
   const unchanged: Step = { applied, alreadyApplied, skipped, rejected, checkpoints: stored, revision: row.revision, more: false };
-  const unparking = fold.unpark === true && row.parked !== undefined;
-  if (mode === 'rebuild' && (!row.exists || written === undefined)) return { step: unchanged };
-  if (mode === 'apply' && !changed && !unparking) return { step: unchanged };
-  if (written === undefined && !changed && !unparking) return { step: unchanged };
-
+  if (!folded.changed && !fold.writesUnchanged(row, written)) return { step: unchanged };
+  const parked = fold.parkedAfter(row, { failure: failure === undefined ? undefined : { event: failure.event, error: failure.cause }, more });
   const marks: RowMarks = {
     checkpoints,
     removed,
     ...(more ? { more } : {}),
-    ...(skip !== undefined && skipDone ? { skipped: [{ ...skip, skippedAt: new Date().toISOString() }] } : {}),
-    ...keptRecords(row, checkpoints, unparking && failure === undefined && !more, unparking ? failure : undefined),
+    ...(fold.passOver !== undefined && folded.passedOver ? { skipped: [{ ...fold.passOver, skippedAt: new Date().toISOString() }] } : {}),
+    ...optional('failures', keptFailures(row, checkpoints)),
+    ...optional('parked', parked === undefined ? undefined : { ...parked, seen: parked.seen + 1 }),
   };
   // A row that does not exist keeps its checkpoint past a skipped event and its bookkeeping in a stub.
   const item =
@@ -150,21 +112,81 @@ export async function buildWrite<State>(
   assertFits(runtime, group.key, item, checkpoints.size);
   const revision = item['_rev'];
   return {
-    step: {
-      ...unchanged,
-      checkpoints,
-      revision: typeof revision === 'number' ? revision : undefined,
-      more,
-      ...(failure === undefined ? {} : { failure }),
-    },
+    step: { ...unchanged, checkpoints, revision: typeof revision === 'number' ? revision : undefined, more, ...optional('failure', failure) },
     write: { item, extras: batch?.puts ?? [] },
   };
 }
 
-/** Whether a fold got past the event `skipping` (a version of its range): it folded the whole range, or stopped at a later event. */
-function passes(folded: FoldResult<unknown, StreamEvent>, skipping: number | undefined): boolean {
-  if (skipping === undefined) return false;
-  return !folded.stopped || (folded.stoppedAt?.version ?? 0) > skipping;
+/** `{ [name]: value }`, or nothing for `undefined`. */
+function optional<K extends string, V>(name: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [name]: value }) as { [P in K]?: V };
+}
+
+/**
+ * Folds one source instance's range into what the fold gathered; resolves `true` when the fold ends
+ * there (an event failed, or the write is full).
+ */
+async function foldRange<State>(input: BuildInput<State>, folded: Folded<State>, range: FoldRange, batch: OutboxBatch | undefined): Promise<boolean> {
+  const { runtime, group, call, fold } = input;
+  const { instance, from, to } = range;
+  const passOver = fold.passOver;
+  const passing =
+    passOver !== undefined && instanceKey(passOver.event) === instance && passOver.event.version > from && passOver.event.version <= to
+      ? passOver.event.version
+      : undefined;
+  const { stream, streamId } = sourceOf(runtime, instance);
+  const events = (await eventsAbove(stream, streamId, call, from, to)).filter(
+    (event) => event.version !== passing && addresses(runtime, event, group.rowId),
+  );
+  const first = events[0];
+  if (first !== undefined) input.attempting?.(first);
+  const result = await foldRow<State, StreamEvent>({
+    state: folded.state,
+    removed: folded.removed,
+    checkpoint: from,
+    events,
+    initial: (event) => runtime.initial(group, event),
+    evolve: runtime.evolve,
+    ...(runtime.terminal === undefined ? {} : { terminal: runtime.terminal }),
+    ...(runtime.recreate === undefined ? {} : { recreate: runtime.recreate }),
+    ...(batch === undefined ? {} : { accept: (event: StreamEvent, after: State | undefined) => batch.accept(event, after) }),
+  }).catch((error: unknown) => {
+    // A failing event ends the fold; what came before it (a pass-over too) is still written, then the failure is handled.
+    if (!(error instanceof EventFailure) || error.before === undefined) throw error;
+    // Nothing written yet by this fold, in this range or an earlier source's (a pass-over counts): the failure is all there is.
+    const before = error.before as FoldResult<State, StreamEvent>;
+    if (!folded.changed && !folded.passedOver && !before.changed && !passes(before, passing)) throw error;
+    folded.failure = error as EventFailure<StreamEvent>;
+    return before;
+  });
+  folded.state = result.state;
+  folded.removed = result.removed;
+  folded.lastState = result.lastState ?? folded.lastState;
+  folded.applied.push(...result.applied);
+  folded.skipped.push(...result.skipped);
+  folded.rejected.push(...result.rejected);
+  // A checkpoint only ever moves forward: a fold from the first event up to it leaves it where it is.
+  moveCheckpoint(folded, instance, result.version);
+  // The event passed over moves the checkpoint past it, as if it had been applied, once the fold got past it.
+  if (passes(result, passing)) {
+    folded.passedOver = true;
+    moveCheckpoint(folded, instance, passing as number);
+  }
+  if (folded.failure !== undefined) return true;
+  folded.more = result.stopped;
+  return result.stopped;
+}
+
+function moveCheckpoint(folded: Folded<unknown>, instance: string, version: number): void {
+  if (version <= (folded.checkpoints.get(instance) ?? 0)) return;
+  folded.checkpoints.set(instance, version);
+  folded.changed = true;
+}
+
+/** Whether a fold got past the event `passing` (a version of its range): it folded the whole range, or stopped at a later event. */
+function passes(folded: FoldResult<unknown, StreamEvent>, passing: number | undefined): boolean {
+  if (passing === undefined) return false;
+  return !folded.stopped || (folded.stoppedAt?.version ?? 0) > passing;
 }
 
 /** The row's checkpoints; a single-source row fed by another instance than the call's events refuses them. */
@@ -172,34 +194,16 @@ export function checkpointsOf(runtime: Rows, group: Group, row: ReadRow<unknown>
   return runtime.store.checkpoints.forGroup(runtime.name, group, row);
 }
 
-/** What each source instance contributes to one fold: its versions `from` (exclusive) to `to`, in a fixed order of instances. */
-function foldRanges(runtime: Rows, group: Group, stored: ReadonlyMap<string, number>, mode: FoldOptions['mode']) {
-  const ranges: Array<{ stream: AnyEventStream; streamId: string; instance: string; from: number; to: number }> = [];
-  if (mode === 'apply') {
-    const highest = new Map<string, StreamEvent>();
-    for (const event of group.events) highest.set(instanceKey(event), event); // events are in version order
-    for (const [instance, event] of [...highest].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const from = stored.get(instance) ?? 0;
-      if (event.version > from)
-        ranges.push({ stream: streamOf(runtime, event.streamName), streamId: event.streamId, instance, from, to: event.version });
-    }
-  } else {
-    for (const [instance, to] of [...stored].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const separator = instance.indexOf('#');
-      const streamName = instance.slice(0, separator);
-      ranges.push({ stream: streamOf(runtime, streamName), streamId: instance.slice(separator + 1), instance, from: 0, to });
-    }
-  }
-  return ranges;
-}
-
-function streamOf(runtime: Rows, streamName: string): AnyEventStream {
+/** The stream and stream id of a source instance the row records. */
+function sourceOf(runtime: Rows, instance: string): { stream: AnyEventStream; streamId: string } {
+  const separator = instance.indexOf('#');
+  const streamName = instance.slice(0, separator);
   const stream = runtime.streams.get(streamName);
   if (stream === undefined)
     throw new ConfigurationError(
       `Projection ${runtime.name}: a row records stream ${streamName}, which is none of its sources: was a source removed?`,
     );
-  return stream;
+  return { stream, streamId: instance.slice(separator + 1) };
 }
 
 /** Whether the event addresses the row `rowId` (its key says so). */

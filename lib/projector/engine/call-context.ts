@@ -1,15 +1,6 @@
+import type { ApplyStats } from '../../outcome';
 import type { Logger } from '../../util';
 import type { InHand } from './plan-rows';
-
-/** What a call's rows add up to, for metrics. */
-export interface ApplyStats {
-  /** Row writes (conditional Puts or transactions) that went through. */
-  rowsWritten: number;
-  /** Strongly consistent reads of a stream to fill a gap. */
-  gapReads: number;
-  /** Row writes that lost to a concurrent writer (and were tried again). */
-  lostRaces: number;
-}
 
 /** What the rows of one call share: the events in hand, the counts, the caller's signal and logger. */
 export interface CallContext<Event> {

@@ -1,4 +1,4 @@
-import type { Rejected } from '../outcome';
+import type { Rejected } from '../../outcome';
 import { removeRow, skipEvent, type RemoveRow, type SkipEvent } from '../skip';
 
 /** What `evolve` may answer: the next state, `skipEvent`, or `removeRow`. */

@@ -1,25 +1,25 @@
 // The row engine, in the order a call's events flow through it: plan them per row (plan-rows), read the
 // rows (read-rows), fill gaps (read-gaps), fold each row's events (fold-row), build the conditional write
-// (build-write, write-row), apply it, retrying lost races and parking a row whose events keep failing
-// (apply-row, apply-entries, parking). Where a kind of row keeps its checkpoints is one strategy
-// (checkpoints). The projections and their features reach the engine through this index.
-export { planRows } from './plan-rows';
-export type { Entry, InHand, Key, RowGroup, RowPlan } from './plan-rows';
+// (build-write, write-row, row-marks), apply it, retrying lost races (apply-row, claim-row, row-watch), for
+// every row of a call (apply-entries). What a row's fold takes and what a failure does is the operation's
+// (operation), which each feature above the engine supplies (see docs/contributing.md).
+// Where a kind of row keeps its checkpoints is one strategy (row-store). This index is what the operations
+// and the kinds of rows need; nothing else leaves the engine.
+export { applyEntries, withCallSignal } from './apply-entries';
+export { applyRow } from './apply-row';
+export { buildWrite } from './build-write';
 export { callContext } from './call-context';
-export type { ApplyStats, CallContext } from './call-context';
-export { readRow, readRows, rowFromItem } from './read-rows';
-export type { ReadRow } from './read-rows';
-export type { RowStore } from './row-store';
-export { rowPut } from './write-row';
-export type { ExtraPut } from './write-row';
+export type { CallContext } from './call-context';
 export { EventFailure } from './fold-row';
 export type { Evolved } from './fold-row';
-export { addresses, buildWrite, checkpointsOf } from './build-write';
-export { applyRow } from './apply-row';
-export { applyEntries, withCallSignal } from './apply-entries';
-export { resolveRuntime, rowIdOf } from './runtime';
-export type { CommonProjectionOptions, RowBasics, RowKindParts, RowRuntime } from './runtime';
-export { countsTowardsParking, eventRef, listParked, replayParked, retryParkedRows } from './parking';
-export type { PoisonPolicy } from './parking';
-export { multiSourceCheckpoints, singleSourceCheckpoints } from './checkpoints';
-export { resolveCheckpoint } from './checkpoint-field';
+export { forward } from './operation';
+export type { Operation } from './operation';
+export { planRows } from './plan-rows';
+export type { Key, RowGroup } from './plan-rows';
+export { readRow, readRows, rowFromItem } from './read-rows';
+export type { ReadRow } from './read-rows';
+export { eventsAbove } from './read-gaps';
+export type { FailureRecord, ParkedRecord } from './row-marks';
+export { rowIdOf } from './row-store';
+export type { CheckpointStrategy, RowBasics, RowRuntime, RowStore } from './row-store';
+export { rowCondition, rowPut } from './write-row';

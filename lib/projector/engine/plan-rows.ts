@@ -1,13 +1,8 @@
+import type { Entry } from '../../outcome';
 import { type StreamEvent, instanceKey } from '../../store';
 
 /** A row's key: its key fields, as a projection's `key` returned them. */
 export type Key = Readonly<Record<string, unknown>>;
-
-/** An input event and where it stood in the call's input. */
-export interface Entry<Event> {
-  readonly event: Event;
-  readonly position: number;
-}
 
 /** The events of one call that fold into one row. */
 export interface RowGroup<Event, RowKey> {

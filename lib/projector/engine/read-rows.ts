@@ -4,13 +4,12 @@ import { RowAttributes } from '../../store';
 import { KeyLimits, request } from '../../dynamo';
 import { backoffDelay, sleep, type Backoff } from '../../util';
 import { ProjectionDefaults } from '../defaults';
-import type { StoredCheckpoints } from './checkpoints';
 import type { Key } from './plan-rows';
-import { parkingFromItem, type ParkingRecords } from './parking';
-import type { RowStore } from './row-store';
+import { recordsFromItem, type RowRecords } from './row-marks';
+import type { RowStore, StoredCheckpoints } from './row-store';
 
 /** A row as read for a fold: its state, checkpoints and what the conditional write must find unchanged. */
-export interface ReadRow<State> extends StoredCheckpoints, ParkingRecords {
+export interface ReadRow<State> extends StoredCheckpoints, RowRecords {
   readonly exists: boolean;
   /** A tombstone: the row was removed and keeps only its checkpoints. */
   readonly removed: boolean;
@@ -58,7 +57,7 @@ export function rowFromItem<State>(store: RowStore, item: Readonly<Record<string
     state: removed || stub ? undefined : (state as State),
     stub,
     more: item[RowAttributes.more] === true,
-    ...parkingFromItem(item),
+    ...recordsFromItem(item),
     ...store.checkpoints.fromItem(item),
     revision: typeof revision === 'number' ? revision : undefined,
     createdAt: typeof createdAt === 'string' ? createdAt : undefined,

@@ -1,24 +1,11 @@
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { RowAttributes } from '../../store';
 import { asRequestError, cancellationCodes, isConditionFailure } from '../../dynamo';
-import { markParking, parkingCondition, type FailureRecord, type ParkedRecord, type SkippedRecord } from './parking';
+import type { ExtraPut } from '../outbox';
+import { markRecords, recordsCondition, type RowMarks } from './row-marks';
 import type { Key } from './plan-rows';
 import type { ReadRow } from './read-rows';
 import type { RowStore } from './row-store';
-
-/** What a fold decided for a row write: each source instance's checkpoint, whether the row ends removed, events skipped on purpose. */
-export interface RowMarks {
-  readonly checkpoints: ReadonlyMap<string, number>;
-  readonly removed: boolean;
-  /** Events skipped past a parked row by this write, recorded with those the row had. */
-  readonly skipped?: ReadonlyArray<SkippedRecord> | undefined;
-  /** The failed attempts the row keeps counting (their event is still ahead of its checkpoint). */
-  readonly failures?: FailureRecord | undefined;
-  /** The row stays parked with this record. */
-  readonly parked?: ParkedRecord | undefined;
-  /** The fold goes on with another write after this one (see `RowAttributes.more`). */
-  readonly more?: boolean | undefined;
-}
 
 /** The item a fold writes: the row validated, with checkpoints, revision and tombstone marks, `createdAt` kept. */
 export function rowItem(store: RowStore, read: ReadRow<unknown>, row: Readonly<Record<string, unknown>>, marks: RowMarks): Record<string, unknown> {
@@ -47,12 +34,12 @@ export function stubItem(store: RowStore, read: ReadRow<unknown>, key: Key, mark
   return item;
 }
 
-/** The bookkeeping every written item carries: whose checkpoints, the revision, and the parking records kept. */
+/** The bookkeeping every written item carries: whose checkpoints, the revision, and the records kept. */
 function markBookkeeping(store: RowStore, read: ReadRow<unknown>, item: Record<string, unknown>, marks: RowMarks): void {
   store.checkpoints.mark(item, marks.checkpoints);
   if (store.revision) item[RowAttributes.revision] = (read.revision ?? 0) + 1;
   if (marks.more === true) item[RowAttributes.more] = true;
-  markParking(item, read, marks);
+  markRecords(item, read, marks);
 }
 
 /** A write's condition: the expression, with its attribute names and values. */
@@ -64,7 +51,7 @@ export interface RowCondition {
 
 /**
  * The condition that what was read is still there: no row; else the same checkpoint and revision (or
- * still none), the same `more` mark, and the same failure count and parked record.
+ * still none), the same `more` mark, and the same records (failure count, parked record).
  */
 export function rowCondition(store: RowStore, read: ReadRow<unknown>): RowCondition {
   const names: Record<string, string> = { '#pk': store.readModel.key.pk.field };
@@ -91,7 +78,7 @@ export function rowCondition(store: RowStore, read: ReadRow<unknown>): RowCondit
   } else {
     parts.push('attribute_not_exists(#more)');
   }
-  parts.push(...parkingCondition(read, names, values));
+  parts.push(...recordsCondition(read, names, values));
   return { condition: parts.join(' AND '), names, values };
 }
 
@@ -115,12 +102,6 @@ export function rowPut(
     ExpressionAttributeNames: names,
     ...(Object.keys(values).length === 0 ? {} : { ExpressionAttributeValues: values }),
   };
-}
-
-/** A Put to send in the same transaction as the row (an outbox message). */
-export interface ExtraPut {
-  readonly table: string;
-  readonly item: Record<string, unknown>;
 }
 
 /**
