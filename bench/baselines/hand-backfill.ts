@@ -1,7 +1,7 @@
 import { PutCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import { evolveSummary, initialSummary } from '../support/orders';
-import { versionOf, type ViewRows } from './view-rows';
+import { eventsOfCommit, type ViewRows } from './view-rows';
 
 /**
  * The least a backfill sends, written by hand: a parallel Scan listing each order once (its first event,
@@ -31,7 +31,7 @@ export async function handBackfill(
           ExclusiveStartKey: start,
         }),
       );
-      for (const item of page.Items ?? []) state = evolveSummary(state, { type: String(item['type']), data: item['data'], version: versionOf(item) });
+      for (const item of page.Items ?? []) for (const event of eventsOfCommit(item)) state = evolveSummary(state, event);
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
     await documents.send(new PutCommand({ TableName: rows.table, Item: rows.item(state), ConditionExpression: 'attribute_not_exists(pk)' }));

@@ -31,10 +31,8 @@ export class ReadModifyWrite {
   async handle(records: ReadonlyArray<DynamoDBRecord | _Record>): Promise<{ batchItemFailures: Array<{ itemIdentifier: string }> }> {
     const failures: string[] = [];
     for (const record of records) {
-      const event = decodeRecord(record);
-      if (event === undefined) continue;
       try {
-        await this.apply(event);
+        for (const event of decodeRecord(record)) await this.apply(event);
       } catch {
         failures.push(record.dynamodb?.SequenceNumber ?? '');
       }

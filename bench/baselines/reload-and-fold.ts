@@ -2,7 +2,7 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { evolveSummary, initialSummary, type Summary } from '../support/orders';
-import { decodeRecord, isConditionFailure, versionOf, type RawEvent, type ViewRows } from './view-rows';
+import { decodeRecord, eventsOfCommit, isConditionFailure, type RawEvent, type ViewRows } from './view-rows';
 
 /**
  * The reload-and-fold projector: per batch and affected stream, read ALL its events (strongly consistent,
@@ -18,7 +18,7 @@ export class ReloadAndFold {
   async handle(records: ReadonlyArray<DynamoDBRecord | _Record>): Promise<{ batchItemFailures: Array<{ itemIdentifier: string }> }> {
     const firstRecord = new Map<string, string>();
     for (const record of records) {
-      const event = decodeRecord(record);
+      const [event] = decodeRecord(record);
       if (event !== undefined && !firstRecord.has(event.streamId)) firstRecord.set(event.streamId, record.dynamodb?.SequenceNumber ?? '');
     }
     const failures: string[] = [];
@@ -49,8 +49,7 @@ export class ReloadAndFold {
           ExclusiveStartKey: start,
         }),
       );
-      for (const item of page.Items ?? [])
-        events.push({ streamId: orderId, version: versionOf(item), type: String(item['type']), data: item['data'] });
+      for (const item of page.Items ?? []) events.push(...eventsOfCommit(item));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
     return events;

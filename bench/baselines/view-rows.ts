@@ -41,16 +41,22 @@ export interface RawEvent {
   readonly data: unknown;
 }
 
-export function decodeRecord(record: DynamoDBRecord | _Record): RawEvent | undefined {
-  if (record.eventName !== 'INSERT' || record.dynamodb?.NewImage === undefined) return undefined;
+/** The events of an order event INSERT, in order: a record is an append's commit (none for any other record). */
+export function decodeRecord(record: DynamoDBRecord | _Record): RawEvent[] {
+  if (record.eventName !== 'INSERT' || record.dynamodb?.NewImage === undefined) return [];
   const item = unmarshall(record.dynamodb.NewImage as Record<string, AttributeValue>);
-  if (item['_df'] !== 'Order') return undefined;
-  return { streamId: String(item['pk']).slice('Order#'.length), version: versionOf(item), type: String(item['type']), data: item['data'] };
+  return item['_df'] === 'Order' ? eventsOfCommit(item) : [];
 }
 
-/** An order event item's version, from its sort key (`e#` and the version in 10 digits). */
-export function versionOf(item: Record<string, unknown>): number {
-  return Number(String(item['sk']).slice('e#'.length));
+/**
+ * The events an order commit holds, as a hand-written reader takes them: the sort key is `e#` and the first
+ * version in 10 digits; a commit of several holds them in `events`, one of one at the top level.
+ */
+export function eventsOfCommit(item: Record<string, unknown>): RawEvent[] {
+  const streamId = String(item['pk']).slice('Order#'.length);
+  const first = Number(String(item['sk']).slice('e#'.length));
+  const stored = Array.isArray(item['events']) ? (item['events'] as Array<Record<string, unknown>>) : [item];
+  return stored.map((event, index) => ({ streamId, version: first + index, type: String(event['type']), data: event['data'] }));
 }
 
 export function isConditionFailure(error: unknown): boolean {

@@ -40,7 +40,7 @@ export const costVsLength: Scenario = {
       const ids = (length: number) => Array.from({ length: perLength }, (_, i) => `len${length}-${i}`);
       await pool(LENGTHS.length * perLength, 8, (i) => {
         const length = LENGTHS[Math.floor(i / perLength)] as number;
-        return fillOrder(stream, ids(length)[i % perLength] as string, length);
+        return fillOrder(stream, ids(length)[i % perLength] as string, length, { singlesAfter: length - K });
       });
       const all = await readAllRecords(c.streams, events.streamArn);
       const byOrder = new Map<string, _Record[]>();

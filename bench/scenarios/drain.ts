@@ -60,7 +60,7 @@ export const drain: Scenario = {
     results['raw'] = await largeDrain('raw', 'DrainRaw');
     context.log(`  ${JSON.stringify(results)}`);
 
-    const rate = (r: DrainResult | undefined) => (r === undefined ? Number.NaN : r.records / (r.ms / 1000));
+    const rate = (r: DrainResult | undefined) => (r === undefined ? Number.NaN : r.events / (r.ms / 1000));
     const feed = rate(results['feed']);
     const raw = rate(results['raw']);
     const read = rate(results['read']);
@@ -74,7 +74,7 @@ export const drain: Scenario = {
     const rows: Row[] = [
       {
         scenario: '4 drain',
-        measure: `records/s, ${k(large)} backlog`,
+        measure: `events/s, ${k(large)} backlog`,
         dynafold: feed,
         baseline: raw,
         against: 'GetRecords loop + processBatch',
@@ -84,7 +84,7 @@ export const drain: Scenario = {
       },
       {
         scenario: '4 drain',
-        measure: `records/s, ${k(large)} backlog`,
+        measure: `events/s, ${k(large)} backlog`,
         dynafold: feed,
         baseline: read,
         against: 'GetRecords loop, read only',

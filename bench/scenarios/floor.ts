@@ -40,7 +40,7 @@ export const floor: Scenario = {
       const { events, views, stream } = await orderTables(c.client, 'floor');
       for (const [s, shape] of SHAPES.entries()) {
         const ids = Array.from({ length: shape.rows }, (_, i) => `s${s}-${i}`);
-        await pool(ids.length, 8, (i) => fillOrder(stream, ids[i] as string, BEFORE + shape.eventsPerRow));
+        await pool(ids.length, 8, (i) => fillOrder(stream, ids[i] as string, BEFORE + shape.eventsPerRow, { singlesAfter: BEFORE }));
       }
       const all = (await readAllRecords(c.streams, events.streamArn)).filter((r) => eventOf(r) !== undefined);
       for (const [s, shape] of SHAPES.entries()) {
@@ -51,8 +51,7 @@ export const floor: Scenario = {
         ).map(asLambdaRecord);
         const eventsByRow = new Map<string, RawEvent[]>();
         for (const record of batch) {
-          const event = decodeRecord(record) as RawEvent;
-          eventsByRow.set(event.streamId, [...(eventsByRow.get(event.streamId) ?? []), event]);
+          for (const event of decodeRecord(record)) eventsByRow.set(event.streamId, [...(eventsByRow.get(event.streamId) ?? []), event]);
         }
         const heads = new Map<string, Awaited<ReturnType<typeof stream.read>>>();
         await pool(shape.rows, 8, async (i) => {

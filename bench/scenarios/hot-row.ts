@@ -80,7 +80,8 @@ export const hotRow: Scenario = {
     try {
       const { events, views, stream } = await orderTables(c.client, 'hot');
       const outbox = await createTable(c.client, outboxTableDefinition, 'hot-outbox');
-      await fillOrder(stream, 'hot-1', length);
+      // One event an append, as the writers of a hot row append: a record each.
+      await fillOrder(stream, 'hot-1', length, { perAppend: 1 });
       const records = (await readAllRecords(c.streams, events.streamArn)).filter((r) => eventOf(r) !== undefined).map(asLambdaRecord);
       const bill = await billed(c.client);
       // Two rounds in opposite orders: DynamoDB Local warms up and slows as stream records pile up, so a

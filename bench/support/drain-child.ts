@@ -1,6 +1,6 @@
 /**
  * One drain of a stream backlog, in a process of its own so its peak RSS is its own. Reads its job from
- * the BENCH_DRAIN environment variable and prints one JSON line: records, milliseconds, memory, requests.
+ * the BENCH_DRAIN environment variable and prints one JSON line: events, milliseconds, memory, requests.
  * Modes: `feed` (runChangeFeed into a projection), `raw` (a GetRecords loop into the same projection),
  * `read` (a GetRecords loop that only reads).
  */
@@ -9,6 +9,7 @@ import { processBatch } from 'dynafold';
 import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { childJob, type JobResult, type MemoryFigures } from './child-job';
 import { clients, type Endpoint } from './local';
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { orderStream, summaries, summaryProjection } from './orders';
 
 export interface DrainJob {
@@ -24,7 +25,8 @@ export interface DrainJob {
 }
 
 export interface DrainResult extends JobResult {
-  readonly records: number;
+  /** The events drained (a record holds an append's events). */
+  readonly events: number;
 }
 
 childJob<DrainJob, Omit<DrainResult, keyof MemoryFigures>>(
@@ -32,7 +34,7 @@ childJob<DrainJob, Omit<DrainResult, keyof MemoryFigures>>(
   async (job) => {
     const c = clients(job.endpoint);
     const projection = summaryProjection(orderStream(c.client, job.eventsTable), summaries(c.client, job.viewsTable, job.model));
-    let records = 0;
+    let events = 0;
     const start = performance.now();
     if (job.mode === 'feed') {
       const feed = new ChangeFeedConsumer({
@@ -46,8 +48,8 @@ childJob<DrainJob, Omit<DrainResult, keyof MemoryFigures>>(
       await runChangeFeed(feed, {
         projections: { summaries: projection },
         onBatch: (_result, batch) => {
-          records += batch.records.length;
-          if (records >= job.expected) void feed.stop();
+          events += eventsIn(batch.records);
+          if (events >= job.expected) void feed.stop();
         },
       });
     } else {
@@ -57,14 +59,14 @@ childJob<DrainJob, Omit<DrainResult, keyof MemoryFigures>>(
           new GetShardIteratorCommand({ StreamArn: job.streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
         );
         let iterator = first.ShardIterator;
-        while (iterator !== undefined && records < job.expected) {
+        while (iterator !== undefined && events < job.expected) {
           const page = await c.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: job.batchSize }));
           const batch = page.Records ?? [];
           if (job.mode === 'raw' && batch.length > 0) {
             const result = await processBatch(batch, { projections: { summaries: projection }, source: 'lambda' });
             if (result.response.batchItemFailures.length > 0) throw new Error('drain: a record failed');
           }
-          records += batch.length;
+          events += eventsIn(batch);
           iterator = page.NextShardIterator;
         }
       }
@@ -72,7 +74,17 @@ childJob<DrainJob, Omit<DrainResult, keyof MemoryFigures>>(
     const ms = performance.now() - start;
     const requests = { ...c.meter.snapshot().requests, ...c.streamsMeter.snapshot().requests };
     c.destroy();
-    return { mode: job.mode, records, ms, requests };
+    return { mode: job.mode, events, ms, requests };
   },
   { sampleLiveHeap: false },
 );
+
+/** The events the records hold: a record of an event INSERT is an append's commit, of one event or of `count`. */
+function eventsIn(records: ReadonlyArray<_Record>): number {
+  let events = 0;
+  for (const record of records) {
+    const image = record.dynamodb?.NewImage;
+    if (record.eventName === 'INSERT' && image?.['_df'] !== undefined) events += Number(image['count']?.N ?? 1);
+  }
+  return events;
+}

@@ -53,9 +53,19 @@ export function newEvents(from: number, count: number) {
 }
 
 /** Appends `length` events to an order, `perAppend` at a time. */
-export async function fillOrder(stream: OrderStream, orderId: string, length: number, perAppend = 50): Promise<void> {
-  for (let version = 0; version < length; version += perAppend) {
-    const count = Math.min(perAppend, length - version);
+export async function fillOrder(
+  stream: OrderStream,
+  orderId: string,
+  length: number,
+  shape: { readonly perAppend?: number; readonly singlesAfter?: number } = {},
+): Promise<void> {
+  const perAppend = shape.perAppend ?? 50;
+  const singlesAfter = shape.singlesAfter ?? length;
+  for (let version = 0; version < length;) {
+    // History in appends of `perAppend` (one commit each); the events past `singlesAfter` one an append, as
+    // live commands write them, so each has a stream record of its own.
+    const count = version >= singlesAfter ? 1 : Math.min(perAppend, length - version, singlesAfter - version);
     await stream.append({ orderId }, newEvents(version + 1, count), { expectedVersion: version });
+    version += count;
   }
 }
