@@ -62,9 +62,14 @@ export async function runLedgerCase(
   injectFaults(rows, { seed: input.delivery.seed, rate: input.lostRaces, kinds: ['conditional'], readModelTables: [viewsTable] });
   try {
     const streams = { A: ledgerStream(client, events.name, 'A'), B: ledgerStream(client, events.name, 'B') };
+    const perEvent = {
+      A: ledgerStream(client, events.name, 'A', { itemPerEvent: true }),
+      B: ledgerStream(client, events.name, 'B', { itemPerEvent: true }),
+    };
     const history = new Map<string, LedgerEvent[]>();
     for (const append of input.workload) {
-      const { events: written } = await streams[append.stream].append({ id: append.id }, append.events.map(toNewEvent) as never);
+      const writer = (append.itemPerEvent === true ? perEvent : streams)[append.stream];
+      const { events: written } = await writer.append({ id: append.id }, append.events.map(toNewEvent) as never);
       const key = `${append.stream}#${append.id}`;
       history.set(key, [...(history.get(key) ?? []), ...(written as LedgerEvent[])]);
     }

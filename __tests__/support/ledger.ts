@@ -49,8 +49,8 @@ export function toNewEvent(event: GeneratedEvent): NewLedgerEvent {
 }
 export type LedgerEvent = StreamEvent<LedgerType, { owner: string; amount?: number; zone?: string; memo?: string }>;
 
-export function ledgerStream(client: DynamoDBClient, table: string, name: StreamName) {
-  return new EventStream({ client, table, name, streamId: ['id'], events: ledgerEvents });
+export function ledgerStream(client: DynamoDBClient, table: string, name: StreamName, options: { itemPerEvent?: boolean } = {}) {
+  return new EventStream({ client, table, name, streamId: ['id'], events: ledgerEvents, ...options });
 }
 export type LedgerStream = ReturnType<typeof ledgerStream>;
 
@@ -59,6 +59,8 @@ export interface LedgerAppend {
   readonly stream: StreamName;
   readonly id: string;
   readonly events: ReadonlyArray<GeneratedEvent>;
+  /** Written an item per event (as 0.3 did, `itemPerEvent`), so one stream mixes them with commits of several. */
+  readonly itemPerEvent?: boolean;
 }
 
 const letter = fc.constantFrom(...LETTERS);
@@ -86,7 +88,7 @@ const longRun: fc.Arbitrary<LedgerAppend[]> = fc
       { type: 'Reopened', data: { owner: o } },
       { type: 'Deposited', data: { owner: o, amount: 5 } },
     ];
-    // A transaction holds at most 99 events here (100 items with the version check).
+    // Two appends, so the run spans two commits (and, with `itemPerEvent`, fits a transaction's 100 items).
     const appends: LedgerAppend[] = [];
     for (let start = 0; start < run.length; start += 90) appends.push({ stream: 'A', id, events: run.slice(start, start + 90) });
     return appends;
@@ -122,10 +124,15 @@ function noise(seed: number, length: number): string {
 /** A workload: appends to both streams, sometimes with a long run of skipped events on a removed account, or large messages. */
 export const workload: fc.Arbitrary<LedgerAppend[]> = fc
   .tuple(
-    fc.array(fc.record({ stream: fc.constantFrom(...STREAMS), id: letter, events: fc.array(newEvent, { minLength: 1, maxLength: 4 }) }), {
-      minLength: 1,
-      maxLength: 10,
-    }),
+    fc.array(
+      fc.record({
+        stream: fc.constantFrom(...STREAMS),
+        id: letter,
+        events: fc.array(newEvent, { minLength: 1, maxLength: 4 }),
+        itemPerEvent: fc.oneof({ weight: 3, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+      }),
+      { minLength: 1, maxLength: 10 },
+    ),
     fc.oneof({ weight: 10, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: longRun }, { weight: 1, arbitrary: largeMessages }),
   )
   .map(([appends, extra]) => [...appends, ...(extra ?? [])]);
