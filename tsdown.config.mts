@@ -13,8 +13,10 @@ import { defineConfig } from 'tsdown';
 /** Every subpath of package.json's "exports", by output name. */
 const entries = {
   index: 'lib/index.ts',
+  'types/index': 'lib/types/index.ts',
   'feed/index': 'lib/feed/index.ts',
   'lambda/index': 'lib/lambda/index.ts',
+  'outbox/index': 'lib/outbox/index.ts',
   'local/index': 'lib/local/index.ts',
   'cdk/index': 'lib/cdk/index.ts',
   'cli/index': 'lib/cli/index.ts',

@@ -7,7 +7,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import fc from 'fast-check';
-import { ConfigurationError, OutboxRelay, Projection, eventsTableDefinition, outboxTableDefinition, readModelTableDefinition } from 'dynafold';
+import { ConfigurationError, Projection, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { OutboxRelay, outboxTableDefinition } from 'dynafold/outbox';
 import { ChangeFeedConsumer, MemoryCheckpointStore, replayFailure, runChangeFeed } from 'dynafold/feed';
 import { propertySettings } from './support/delivery';
 import { createTestTable, localConfig, testClient } from './support/dynamo';

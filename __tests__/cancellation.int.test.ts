@@ -5,15 +5,8 @@
  * short before the invocation's timeout the same way.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  OutboxRelay,
-  Projection,
-  eventsTableDefinition,
-  lambdaHandler,
-  outboxTableDefinition,
-  readModelTableDefinition,
-  type StreamEvent,
-} from 'dynafold';
+import { Projection, eventsTableDefinition, lambdaHandler, readModelTableDefinition, type StreamEvent } from 'dynafold';
+import { OutboxRelay, outboxTableDefinition } from 'dynafold/outbox';
 import { lambdaStreamEventOf } from './fixtures/dynamodb-stream-event';
 import { createTestTable, localConfig, testClient } from './support/dynamo';
 import { evolveSummary, foldSummary, initialSummary, orderSummaries, orderSummaryProjection } from './support/order-projection';

@@ -5,7 +5,8 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { ConfigurationError, EventStreamDefaults, Projection, ProjectionDefaults, ValidationError, type RetryOptions } from 'dynafold';
+import { ConfigurationError, EventStreamDefaults, Projection, ProjectionDefaults, ValidationError } from 'dynafold';
+import type { RetryOptions } from 'dynafold/types';
 import {
   ChangeFeedConsumer,
   ChangeFeedDefaults,

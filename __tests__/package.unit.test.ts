@@ -46,3 +46,14 @@ test("'dynafold/lambda' loads neither the Streams client nor the feed", () => {
   const loaded = loadedBy('lib/lambda/index.ts');
   expect(loaded.filter((path) => path.includes('client-dynamodb-streams') || path.includes(join(root, 'lib/feed')))).toEqual([]);
 });
+
+test("'dynafold/outbox' loads neither the Streams client nor the feed", () => {
+  const loaded = loadedBy('lib/outbox/index.ts');
+  expect(loaded.filter((path) => path.includes('client-dynamodb-streams') || path.includes(join(root, 'lib/feed')))).toEqual([]);
+});
+
+test("'dynafold/types' loads no module: it holds types alone", () => {
+  expect(loadedBy('lib/types/index.ts').filter((path) => path.startsWith(join(root, 'lib')) || path.includes('node_modules/@aws-sdk'))).toEqual([
+    join(root, 'lib/types/index.ts'),
+  ]);
+});

@@ -16,8 +16,8 @@ import {
   ConcurrentModificationError,
   eventsTableDefinition,
   readModelTableDefinition,
-  type RetryOptions,
 } from 'dynafold';
+import type { RetryOptions } from 'dynafold/types';
 import { createTestTable, testClient } from './support/dynamo';
 import { orderSummaries, orderSummaryProjection } from './support/order-projection';
 import { orderStream } from './support/orders';

@@ -22,7 +22,7 @@ import './env';
 import { appendFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { OutboxRelay } from 'dynafold';
+import { OutboxRelay } from 'dynafold/outbox';
 import { ChangeFeedConsumer, DynamoCheckpointStore, runBatches, runChangeFeed, type FeedKey } from 'dynafold/feed';
 import { DynamoLocalDefaults } from 'dynafold/local';
 import { injectFaults, quickRetries, type FaultKind } from './faults';

@@ -15,7 +15,9 @@
  */
 import { DynamoDBStreamsClient, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { OutboxRelay, processBatch, type StreamEvent } from 'dynafold';
+import type { StreamEvent } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
+import { OutboxRelay } from 'dynafold/outbox';
 import { readStreamRecords as readAllStreamRecords } from 'dynafold/feed';
 import { injectFaults, quickRetries, type FaultKind } from './faults';
 import { checkPublications, outboxItems, type Publication } from './outbox';

@@ -6,16 +6,8 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import {
-  EventStream,
-  MultiSourceProjection,
-  Projection,
-  ReadModel,
-  removeRow,
-  type NewEventOf,
-  type OutboxOptions,
-  type StreamEvent,
-} from 'dynafold';
+import { EventStream, MultiSourceProjection, Projection, ReadModel, removeRow, type NewEventOf, type StreamEvent } from 'dynafold';
+import type { OutboxOptions } from 'dynafold/outbox';
 import { chokes, type PoisonWorld } from './poison';
 import { randomInt } from './random';
 

@@ -9,7 +9,8 @@
  */
 import { CreateTableCommand, DeleteTableCommand, type DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { Projection, eventsTableDefinition, outboxTableDefinition, readModelTableDefinition, type NewEventOf, type StreamEvent } from 'dynafold';
+import { Projection, eventsTableDefinition, readModelTableDefinition, type NewEventOf, type StreamEvent } from 'dynafold';
+import { outboxTableDefinition } from 'dynafold/outbox';
 import { evolveSummary, foldSummary, initialSummary, orderSummaries, type OrderSummary } from '../__tests__/support/order-projection';
 import { type orderEventSchemas, orderStream, type OrderEvent } from '../__tests__/support/orders';
 import { sensorStream, zoneProjection, zoneReadings, ZoneNotPlaced } from '../__tests__/support/sensors';

@@ -29,12 +29,11 @@ import {
   EventStream,
   Projection,
   ReadModel,
-  eventFilterPattern,
   eventsTableDefinition,
   readModelTableDefinition,
   type EventOf,
 } from 'dynafold';
-import { lambdaHandler } from 'dynafold/lambda';
+import { lambdaHandler, eventFilterPattern } from 'dynafold/lambda';
 
 // The local run's output is no place for the SDK's notice about Node versions.
 if (require.main === module)

@@ -3,8 +3,10 @@
  * - store: event streams (optimistic appends, reads, snapshots, commands), decoders and read models;
  * - projector: exactly-once, in-order projections of DynamoDB Streams records into read models.
  * The change feed lives in `dynafold/feed`; the batch plumbing (`processBatch`, `BatchResponse`, the record
- * shapes, the Lambda and Kinesis handlers) in `dynafold/lambda`; the embedded DynamoDB Local in
- * `dynafold/local`.
+ * shapes, stream images and filter patterns, the Lambda and Kinesis handlers) in `dynafold/lambda`; the
+ * outbox's table and relay in `dynafold/outbox`; the types that signatures name but an app seldom writes
+ * (read-your-writes waits, inline projections, schema-evolution shapes, key and event helpers, option parts)
+ * in `dynafold/types`; the embedded DynamoDB Local in `dynafold/local`.
  *
  * This file is the package's public API: every name a user may import is listed here by name.
  */
@@ -19,8 +21,6 @@ export {
   olderVersion,
   retiredEvent,
   decoder,
-  eventFilterPattern,
-  unmarshallImage,
   ReadModel,
   eventsTableDefinition,
   readModelTableDefinition,
@@ -36,29 +36,11 @@ export type {
   Loaded,
   CommandOptions,
   CommandResult,
-  InlineProjection,
-  InlineResult,
-  InlineApplied,
-  InlineDeferred,
-  InlineDeferral,
   Snapshot,
-  OlderEventVersion,
-  EventTypeVersions,
-  EventVersionsOf,
-  RetiredEventData,
-  RetiredEventSchema,
-  CompressionOptions,
-  CompressionAlgorithm,
   Decoded,
-  EventFilterOptions,
-  StreamImage,
   AnyEventStream,
   ReadModelOptions,
   KeyOfModel,
-  AnyKeyValues,
-  KeyValues,
-  QueryValues,
-  IndexName,
   Stored,
   ReadOptions,
   Page,
@@ -68,36 +50,14 @@ export type {
   StreamEvent,
   EventOf,
   NewEventOf,
-  EventSchemas,
-  StreamIdOf,
-  Fold,
-  ProjectedRow,
-  ProjectedRows,
-  ProjectionWaiter,
-  WaitForProjections,
-  WaitTiming,
 } from './store';
 export { TransactionLimits } from './dynamo';
 export { DataLimits } from './store';
-export type { Backoff, Logger, LogLevel, RetryOptions, Ttl } from './util';
-export {
-  Projection,
-  MultiSourceProjection,
-  ProjectionDefaults,
-  skipEvent,
-  removeRow,
-  OutboxRelay,
-  OutboxRelayDefaults,
-  outboxTableDefinition,
-} from './projector';
+export type { Logger } from './util';
+export { Projection, MultiSourceProjection, ProjectionDefaults, skipEvent, removeRow } from './projector';
 export type {
-  ProjectionBatchResult,
   AnyProjection,
   ProjectionOptions,
-  CommonProjectionOptions,
-  EventsOfStream,
-  StreamIdOfStream,
-  RowOfModel,
   SkipEvent,
   RemoveRow,
   RowOutcome,
@@ -108,68 +68,22 @@ export type {
   ParkedOutcome,
   ParkedRow,
   EventRef,
-  PoisonPolicy,
   ApplyResult,
   Rejected,
   ApplyStats,
   CallOptions,
   RebuildResult,
-  WaitForOptions,
   BackfillOptions,
   BackfillProgress,
   MultiSourceProjectionOptions,
   Source,
   Sources,
-  OutboxRelayOptions,
-  RelayResult,
-  OutboxOptions,
-  OutboxMessage,
 } from './projector';
 // Every error class, the code catalogue and their types: all public.
 export * from './errors';
 // Moved to `dynafold/lambda`; kept here until the next minor version. Declared rather than re-exported,
 // so that the published declarations keep each name's deprecation (a re-export's comment is dropped).
 
-/** @deprecated Import from 'dynafold/lambda'. */
-export const processBatch = Lambda.processBatch;
-/** @deprecated Import from 'dynafold/lambda'. */
-export const BatchResponse = Lambda.BatchResponse;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type BatchResponse = Lambda.BatchResponse;
-/** @deprecated Import from 'dynafold/lambda'. */
-export const batchResponse = Lambda.batchResponse;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type ProcessBatchOptions<
-  P extends Record<string, AnyProjection>,
-  St extends Record<string, AnyEventStream>,
-  R = Lambda.StreamRecordLike,
-> = Lambda.ProcessBatchOptions<P, St, R>;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type ProcessResult<
-  P extends Record<string, AnyProjection>,
-  St extends Record<string, AnyEventStream> = Record<string, AnyEventStream>,
-  R = Lambda.StreamRecordLike,
-> = Lambda.ProcessResult<P, St, R>;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type Unrouted<St extends Record<string, AnyEventStream>> = Lambda.Unrouted<St>;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type OutcomeOf<P> = Lambda.OutcomeOf<P>;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type OnBatch<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, Input> = Lambda.OnBatch<P, St, R, Input>;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type BatchMetrics = Lambda.BatchMetrics;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type ProjectionMetrics = Lambda.ProjectionMetrics;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type PartialBatchResponse = Lambda.PartialBatchResponse;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type StreamRecordLike = Lambda.StreamRecordLike;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type RecordSource = Lambda.RecordSource;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type RecordReading<R = Lambda.StreamRecordLike> = Lambda.RecordReading<R>;
-/** @deprecated Import from 'dynafold/lambda'. */
-export type DecodeFailure<R = Lambda.StreamRecordLike> = Lambda.DecodeFailure<R>;
 /** @deprecated Import from 'dynafold/lambda'. */
 export const lambdaHandler = Lambda.lambdaHandler;
 /** @deprecated Import from 'dynafold/lambda'. */

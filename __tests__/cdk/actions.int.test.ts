@@ -6,7 +6,8 @@
  */
 import { CreateTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { OutboxRelay, Projection, eventsTableDefinition, lambdaHandler, outboxTableDefinition, readModelTableDefinition } from 'dynafold';
+import { Projection, eventsTableDefinition, lambdaHandler, readModelTableDefinition } from 'dynafold';
+import { OutboxRelay, outboxTableDefinition } from 'dynafold/outbox';
 import { Actions } from 'dynafold/cdk';
 import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { waitFor, localFeed } from '../feed/support';

@@ -8,7 +8,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { ConfigurationError, eventFilterPattern } from 'dynafold';
+import { ConfigurationError } from 'dynafold';
+import { eventFilterPattern } from 'dynafold/lambda';
 import { Actions, ChangeFeedResources, EventsTable, OutboxRelayFunction, OutboxTable, Projector, ReadModelTable } from 'dynafold/cdk';
 import { orderSummaries } from '../support/order-projection';
 

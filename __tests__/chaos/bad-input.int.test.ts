@@ -1,5 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { StreamRecordIdentifierMissingError, ValidationError, lambdaHandler, processBatch, type StreamEvent } from 'dynafold';
+import { StreamRecordIdentifierMissingError, ValidationError, lambdaHandler, type StreamEvent } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
 import { badCases, prepareBadInput, runBadCase, type BadInputWorld } from '../../chaos/bad-input';
 import { bind } from '../../chaos/world';
 import { testClient } from '../support/dynamo';

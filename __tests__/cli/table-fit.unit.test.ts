@@ -1,5 +1,6 @@
 import type { TableDescription } from '@aws-sdk/client-dynamodb';
-import { eventsTableDefinition, outboxTableDefinition } from 'dynafold';
+import { eventsTableDefinition } from 'dynafold';
+import { outboxTableDefinition } from 'dynafold/outbox';
 import { tableFit } from '../../lib/cli/commands/table-fit';
 
 /** The table CreateTable made from `definition`, as DescribeTable shows it. */

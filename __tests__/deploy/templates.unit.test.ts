@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseHcl } from '@cdktf/hcl2json';
-import { eventFilterPattern, eventsTableDefinition } from 'dynafold';
+import { eventsTableDefinition } from 'dynafold';
+import { eventFilterPattern } from 'dynafold/lambda';
 import { Actions } from 'dynafold/cdk';
 import { parse as parseYaml } from 'yaml';
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { BackfillFailedError, ConfigurationError, eventsTableDefinition, outboxTableDefinition, type BackfillProgress } from 'dynafold';
+import { BackfillFailedError, ConfigurationError, eventsTableDefinition, type BackfillProgress } from 'dynafold';
+import { outboxTableDefinition } from 'dynafold/outbox';
 import { waitFor } from '../feed/support';
 import { createTestTable, localConfig, testClient } from '../support/dynamo';
 import {

@@ -6,10 +6,10 @@ import {
   ReadModel,
   StreamRecordIdentifierMissingError,
   eventsTableDefinition,
-  processBatch,
   readModelTableDefinition,
   skipEvent,
 } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
 import { createTestTable, testClient } from '../support/dynamo';
 import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';
 import { orderStream } from '../support/orders';

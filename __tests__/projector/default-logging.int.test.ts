@@ -2,7 +2,9 @@
  * With no `logger`, the entry points that run unattended log what went wrong, one JSON line per row or
  * record through console.warn / console.error (what Lambda sends to CloudWatch); `logger: false` silences.
  */
-import { OutboxRelay, Projection, eventsTableDefinition, processBatch, readModelTableDefinition, type Logger } from 'dynafold';
+import { Projection, eventsTableDefinition, readModelTableDefinition, type Logger } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
+import { OutboxRelay } from 'dynafold/outbox';
 import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { lambdaStreamEventOf, withNewImage } from '../fixtures/dynamodb-stream-event';
 import { createTestTable, testClient, uniqueName } from '../support/dynamo';

@@ -4,14 +4,14 @@ import {
   DynamoRequestError,
   ValidationError,
   eventsTableDefinition,
-  outboxTableDefinition,
-  processBatch,
   type AnyProjection,
-  type InlineResult,
   type AppliedOutcome,
   type MultiSourceRowOutcome,
   type RowOutcome,
 } from 'dynafold';
+import type { InlineResult } from 'dynafold/types';
+import { processBatch } from 'dynafold/lambda';
+import { outboxTableDefinition } from 'dynafold/outbox';
 import { sdkError } from '../../chaos/faults';
 import { createTestTable, localConfig, testClient } from '../support/dynamo';
 import {

@@ -5,8 +5,8 @@
  */
 import type { KinesisStreamEvent, KinesisStreamHandler } from 'aws-lambda';
 import fc from 'fast-check';
-import { Projection, eventsTableDefinition, readModelTableDefinition, type PartialBatchResponse } from 'dynafold';
-import { kinesisHandler, type LambdaKinesisRecord } from 'dynafold/lambda';
+import { Projection, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { kinesisHandler, type LambdaKinesisRecord, type PartialBatchResponse } from 'dynafold/lambda';
 import { toKinesisRecord } from 'dynafold/local';
 import { writeForeignItemLifecycle } from '../fixtures/dynamodb-stream-event';
 import { propertySettings, propertyTimeout } from '../support/delivery';

@@ -6,16 +6,8 @@
  */
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import {
-  DecodeError,
-  DynamoRequestError,
-  ValidationError,
-  eventsTableDefinition,
-  readModelTableDefinition,
-  type ProcessResult,
-  type StreamEvent,
-} from 'dynafold';
-import { lambdaHandler } from 'dynafold/lambda';
+import { DecodeError, DynamoRequestError, ValidationError, eventsTableDefinition, readModelTableDefinition, type StreamEvent } from 'dynafold';
+import { lambdaHandler, type ProcessResult } from 'dynafold/lambda';
 import { describeRecord, isEventInsert, lambdaStreamEventOf, withNewImage, writeForeignItemLifecycle } from '../fixtures/dynamodb-stream-event';
 import { createTestTable, testClient } from '../support/dynamo';
 import { foldSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';

@@ -6,7 +6,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import fc from 'fast-check';
-import { Projection, processBatch, eventsTableDefinition, outboxTableDefinition, readModelTableDefinition } from 'dynafold';
+import { Projection, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
+import { outboxTableDefinition } from 'dynafold/outbox';
 import { deliver, deliveries, propertySettings, propertyTimeout } from '../support/delivery';
 import { createTestTable, testClient } from '../support/dynamo';
 import { outboxMessages } from '../support/ledger-case';

@@ -1,4 +1,5 @@
-import { eventsTableDefinition, processBatch, readModelTableDefinition, type BatchMetrics, type Logger } from 'dynafold';
+import { eventsTableDefinition, readModelTableDefinition, type Logger } from 'dynafold';
+import { processBatch, type BatchMetrics } from 'dynafold/lambda';
 import { createTestTable, testClient } from '../support/dynamo';
 import { accountModel, accountsProjection, ledgerStream } from '../support/ledger';
 import { asLambdaRecord, insertsOnly, readStreamRecords } from '../support/stream-records';

@@ -1,16 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import {
-  ConfigurationError,
-  EventStream,
-  OutboxRelay,
-  Projection,
-  ReadModel,
-  eventsTableDefinition,
-  outboxTableDefinition,
-  readModelTableDefinition,
-  type OutboxMessage,
-} from 'dynafold';
+import { ConfigurationError, EventStream, Projection, ReadModel, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { OutboxRelay, outboxTableDefinition, type OutboxMessage } from 'dynafold/outbox';
 import { createTestTable, testClient } from '../support/dynamo';
 import { accountModel, accountsProjection, ledgerStream, type LedgerMessage, type NewLedgerEvent } from '../support/ledger';
 import { outboxMessages } from '../support/ledger-case';

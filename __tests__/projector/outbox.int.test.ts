@@ -1,6 +1,7 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
-import { OutboxRelay, Projection, eventsTableDefinition, outboxTableDefinition, readModelTableDefinition, type OutboxMessage } from 'dynafold';
+import { Projection, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { OutboxRelay, outboxTableDefinition, type OutboxMessage } from 'dynafold/outbox';
 import { createTestTable, testClient } from '../support/dynamo';
 import { evolveSummary, foldSummary, initialSummary, orderSummaries } from '../support/order-projection';
 import { orderStream, type OrderEvent } from '../support/orders';

@@ -6,11 +6,11 @@ import {
   eventsTableDefinition,
   lambdaHandler,
   MultiSourceProjection,
-  outboxTableDefinition,
-  processBatch,
   readModelTableDefinition,
   type ParkedRow,
 } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
+import { outboxTableDefinition } from 'dynafold/outbox';
 import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { injectFaults } from '../../chaos/faults';
 import { streamsClient, localFeed } from '../feed/support';

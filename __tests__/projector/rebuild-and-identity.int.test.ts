@@ -1,13 +1,6 @@
 import { z } from 'zod';
-import {
-  EventStream,
-  Projection,
-  ReadModel,
-  eventsTableDefinition,
-  outboxTableDefinition,
-  readModelTableDefinition,
-  type StreamEvent,
-} from 'dynafold';
+import { EventStream, Projection, ReadModel, eventsTableDefinition, readModelTableDefinition, type StreamEvent } from 'dynafold';
+import { outboxTableDefinition } from 'dynafold/outbox';
 import { createTestTable, testClient } from '../support/dynamo';
 import { accountModel, accountsProjection, eventKey, ledgerStream, type LedgerMessage } from '../support/ledger';
 import { outboxMessages } from '../support/ledger-case';

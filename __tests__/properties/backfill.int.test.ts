@@ -1,7 +1,8 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
-import { ConfigurationError, eventsTableDefinition, processBatch, type AnyProjection, type BackfillProgress, type RowOutcome } from 'dynafold';
+import { ConfigurationError, eventsTableDefinition, type AnyProjection, type BackfillProgress, type RowOutcome } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
 import { injectFaults } from '../../chaos/faults';
 import { deliver, deliveries, propertySettings, propertyTimeout } from '../support/delivery';
 import { createTestTable, localConfig, testClient } from '../support/dynamo';

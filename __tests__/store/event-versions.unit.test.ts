@@ -9,8 +9,8 @@ import {
   ValidationError,
   olderVersion,
   retiredEvent,
-  type EventTypeVersions,
 } from 'dynafold';
+import type { EventTypeVersions } from 'dynafold/types';
 import { eventCodec, validateNewEvent, type EventCodec, type ValidEvent } from '../../lib/store/codec/event-codec';
 import { fromCommitItem, toCommitItem } from '../../lib/store/codec/commit-codec';
 import { storedEventAttributes } from '../../lib/store/codec/stored-event';

@@ -5,7 +5,7 @@
  * JSON (Lambda's "Using event filtering with a Kinesis event source").
  */
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
-import { eventFilterPattern } from 'dynafold';
+import { eventFilterPattern } from 'dynafold/lambda';
 import { toKinesisRecord, toLambdaRecord } from 'dynafold/local';
 
 /** The subset of the filter rule syntax the patterns use: nested objects, arrays of exact values. */

@@ -5,7 +5,8 @@
  */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { eventsTableDefinition, unmarshallImage } from 'dynafold';
+import { eventsTableDefinition } from 'dynafold';
+import { unmarshallImage } from 'dynafold/lambda';
 import { DecodeError02, append02, decode02, readHead02 } from '../fixtures/reader-0.2';
 import { createTestTable, testClient } from '../support/dynamo';
 import { orderEventSchemas, orderStream } from '../support/orders';

@@ -1,15 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import {
-  EventStream,
-  MultiSourceProjection,
-  Projection,
-  ReadModel,
-  ValidationError,
-  type KeyOfModel,
-  type PrimaryKeyDefinition,
-  type QueryValues,
-} from 'dynafold';
+import { EventStream, MultiSourceProjection, Projection, ReadModel, ValidationError, type KeyOfModel, type PrimaryKeyDefinition } from 'dynafold';
+import type { QueryValues } from 'dynafold/types';
 
 // The `@ts-expect-error` lines are the compile-time half of these tests: `npm run typecheck` fails when
 // one of them compiles. The assertions check that typing the keys changed nothing at run time. No request

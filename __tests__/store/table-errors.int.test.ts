@@ -11,9 +11,9 @@ import {
   TableNotFoundError,
   eventsTableDefinition,
   lambdaHandler,
-  processBatch,
   readModelTableDefinition,
 } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
 import { ChangeFeedConsumer, DynamoCheckpointStore, MemoryCheckpointStore } from 'dynafold/feed';
 import { lambdaStreamEventOf } from '../fixtures/dynamodb-stream-event';
 import { createTestTable, testClient, uniqueName } from '../support/dynamo';

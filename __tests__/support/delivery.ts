@@ -1,6 +1,6 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import fc from 'fast-check';
-import type { PartialBatchResponse } from 'dynafold';
+import type { PartialBatchResponse } from 'dynafold/lambda';
 import { randomInt, seededRandom, shuffle } from './random';
 import { asLambdaRecord } from './stream-records';
 

@@ -1,15 +1,9 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  eventsTableDefinition,
-  outboxTableDefinition,
-  processBatch,
-  readModelTableDefinition,
-  type AnyProjection,
-  type FailedOutcome,
-  type RowOutcome,
-} from 'dynafold';
+import { eventsTableDefinition, readModelTableDefinition, type AnyProjection, type FailedOutcome, type RowOutcome } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
+import { outboxTableDefinition } from 'dynafold/outbox';
 import { injectFaults } from '../../chaos/faults';
 import { storedMessage } from '../../lib/projector/outbox';
 import { deliver, type Delivery } from './delivery';

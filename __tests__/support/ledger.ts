@@ -1,17 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { z } from 'zod';
-import {
-  EventStream,
-  MultiSourceProjection,
-  Projection,
-  ReadModel,
-  removeRow,
-  skipEvent,
-  type Logger,
-  type PoisonPolicy,
-  type StreamEvent,
-} from 'dynafold';
+import { EventStream, MultiSourceProjection, Projection, ReadModel, removeRow, skipEvent, type Logger, type StreamEvent } from 'dynafold';
+import type { PoisonPolicy } from 'dynafold/types';
 
 /**
  * A small world for property tests: two streams whose instance ids come from a two-letter alphabet, and

@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import { Projection, ReadModel, type IndexDefinition, type KeyOfModel, type RetryOptions } from 'dynafold';
+import { Projection, ReadModel, type IndexDefinition, type KeyOfModel } from 'dynafold';
+import type { RetryOptions } from 'dynafold/types';
 import { evolveOrder, type OrderEvent, emptyOrder } from './orders';
 import { type orderStream } from './orders';
 

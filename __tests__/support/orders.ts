@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import { EventStream, type CompressionOptions, type EventOf } from 'dynafold';
+import { EventStream, type EventOf } from 'dynafold';
+import type { CompressionOptions } from 'dynafold/types';
 
 /** The events of the order stream used throughout the tests (the README's example). */
 export const orderEventSchemas = {

@@ -7,7 +7,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { z } from 'zod';
-import { EventStream, OutboxRelay, Projection, ReadModel, decoder, lambdaHandler, processBatch, unmarshallImage } from 'dynafold';
+import { EventStream, Projection, ReadModel, decoder, lambdaHandler } from 'dynafold';
+import { processBatch, unmarshallImage } from 'dynafold/lambda';
+import { OutboxRelay } from 'dynafold/outbox';
 import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { expectedVersionOf } from 'dynafold/fastify';
 

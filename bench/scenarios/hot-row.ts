@@ -1,5 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { Projection, outboxTableDefinition } from 'dynafold';
+import { Projection } from 'dynafold';
+import { outboxTableDefinition } from 'dynafold/outbox';
 import { billed } from '../cost/billed';
 import { deliverOnLanes } from '../support/lanes';
 import { clients, createTable } from '../support/local';

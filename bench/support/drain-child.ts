@@ -5,7 +5,7 @@
  * `read` (a GetRecords loop that only reads).
  */
 import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
-import { processBatch } from 'dynafold';
+import { processBatch } from 'dynafold/lambda';
 import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { childJob, type JobResult, type MemoryFigures } from './child-job';
 import { clients, type Endpoint } from './local';

@@ -76,7 +76,7 @@ module.exports = async function scenario({ dynafold, local, sdk, streams, z, cdk
     const resources = Object.values(app.synth().getStackByName('App').template.Resources);
     const mapping = resources.find((resource) => resource.Type === 'AWS::Lambda::EventSourceMapping');
     assert.deepEqual(mapping?.Properties.FunctionResponseTypes, ['ReportBatchItemFailures']);
-    assert.equal(mapping?.Properties.FilterCriteria.Filters[0].Pattern, JSON.stringify(dynafold.eventFilterPattern(['Order'])));
+    assert.equal(mapping?.Properties.FilterCriteria.Filters[0].Pattern, JSON.stringify(cdk.dynafold.eventFilterPattern(['Order'])));
   } finally {
     client.destroy();
     await dynamo.stop();

@@ -7,7 +7,6 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import {
   DynafoldError,
   EventStream,
-  eventFilterPattern,
   lambdaHandler,
   Projection,
   ReadModel,
@@ -15,7 +14,7 @@ import {
   eventsTableDefinition,
   readModelTableDefinition,
 } from 'dynafold';
-import { EventsTable, Projector, ReadModelTable } from 'dynafold/cdk';
+import { EventsTable, Projector, ReadModelTable, eventFilterPattern } from 'dynafold/cdk';
 import { dynafold as expressService } from 'dynafold/express';
 import { dynafold as fastifyPlugin, etagOf } from 'dynafold/fastify';
 import { ChangeFeedConsumer } from 'dynafold/feed';
@@ -35,8 +34,7 @@ const dynafold = {
   ValidationError,
   eventsTableDefinition,
   readModelTableDefinition,
-  eventFilterPattern,
 };
-const cdk = { core, lambda, dynafold: { EventsTable, Projector, ReadModelTable } };
+const cdk = { core, lambda, dynafold: { EventsTable, Projector, ReadModelTable, eventFilterPattern } };
 await scenario({ dynafold, local: { readStreamRecords, startDynamoLocal, toLambdaRecord }, sdk, streams, z, cdk });
 console.log('esm: ok');

@@ -11,6 +11,8 @@ import type { DynamoDBStreamEvent, DynamoDBStreamHandler, KinesisStreamHandler }
 import Fastify from 'fastify';
 import { EventStream, Projection, ReadModel, decoder, type EventOf } from 'dynafold';
 import { kinesisHandler, lambdaHandler, type LambdaStreamEvent, type PartialBatchResponse } from 'dynafold/lambda';
+import { OutboxRelay, type OutboxMessage } from 'dynafold/outbox';
+import type { RetryOptions, WaitForOptions } from 'dynafold/types';
 import { etagOf, expectedVersionOf } from 'dynafold/fastify';
 import { ChangeFeedConsumer, MemoryCheckpointStore, type ChangeFeedBatch } from 'dynafold/feed';
 import { startDynamoLocal, type DynamoLocal } from 'dynafold/local';
@@ -82,6 +84,11 @@ export const orderEventTypes = (event: DynamoDBStreamEvent): string[] =>
 export const feed = (streamArn: string, streamsClient: ConstructorParameters<typeof ChangeFeedConsumer>[0]['streamsClient']) =>
   new ChangeFeedConsumer({ streamsClient, streamArn, consumer: 'app', checkpoints: new MemoryCheckpointStore() });
 export const firstRecords = (batch: ChangeFeedBatch): number => batch.records.length;
+
+// The outbox's relay and the option parts that `dynafold/types` names resolve as the root's do.
+export const relay = (publish: (message: OutboxMessage) => Promise<void>) => new OutboxRelay({ client, table: 'outbox', publish });
+export const patient: RetryOptions = { attempts: 5, maxElapsedMs: 2_000 };
+export const waitForSummary = (options: WaitForOptions) => projection.waitFor({ orderId: 'o-1' }, { ...options, version: 1 });
 export const local: () => Promise<DynamoLocal> = () => startDynamoLocal();
 
 // The test kit's specs take their types from the projection and the stream.

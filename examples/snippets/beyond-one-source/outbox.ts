@@ -7,7 +7,7 @@ declare const bus: {
 };
 
 // #region relay
-import { OutboxRelay } from 'dynafold';
+import { OutboxRelay } from 'dynafold/outbox';
 import { runBatches } from 'dynafold/feed';
 
 const relay = new OutboxRelay({

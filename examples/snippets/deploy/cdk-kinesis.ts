@@ -1,7 +1,7 @@
 import type { IStream } from 'aws-cdk-lib/aws-kinesis';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { eventFilterPattern } from 'dynafold';
+import { eventFilterPattern } from 'dynafold/cdk';
 
 export function projectFromKinesis(
   fn: lambda.IFunction,

@@ -1,0 +1,74 @@
+import { join } from 'node:path';
+import ts from 'typescript';
+import type * as root from 'dynafold';
+import * as lambda from 'dynafold/lambda';
+import * as outbox from 'dynafold/outbox';
+import * as types from 'dynafold/types';
+
+const repository = join(__dirname, '..');
+
+/** The root's budget: what an app writes in ordinary code, its deprecated names included. */
+const ROOT_NAMES_AT_MOST = 120;
+
+interface Exported {
+  readonly name: string;
+  readonly deprecated: boolean;
+}
+
+/** The names each entry file exports, values and types, as the compiler sees them (as the API reference counts). */
+function exportsOf(...entries: ReadonlyArray<string>): Map<string, Exported[]> {
+  const files = entries.map((entry) => join(repository, entry));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(repository, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
+  if (config === undefined) throw new Error('tsconfig.json could not be read');
+  const program = ts.createProgram(files, { ...config.options, noEmit: true });
+  const checker = program.getTypeChecker();
+  const deprecated = (symbol: ts.Symbol): boolean => {
+    const own = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    return (own.declarations ?? []).some((declaration) => ts.getJSDocDeprecatedTag(declaration) !== undefined);
+  };
+  return new Map(
+    entries.map((entry, index) => {
+      const source = program.getSourceFile(files[index] as string);
+      const module = source === undefined ? undefined : checker.getSymbolAtLocation(source);
+      if (module === undefined) throw new Error(`${entry} is not a module`);
+      return [entry, checker.getExportsOfModule(module).map((symbol) => ({ name: symbol.getName(), deprecated: deprecated(symbol) }))];
+    }),
+  );
+}
+
+const entries = exportsOf('lib/index.ts', 'lib/lambda/index.ts', 'lib/outbox/index.ts', 'lib/types/index.ts');
+const namesOf = (entry: string) => (entries.get(entry) ?? []).map(({ name }) => name);
+
+test(`the root exports at most ${ROOT_NAMES_AT_MOST} names, types and deprecated names included`, () => {
+  const names = entries.get('lib/index.ts') ?? [];
+  expect(names.length).toBeGreaterThan(0);
+  expect(names.length).toBeLessThanOrEqual(ROOT_NAMES_AT_MOST);
+  // The Lambda handlers (deprecated in the root until the next minor version) and the AppendRetry type.
+  expect(names.filter(({ deprecated }) => deprecated).map(({ name }) => name)).toContain('lambdaHandler');
+});
+
+test("the root shares with 'dynafold/lambda' only the deprecated handler names, and nothing with 'dynafold/outbox' or 'dynafold/types'", () => {
+  const inRoot = new Set(namesOf('lib/index.ts'));
+  const deprecatedInRoot = new Set((entries.get('lib/index.ts') ?? []).filter(({ deprecated }) => deprecated).map(({ name }) => name));
+  expect(namesOf('lib/lambda/index.ts').filter((name) => inRoot.has(name) && !deprecatedInRoot.has(name))).toEqual([]);
+  expect([...namesOf('lib/outbox/index.ts'), ...namesOf('lib/types/index.ts')].filter((name) => inRoot.has(name))).toEqual([]);
+});
+
+test("'dynafold/outbox' exports the relay, its defaults and the outbox table's definition", () => {
+  expect(Object.keys(outbox).sort()).toEqual(['OutboxRelay', 'OutboxRelayDefaults', 'outboxTableDefinition']);
+  expect(namesOf('lib/outbox/index.ts')).toEqual(expect.arrayContaining(['OutboxOptions', 'OutboxMessage', 'OutboxRelayOptions', 'RelayResult']));
+});
+
+test("'dynafold/types' holds types alone, the ones the root's signatures name", () => {
+  expect(Object.keys(types)).toEqual([]);
+  expect(namesOf('lib/types/index.ts')).toEqual(expect.arrayContaining(['WaitForOptions', 'RetryOptions', 'OlderEventVersion', 'KeyValues']));
+  // Compiles only while the options of the root's calls take these types.
+  const retry: types.RetryOptions = { attempts: 2 };
+  const options: root.AppendOptions = { retry };
+  const filter: Record<string, unknown> = lambda.eventFilterPattern(['Order']);
+  expect([options.retry?.attempts, typeof filter]).toEqual([2, 'object']);
+});
