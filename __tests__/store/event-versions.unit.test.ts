@@ -11,21 +11,9 @@ import {
   retiredEvent,
 } from 'dynafold';
 import type { EventTypeVersions } from 'dynafold/types';
-import { eventCodec, validateNewEvent, type EventCodec, type ValidEvent } from '../../lib/store/codec/event-codec';
-import { fromCommitItem, toCommitItem } from '../../lib/store/codec/commit-codec';
-import { storedEventAttributes } from '../../lib/store/codec/stored-event';
+import { eventCodec, validateNewEvent } from '../../lib/store/codec/event-codec';
+import { fromEventItem, toEventItem } from '../support/commits';
 
-/** The commit of one event, as an append of it writes. */
-function toEventItem(codec: EventCodec, streamId: string, version: number, event: ValidEvent, appendedAt: number) {
-  return toCommitItem(codec, streamId, version, [storedEventAttributes(codec, event)], appendedAt);
-}
-
-/** The one event a commit of one holds. */
-function fromEventItem(codec: EventCodec, item: Readonly<Record<string, unknown>>) {
-  const [event, ...more] = fromCommitItem(codec, item);
-  if (event === undefined || more.length > 0) throw new Error(`expected one event, got ${more.length + (event === undefined ? 0 : 1)}`);
-  return event;
-}
 import { Layout, eventSortKey } from '../../lib/store/layout';
 import { cartEventsToday, itemAddedHistory } from '../support/carts';
 
