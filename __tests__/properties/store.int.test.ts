@@ -11,7 +11,7 @@ import {
 } from 'dynafold';
 import { propertySettings, propertyTimeout } from '../support/delivery';
 import { createTestTable, testClient } from '../support/dynamo';
-import { emptyOrder, evolveOrder, orderStream, type OrderState } from '../support/orders';
+import { emptyOrder, evolveOrder, orderStream, placeThenAddItem, type OrderState } from '../support/orders';
 import { countRequests } from '../support/requests';
 
 // The store under concurrent writers (with and without expectedVersion, with repeated idempotency keys),
@@ -198,14 +198,7 @@ test(
       fc.asyncProperty(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 4 }), fc.boolean(), async (commands, every, consistent) => {
         const Orders = orderStream(client, table, { name: `Snap${++cases}` });
         const orderId = 'aa';
-        const decider = {
-          initial: emptyOrder,
-          evolve: evolveOrder,
-          decide: (state: OrderState) =>
-            state.placed
-              ? [{ type: 'ItemAdded' as const, data: { sku: 'pen', price: 1 } }]
-              : [{ type: 'OrderPlaced' as const, data: { customer: orderId } }],
-        };
+        const decider = placeThenAddItem(orderId);
         await Promise.all(
           Array.from({ length: commands }, () =>
             Orders.execute({ orderId }, decider, { snapshot: { every }, consistent, retry: { attempts: 30 } }).catch((error: unknown) => {

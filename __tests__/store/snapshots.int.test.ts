@@ -2,7 +2,7 @@ import { DeleteItemCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/clie
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { DecodeError, eventsTableDefinition } from 'dynafold';
 import { createTestTable, testClient } from '../support/dynamo';
-import { emptyOrder, evolveOrder, orderStream, range, type OrderEvent, type OrderState } from '../support/orders';
+import { emptyOrder, evolveOrder, orderStream, placeThenAddItem, range, type OrderEvent, type OrderState } from '../support/orders';
 import { countRequests } from '../support/requests';
 
 const client = testClient();
@@ -266,14 +266,7 @@ describe('a load from a snapshot reads it and the events after it in one Query',
 
 /** Runs `commands` concurrent commands on one order, each adding an item; resolves the stream's version and stored snapshot. */
 async function contend(orderId: string, commands: number, every: number, consistent = true) {
-  const decider = {
-    initial: emptyOrder,
-    evolve: evolveOrder,
-    decide: (state: OrderState) =>
-      state.placed
-        ? [{ type: 'ItemAdded' as const, data: { sku: 'pen', price: 1 } }]
-        : [{ type: 'OrderPlaced' as const, data: { customer: orderId } }],
-  };
+  const decider = placeThenAddItem(orderId);
   await Promise.all(
     Array.from({ length: commands }, () =>
       Orders.execute({ orderId }, decider, { snapshot: { every }, consistent, retry: { attempts: 20 } }).catch((error: unknown) => {

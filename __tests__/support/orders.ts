@@ -54,3 +54,15 @@ export function evolveOrder(state: OrderState, event: OrderEvent): OrderState {
 export function range(from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from + 1) }, (_, index) => from + index);
 }
+
+/** A decider that places the order first, then adds an item each time: commands that always append one event. */
+export function placeThenAddItem(orderId: string) {
+  return {
+    initial: emptyOrder,
+    evolve: evolveOrder,
+    decide: (state: OrderState) =>
+      state.placed
+        ? [{ type: 'ItemAdded' as const, data: { sku: 'pen', price: 1 } }]
+        : [{ type: 'OrderPlaced' as const, data: { customer: orderId } }],
+  };
+}
