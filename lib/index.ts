@@ -24,6 +24,10 @@ export {
   ReadModel,
   eventsTableDefinition,
   readModelTableDefinition,
+  SubjectKeys,
+  SubjectKeysDefaults,
+  LocalKeyProvider,
+  subjectKeysTableDefinition,
 } from './store';
 export type {
   EventStreamOptions,
@@ -50,6 +54,7 @@ export type {
   CompressionOptions,
   CompressionAlgorithm,
   Decoded,
+  Decoder,
   EventFilterOptions,
   StreamImage,
   AnyEventStream,
@@ -76,6 +81,16 @@ export type {
   ProjectionWaiter,
   WaitForProjections,
   WaitTiming,
+  SubjectKeysOptions,
+  ForgetResult,
+  KeyReadStats,
+  KeyProvider,
+  LocalKeyProviderOptions,
+  NewDataKey,
+  PersonalDataOptions,
+  PersonalDeclaration,
+  PersonalFields,
+  SubjectSource,
 } from './store';
 export { TransactionLimits } from './dynamo';
 export { DataLimits } from './store';
