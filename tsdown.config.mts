@@ -24,6 +24,7 @@ const entries = {
   'testing/vitest-global-setup': 'lib/testing/vitest-global-setup.ts',
   'fastify/index': 'lib/fastify/index.ts',
   'express/index': 'lib/express/index.ts',
+  'kms/index': 'lib/kms/index.ts',
 };
 
 export default defineConfig({

@@ -16,6 +16,11 @@ test("import 'dynafold' never loads the Streams client, the feed or DynamoDB Loc
   expect(loaded.filter((path) => path.includes(`${join(root, 'lib/feed')}`) || path.includes(join(root, 'lib/local')))).toEqual([]);
 });
 
+test("import 'dynafold' never loads the KMS client; 'dynafold/kms' brings it", () => {
+  expect(loadedBy('lib/index.ts').filter((path) => path.includes('client-kms') || path.includes(join(root, 'lib/kms')))).toEqual([]);
+  expect(loadedBy('lib/kms/index.ts').some((path) => path.includes('client-kms'))).toBe(true);
+});
+
 test("'dynafold/feed' brings the Streams client with it", () => {
   expect(loadedBy('lib/feed/index.ts').some((path) => path.includes('client-dynamodb-streams'))).toBe(true);
 });
