@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
-import { EventStream, LocalKeyProvider, SubjectKeys, type CompressionOptions, type EventOf, type SubjectKeysOptions } from 'dynafold';
+import {
+  EventStream,
+  LocalKeyProvider,
+  Projection,
+  ReadModel,
+  SubjectKeys,
+  type CompressionOptions,
+  type EventOf,
+  type SubjectKeysOptions,
+} from 'dynafold';
 
 /**
  * The customer stream of the erasure tests: a customer's own personal data (subject: the stream id), a
@@ -77,4 +86,68 @@ export function evolveCustomer(state: CustomerState, event: CustomerEvent): Cust
     case 'OrderPlaced':
       return { ...state, orders: state.orders + 1 };
   }
+}
+
+/** A customer's profile row: what a projection folds of their events, personal data included. */
+export const customerProfileSchema = z.object({
+  customerId: z.string(),
+  name: z.string().optional(),
+  email: z.string().optional(),
+  city: z.string().nullable().optional(),
+  friends: z.array(z.string()),
+  orders: z.number(),
+  version: z.number(),
+});
+export type CustomerProfile = z.output<typeof customerProfileSchema>;
+
+export function customerProfiles(client: DynamoDBClient, table: string) {
+  return new ReadModel({
+    client,
+    table,
+    name: 'CustomerProfile',
+    schema: customerProfileSchema,
+    key: { pk: { field: 'pk', composite: ['customerId'] }, sk: { field: 'sk', composite: [] } },
+  });
+}
+
+/** The profile a customer's events fold into (what a row must equal). */
+export function profileOf(customerId: string, events: ReadonlyArray<CustomerEvent>): CustomerProfile {
+  const state = events.reduce(evolveCustomer, noCustomer);
+  return {
+    customerId,
+    ...(state.name === undefined ? {} : { name: state.name }),
+    ...(state.email === undefined ? {} : { email: state.email }),
+    ...(state.city === undefined ? {} : { city: state.city }),
+    friends: [...state.friends],
+    orders: state.orders,
+    version: events.at(-1)?.version ?? 0,
+  };
+}
+
+/** The profile projection: one row per customer, with an outbox of each event when `outbox` is given. */
+export function customerProfileProjection(
+  stream: ReturnType<typeof customerStream>,
+  readModel: ReturnType<typeof customerProfiles>,
+  options: { outbox?: string } = {},
+) {
+  return new Projection({
+    stream,
+    readModel,
+    key: (streamId) => ({ customerId: streamId.customerId }),
+    initial: (streamId): CustomerProfile => ({ customerId: streamId.customerId, friends: [], orders: 0, version: 0 }),
+    evolve: (row, event) => {
+      const state = evolveCustomer({ name: row.name, email: row.email, city: row.city, friends: row.friends, orders: row.orders }, event);
+      return {
+        customerId: row.customerId,
+        ...(state.name === undefined ? {} : { name: state.name }),
+        ...(state.email === undefined ? {} : { email: state.email }),
+        ...(state.city === undefined ? {} : { city: state.city }),
+        friends: [...state.friends],
+        orders: state.orders,
+        version: row.version,
+      };
+    },
+    checkpoint: 'version',
+    ...(options.outbox === undefined ? {} : { outbox: { table: options.outbox } }),
+  });
 }
