@@ -39,7 +39,7 @@ export function requestHash(input: {
       : {
           expectedVersion: input.expectedVersion ?? null,
           // Personal fields hash under their subject's key: a sentinel holds nothing to test a guess against once it is forgotten.
-          events: input.events.map((event) => ({ type: event.type, data: event.personal?.identity ?? event.data })),
+          events: input.events.map((event) => ({ type: event.type, data: event.personal === undefined ? event.data : event.personal.identity() })),
         };
   return createHash('sha256').update(canonicalJson(identity)).digest('hex');
 }

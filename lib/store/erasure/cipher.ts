@@ -15,6 +15,20 @@ export const DATA_KEY_BYTES = 32;
  */
 const SealLayout = { format: 1, ivBytes: 12, tagBytes: 16 } as const;
 
+/** Random bytes drawn 256 IVs at a time: a call of `randomBytes` costs more than sealing a short value. */
+const ivPool = { bytes: Buffer.alloc(0), used: 0, size: SealLayout.ivBytes * 256 };
+
+/** 12 random bytes never handed out before (each pool is drawn anew, never reused). */
+function freshIv(): Buffer {
+  if (ivPool.used + SealLayout.ivBytes > ivPool.bytes.length) {
+    ivPool.bytes = randomBytes(ivPool.size);
+    ivPool.used = 0;
+  }
+  const iv = ivPool.bytes.subarray(ivPool.used, ivPool.used + SealLayout.ivBytes);
+  ivPool.used += SealLayout.ivBytes;
+  return iv;
+}
+
 /** What sealing adds to a value's bytes. */
 export const SEAL_OVERHEAD_BYTES = 1 + SealLayout.ivBytes + SealLayout.tagBytes;
 
@@ -36,7 +50,7 @@ export function newDataKey(): { readonly key: DataKey; readonly bytes: Buffer } 
  * subjects unnoticed.
  */
 export function seal(key: DataKey | Uint8Array, plaintext: Uint8Array, context: string): Buffer {
-  const iv = randomBytes(SealLayout.ivBytes);
+  const iv = freshIv();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(context, 'utf8'));
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);

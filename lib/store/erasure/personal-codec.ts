@@ -29,8 +29,11 @@ export interface SealedPersonal {
   readonly attribute: Readonly<Record<string, Readonly<Record<string, Uint8Array>>>>;
   /** The event's whole data as a read returns it (JSON-normalised), for the append's result. */
   readonly data: unknown;
-  /** The data with each personal field as a keyed hash under its subject's key, for an idempotency key's request hash. */
-  readonly identity: unknown;
+  /**
+   * The data with each personal field as a keyed hash under its subject's key, for an idempotency key's
+   * request hash (worked out when asked: only appends with an idempotency key need it).
+   */
+  identity(): unknown;
   /** The subjects sealed for, with their keys. */
   readonly trail: Trail;
 }

@@ -70,7 +70,6 @@ export function sealFields(
   keys: ReadonlyMap<string, DataKey>,
 ): { readonly rest: Data; readonly personal: SealedPersonal } {
   const rest: Record<string, unknown> = { ...event.data };
-  const identity: Record<string, unknown> = { ...event.data };
   const attribute: Record<string, Record<string, Uint8Array>> = {};
   const trail = new Map<string, DataKey>();
   for (const { subject, fields } of plan) {
@@ -81,10 +80,16 @@ export function sealFields(
     for (const field of fields) {
       const json = JSON.stringify(event.data[field]);
       sealed[field] = seal(key, Buffer.from(json, 'utf8'), fieldContext(target.partitionKey, event.type, subject, field));
-      identity[field] = { sealed: keyedHash(key, json) };
       delete rest[field];
     }
     attribute[subject] = sealed;
   }
+  const identity = () => {
+    const hashed: Record<string, unknown> = { ...event.data };
+    for (const { subject, fields } of plan) {
+      for (const field of fields) hashed[field] = { sealed: keyedHash(trail.get(subject) as DataKey, JSON.stringify(event.data[field])) };
+    }
+    return hashed;
+  };
   return { rest, personal: { attribute, data: event.data, identity, trail } };
 }
