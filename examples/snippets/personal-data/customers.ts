@@ -30,9 +30,9 @@ export async function createKeyTable() {
 }
 
 // #region keys
-// One key per data subject, in a table of its own, wrapped by a key provider.
-// LocalKeyProvider is for tests and DynamoDB Local; use KmsKeyProvider
-// (dynafold/kms) in production.
+// One key per data subject, in a table of its own, wrapped by a key
+// provider. LocalKeyProvider is for tests and DynamoDB Local; use
+// KmsKeyProvider (dynafold/kms) in production.
 export const keys = new SubjectKeys({
   client,
   table: 'subject-keys',
@@ -67,7 +67,8 @@ export const Customers = new EventStream({
   personalData: {
     keys,
     events: {
-      // Each personal field, with what it reads as once its subject is forgotten.
+      // Each personal field, with what it reads as once its subject is
+      // forgotten.
       Registered: {
         subject: { streamId: 'customerId' },
         fields: { name: '[erased]', email: '[erased]' },
@@ -110,9 +111,9 @@ export async function forget(
 ) {
   // #region forget
   const forgotten = await keys.forget(customerId);
-  // From now on its fields read as declared ('[erased]', null), here at once
-  // and in other processes within the key cache's lifetime (5 minutes). Rows
-  // folded before hold what they held: rebuild them once that has passed.
+  // From now on its fields read as declared ('[erased]', null): here at
+  // once, in other processes within the key cache's lifetime (5 min).
+  // Rows folded before hold what they held: rebuild them after that.
   setTimeout(
     () => void profiles.rebuild({ customerId }),
     Date.parse(forgotten.settledAt) - Date.now(),
@@ -134,9 +135,9 @@ export function decodeBatch(
 }
 
 // #region relay
-// Messages of events with personal data are sealed for their subjects: the
-// relay opens them with the keys, and deletes unpublished those of a subject
-// forgotten before they went out (counted in `erased`).
+// Messages of events with personal data are sealed for their subjects:
+// the relay opens them with the keys, and deletes unpublished those
+// of a subject forgotten before they went out (counted in `erased`).
 export const relay = new OutboxRelay({
   client,
   table: 'outbox',

@@ -12,7 +12,8 @@ import { KmsKeyProvider } from 'dynafold/kms';
 const keys = new SubjectKeys({
   client: new DynamoDBClient({}),
   table: 'subject-keys',
-  // Writers need kms:GenerateDataKey on the key, every reader kms:Decrypt.
+  // Writers need kms:GenerateDataKey on the key; every reader needs
+  // kms:Decrypt.
   provider: new KmsKeyProvider({
     client: new KMSClient({}),
     keyId: 'alias/dynafold-subjects',

@@ -21,7 +21,8 @@ export type SubjectSource<Data, IdField extends string> = { readonly data: Strin
  *
  * @example
  * ```ts
- * { subject: { data: 'customerId' }, fields: { email: '[erased]', address: null } }
+ * { subject: { data: 'customerId' },
+ *   fields: { email: '[erased]', address: null } }
  * ```
  */
 export interface PersonalFields<Data, IdField extends string> {
