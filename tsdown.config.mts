@@ -17,6 +17,7 @@ const entries = {
   'feed/index': 'lib/feed/index.ts',
   'lambda/index': 'lib/lambda/index.ts',
   'outbox/index': 'lib/outbox/index.ts',
+  'erasure/index': 'lib/erasure/index.ts',
   'local/index': 'lib/local/index.ts',
   'cdk/index': 'lib/cdk/index.ts',
   'cli/index': 'lib/cli/index.ts',
@@ -26,6 +27,7 @@ const entries = {
   'testing/vitest-global-setup': 'lib/testing/vitest-global-setup.ts',
   'fastify/index': 'lib/fastify/index.ts',
   'express/index': 'lib/express/index.ts',
+  'kms/index': 'lib/kms/index.ts',
 };
 
 export default defineConfig({

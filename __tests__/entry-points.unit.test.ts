@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import ts from 'typescript';
 import type * as root from 'dynafold';
+import * as erasure from 'dynafold/erasure';
 import * as lambda from 'dynafold/lambda';
 import * as outbox from 'dynafold/outbox';
 import * as types from 'dynafold/types';
@@ -40,7 +41,14 @@ function exportsOf(...entries: ReadonlyArray<string>): Map<string, Exported[]> {
   );
 }
 
-const entries = exportsOf('lib/index.ts', 'lib/lambda/index.ts', 'lib/outbox/index.ts', 'lib/types/index.ts');
+const entries = exportsOf(
+  'lib/index.ts',
+  'lib/lambda/index.ts',
+  'lib/outbox/index.ts',
+  'lib/erasure/index.ts',
+  'lib/kms/index.ts',
+  'lib/types/index.ts',
+);
 const namesOf = (entry: string) => (entries.get(entry) ?? []).map(({ name }) => name);
 
 test(`the root exports at most ${ROOT_NAMES_AT_MOST} names, types and deprecated names included`, () => {
@@ -51,16 +59,23 @@ test(`the root exports at most ${ROOT_NAMES_AT_MOST} names, types and deprecated
   expect(names.filter(({ deprecated }) => deprecated).map(({ name }) => name)).toContain('lambdaHandler');
 });
 
-test("the root shares with 'dynafold/lambda' only the deprecated handler names, and nothing with 'dynafold/outbox' or 'dynafold/types'", () => {
+test("the root shares with 'dynafold/lambda' only the deprecated handler names, and nothing with the outbox's, personal data's or the types' entry points", () => {
   const inRoot = new Set(namesOf('lib/index.ts'));
   const deprecatedInRoot = new Set((entries.get('lib/index.ts') ?? []).filter(({ deprecated }) => deprecated).map(({ name }) => name));
   expect(namesOf('lib/lambda/index.ts').filter((name) => inRoot.has(name) && !deprecatedInRoot.has(name))).toEqual([]);
-  expect([...namesOf('lib/outbox/index.ts'), ...namesOf('lib/types/index.ts')].filter((name) => inRoot.has(name))).toEqual([]);
+  const features = ['lib/outbox/index.ts', 'lib/erasure/index.ts', 'lib/kms/index.ts', 'lib/types/index.ts'].flatMap(namesOf);
+  expect(features.filter((name) => inRoot.has(name))).toEqual([]);
 });
 
 test("'dynafold/outbox' exports the relay, its defaults and the outbox table's definition", () => {
   expect(Object.keys(outbox).sort()).toEqual(['OutboxRelay', 'OutboxRelayDefaults', 'outboxTableDefinition']);
   expect(namesOf('lib/outbox/index.ts')).toEqual(expect.arrayContaining(['OutboxOptions', 'OutboxMessage', 'OutboxRelayOptions', 'RelayResult']));
+});
+
+test("'dynafold/erasure' exports the subject keys, their providers and table, and the types of a stream's personalData; the root its errors", () => {
+  expect(Object.keys(erasure).sort()).toEqual(['LocalKeyProvider', 'SubjectKeys', 'SubjectKeysDefaults', 'subjectKeysTableDefinition']);
+  expect(namesOf('lib/erasure/index.ts')).toEqual(expect.arrayContaining(['PersonalDataOptions', 'KeyProvider', 'ForgetResult']));
+  expect(namesOf('lib/index.ts')).toEqual(expect.arrayContaining(['SubjectForgottenError', 'KeyProviderError']));
 });
 
 test("'dynafold/types' holds types alone, the ones the root's signatures name", () => {

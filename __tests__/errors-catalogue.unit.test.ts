@@ -37,6 +37,12 @@ const CATALOGUE: ReadonlyArray<readonly [code: string, status: number, error: st
   ['feed.record', 500, 'StreamRecordError'],
   ['feed.replayRange', 500, 'ReplayRangeError'],
   ['local.start', 500, 'DynafoldError'],
+  // Added with personal data and its erasure.
+  ['erasure.subjectForgotten', 410, 'SubjectForgottenError'],
+  ['erasure.keyMissing', 500, 'SubjectKeyMissingError'],
+  ['erasure.keyNotLoaded', 500, 'SubjectKeyNotLoadedError'],
+  ['erasure.tampered', 500, 'PersonalDataTamperedError'],
+  ['erasure.keyProvider', 502, 'KeyProviderError'],
 ];
 
 /** The error classes a module exports, by name. */
@@ -93,6 +99,11 @@ interface ErrorsByCodeBefore {
   'feed.record': root.StreamRecordError;
   'feed.replayRange': root.ReplayRangeError;
   'local.start': DynafoldError;
+  'erasure.subjectForgotten': root.SubjectForgottenError;
+  'erasure.keyMissing': root.SubjectKeyMissingError;
+  'erasure.keyNotLoaded': root.SubjectKeyNotLoadedError;
+  'erasure.tampered': root.PersonalDataTamperedError;
+  'erasure.keyProvider': root.KeyProviderError;
 }
 
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

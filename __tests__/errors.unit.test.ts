@@ -72,6 +72,12 @@ describe('DynafoldError', () => {
         case 'feed.record':
         case 'feed.replayRange':
           return 'feed';
+        case 'erasure.subjectForgotten':
+        case 'erasure.keyMissing':
+        case 'erasure.keyNotLoaded':
+        case 'erasure.tampered':
+        case 'erasure.keyProvider':
+          return 'erasure';
         case 'configuration':
         case 'dynamo.request':
         case 'dynamo.tableNotFound':
@@ -85,6 +91,6 @@ describe('DynafoldError', () => {
         }
       }
     };
-    expect(new Set(ErrorCodes.map(family))).toEqual(new Set(['store', 'projector', 'feed', 'other']));
+    expect(new Set(ErrorCodes.map(family))).toEqual(new Set(['store', 'projector', 'feed', 'erasure', 'other']));
   });
 });

@@ -16,6 +16,11 @@ test("import 'dynafold' never loads the Streams client, the feed or DynamoDB Loc
   expect(loaded.filter((path) => path.includes(`${join(root, 'lib/feed')}`) || path.includes(join(root, 'lib/local')))).toEqual([]);
 });
 
+test("import 'dynafold' never loads the KMS client; 'dynafold/kms' brings it", () => {
+  expect(loadedBy('lib/index.ts').filter((path) => path.includes('client-kms') || path.includes(join(root, 'lib/kms')))).toEqual([]);
+  expect(loadedBy('lib/kms/index.ts').some((path) => path.includes('client-kms'))).toBe(true);
+});
+
 test("'dynafold/feed' brings the Streams client with it", () => {
   expect(loadedBy('lib/feed/index.ts').some((path) => path.includes('client-dynamodb-streams'))).toBe(true);
 });
@@ -50,6 +55,15 @@ test("'dynafold/lambda' loads neither the Streams client nor the feed", () => {
 test("'dynafold/outbox' loads neither the Streams client nor the feed", () => {
   const loaded = loadedBy('lib/outbox/index.ts');
   expect(loaded.filter((path) => path.includes('client-dynamodb-streams') || path.includes(join(root, 'lib/feed')))).toEqual([]);
+});
+
+test("'dynafold/erasure' loads neither the Streams client, the feed nor the KMS client", () => {
+  const loaded = loadedBy('lib/erasure/index.ts');
+  expect(
+    loaded.filter(
+      (path) => /client-(dynamodb-streams|kms)/.test(path) || path.includes(join(root, 'lib/feed')) || path.includes(join(root, 'lib/kms')),
+    ),
+  ).toEqual([]);
 });
 
 test("'dynafold/types' loads no module: it holds types alone", () => {

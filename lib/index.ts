@@ -4,9 +4,10 @@
  * - projector: exactly-once, in-order projections of DynamoDB Streams records into read models.
  * The change feed lives in `dynafold/feed`; the batch plumbing (`processBatch`, `BatchResponse`, the record
  * shapes, stream images and filter patterns, the Lambda and Kinesis handlers) in `dynafold/lambda`; the
- * outbox's table and relay in `dynafold/outbox`; the types that signatures name but an app seldom writes
- * (read-your-writes waits, inline projections, schema-evolution shapes, key and event helpers, option parts)
- * in `dynafold/types`; the embedded DynamoDB Local in `dynafold/local`.
+ * outbox's table and relay in `dynafold/outbox`; personal data's subject keys, their table and key providers
+ * in `dynafold/erasure` (the KMS provider in `dynafold/kms`); the types that signatures name but an app
+ * seldom writes (read-your-writes waits, inline projections, schema-evolution shapes, key and event helpers,
+ * option parts) in `dynafold/types`; the embedded DynamoDB Local in `dynafold/local`.
  *
  * This file is the package's public API: every name a user may import is listed here by name.
  */

@@ -1,9 +1,10 @@
 /**
  * The `dynafold` command, spawned as a user runs it, against DynamoDB Local with the config in
  * fixtures/: tables, backfill interrupted with SIGINT and resumed, parked rows, status while a feed runs
- * and after it stops, tail, replay, checkpoints, init, and bad input (one line, a documented exit code).
+ * and after it stops, tail, replay, checkpoints, forget, init, and bad input (one line, a documented exit code).
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, Pu
 import { DescribeStreamCommand, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { Command, Option } from 'commander';
 import { EventStream, ReadModel, eventsTableDefinition } from 'dynafold';
+import { LocalKeyProvider, SubjectKeys } from 'dynafold/erasure';
 import { ExitCodes } from 'dynafold/cli';
 import { ChangeFeedConsumer, DynamoCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { z } from 'zod';
@@ -753,4 +755,70 @@ describe('the first minutes on tables made by tables create', () => {
     },
     HANG_GUARD_MS,
   );
+});
+
+describe('personal data: tables create makes the key table, tail reads sealed events, forget asks first', () => {
+  const own = { ...ownTables('cli-erasure'), CLI_KEYS_TABLE: uniqueName('cli-keys'), CLI_KEK: randomBytes(32).toString('hex') };
+  const run = on(own);
+  const customers = () =>
+    new EventStream({
+      client,
+      table: own.CLI_EVENTS_TABLE,
+      name: 'Customer',
+      streamId: ['customerId'],
+      events: { Registered: z.object({ name: z.string() }) },
+      personalData: {
+        keys: new SubjectKeys({ client, table: own.CLI_KEYS_TABLE, provider: new LocalKeyProvider({ key: Buffer.from(own.CLI_KEK, 'hex') }) }),
+        events: { Registered: { subject: { streamId: 'customerId' }, fields: { name: '[erased]' } } },
+      },
+    });
+
+  test(
+    'forget deletes a subject’s key after a confirmation; tail then prints its data redacted and the others’ in the clear',
+    async () => {
+      const created = await run(['tables', 'create', '--json']);
+      expect(created.code).toBe(ExitCodes.ok);
+      expect(json<Array<{ table: string; kind: string }>>(created)).toContainEqual(
+        expect.objectContaining({ table: own.CLI_KEYS_TABLE, kind: 'subject keys', created: true }),
+      );
+      await customers().append({ customerId: 'p-1' }, [{ type: 'Registered', data: { name: 'Ada Lovelace' } }]);
+      await customers().append({ customerId: 'p-2' }, [{ type: 'Registered', data: { name: 'Grace Hopper' } }]);
+      const before = await run(['tail', 'customers', '--from-start', '--limit', '2']);
+      expect(before.code).toBe(ExitCodes.ok);
+      expect(before.stdout).toMatch(/Customer#p-1 v1 Registered \{"name":"Ada Lovelace"\}/);
+
+      const unconfirmed = await run(['forget', 'p-1']);
+      expect(unconfirmed.code).toBe(ExitCodes.usage);
+      expect(unconfirmed.stderr.trim()).toBe('✖ configuration: forget p-1 needs a confirmation: pass --yes when not at a terminal.');
+      const forgotten = await run(['forget', 'p-1', '--yes']);
+      expect(forgotten.code).toBe(ExitCodes.ok);
+      expect(forgotten.stdout).toBe(`✔ subject "p-1" forgotten in ${own.CLI_KEYS_TABLE}: key deleted\n`);
+      expect(forgotten.stderr).toMatch(/rebuild the rows of the stream instances that hold its data/);
+      const again = await run(['forget', 'p-1', '-y', '--json']);
+      expect(json<{ subject: string; forgotten: Array<{ alreadyForgotten: boolean; keyDeleted: boolean }> }>(again)).toMatchObject({
+        subject: 'p-1',
+        forgotten: [{ table: own.CLI_KEYS_TABLE, alreadyForgotten: true, keyDeleted: false }],
+      });
+
+      const after = await run(['tail', 'customers', '--from-start', '--limit', '2', '--json']);
+      const events = after.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { streamId: string; data: unknown });
+      expect(events.map((event) => [event.streamId, event.data])).toEqual([
+        ['p-1', { name: '[erased]' }],
+        ['p-2', { name: 'Grace Hopper' }],
+      ]);
+      await expect(customers().append({ customerId: 'p-1' }, [{ type: 'Registered', data: { name: 'Ada' } }])).rejects.toThrow(/was forgotten/);
+    },
+    HANG_GUARD_MS,
+  );
+
+  test('forget on a config whose streams hold no personal data says so', async () => {
+    const none = await dynafold(['forget', 'p-1', '--yes']);
+    expect(none.code).toBe(ExitCodes.usage);
+    expect(none.stderr.trim()).toBe(
+      '✖ configuration: No stream of the config declares `personalData`: there is no key table to forget a subject in.',
+    );
+  });
 });

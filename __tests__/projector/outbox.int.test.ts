@@ -129,7 +129,7 @@ test('drainAll recovers messages without the outbox stream', async () => {
   await projection().applyBatch(await stream.read({ orderId }));
   const published: string[] = [];
   const result = await new OutboxRelay({ client, table: outboxTable, publish: async (message) => void published.push(message.id) }).drainAll();
-  expect(result).toEqual({ published: 2, failures: [] });
+  expect(result).toEqual({ published: 2, erased: 0, failures: [] });
   expect(published).toEqual(['Order#o-drain#1', 'Order#o-drain#2']);
 });
 

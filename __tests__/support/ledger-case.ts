@@ -135,7 +135,7 @@ export async function outboxMessages(client: DynamoDBClient, table: string): Pro
           sk: String(item['sk']),
           projection: String(item['_dfOutbox']),
           id: String(item['id']),
-          message: storedMessage(item),
+          message: (storedMessage(item) as { message: unknown }).message,
         });
       }
       from = page.LastEvaluatedKey;

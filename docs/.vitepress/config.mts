@@ -64,6 +64,7 @@ function apiSidebar(): DefaultTheme.SidebarItem[] {
 const guides: DefaultTheme.SidebarItem[] = [
   { text: 'The store', link: '/guides/store' },
   { text: "Changing an event's schema", link: '/guides/schema-evolution' },
+  { text: 'Personal data and erasure', link: '/guides/personal-data' },
   { text: 'What appends and loads cost', link: '/guides/store-costs' },
   { text: 'Projections', link: '/guides/projections' },
   { text: 'Beyond one source', link: '/guides/beyond-one-source' },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `dynafold` command (commander): status, tail, backfill and rebuild with a progress bar, parked rows,
- * replay, checkpoints, tables and a local DynamoDB. Every failure is one line on stderr and an exit code
+ * replay, checkpoints, forgetting a data subject, tables and a local DynamoDB. Every failure is one line on stderr and an exit code
  * (see ExitCodes); `DEBUG=dynafold` adds the stack.
  */
 import { readFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { DynafoldError, ErrorCodes, type ErrorCode } from '../errors';
 import { CommandContext, type GlobalOptions } from './context';
 import { ExitCodes } from './exit-codes';
 import { checkpointsResetCommand } from './commands/checkpoints';
+import { forgetCommand } from './commands/forget';
 import { backfillCommand, rebuildCommand, type LifecycleOptions } from './commands/lifecycle';
 import { parkedListCommand, parkedRetryCommand, parkedSkipCommand } from './commands/parked';
 import { initCommand, localCommand } from './commands/setup';
@@ -83,7 +84,7 @@ export function program(): Command {
     .command('tables')
     .description('the configured tables')
     .command('create')
-    .description('create the events, read-model, outbox and checkpoint tables that do not exist yet')
+    .description('create the events, read-model, outbox, checkpoint and subject key tables that do not exist yet')
     .action(withContext((context) => tablesCreateCommand(context)));
   cli
     .command('status')
@@ -121,6 +122,11 @@ export function program(): Command {
     .command('replay <file>')
     .description('process Lambda OnFailure messages again (a file, or - for stdin)')
     .action(withContext((context, file: string) => replayCommand(context, file)));
+  cli
+    .command('forget <subject>')
+    .description("forget a data subject: delete its key, so its personal data reads redacted everywhere (can't be undone)")
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action(withContext((context, subject: string, options: { yes?: boolean }) => forgetCommand(context, subject, options)));
   cli
     .command('checkpoints')
     .description("a feed's checkpoints")

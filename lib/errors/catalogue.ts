@@ -1,5 +1,7 @@
 import type { DynafoldError } from './dynafold-error';
 import type * as DynamoErrors from './dynamo-errors';
+import type * as ErasureErrors from './erasure-errors';
+import { ErasureCodes } from './erasure-codes';
 import { DynamoCodes } from './dynamo-codes';
 import type * as FeedErrors from './feed-errors';
 import { FeedCodes } from './feed-codes';
@@ -12,7 +14,8 @@ import { StoreCodes } from './store-codes';
 type ErrorClasses = typeof StoreErrors &
   typeof DynamoErrors &
   typeof ProjectorErrors &
-  typeof FeedErrors & { readonly DynafoldError: typeof DynafoldError };
+  typeof FeedErrors &
+  typeof ErasureErrors & { readonly DynafoldError: typeof DynafoldError };
 
 /**
  * The name of an error class, as a table row gives it. (Every value those files export is an error class;
@@ -47,7 +50,14 @@ const LocalCodes = {
 } as const satisfies ErrorTable;
 
 /** Every module's table in one, in the order `ErrorCodes` lists them. */
-export const ErrorCatalogue = { ...StoreCodes, ...DynamoCodes, ...ProjectorCodes, ...FeedCodes, ...LocalCodes } as const satisfies ErrorTable;
+export const ErrorCatalogue = {
+  ...StoreCodes,
+  ...DynamoCodes,
+  ...ProjectorCodes,
+  ...FeedCodes,
+  ...LocalCodes,
+  ...ErasureCodes,
+} as const satisfies ErrorTable;
 
 /** A dynafold error code. */
 export type ErrorCode = keyof typeof ErrorCatalogue;

@@ -12,3 +12,4 @@ export * from './store-errors';
 export * from './dynamo-errors';
 export * from './projector-errors';
 export * from './feed-errors';
+export * from './erasure-errors';

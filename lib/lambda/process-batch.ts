@@ -1,4 +1,4 @@
-import { ValidationError, isTransient } from '../errors';
+import { DynafoldError, ValidationError, isTransient } from '../errors';
 import { decoder, type AnyEventStream, type EventsOfStream, type StreamEvent } from '../store';
 import { batchResponse, type PartialBatchResponse } from './batch-response';
 import { log, resolveLogger, type Logger } from '../util';
@@ -126,16 +126,36 @@ export async function processBatch<
   );
 
   const readImage = imageReader(options);
+  const images = records.map((record) => {
+    try {
+      return { image: readImage(record) };
+    } catch (error) {
+      return { error };
+    }
+  });
+  // The keys of every subject whose personal data the batch holds, in one read, before any record decodes.
+  const keysFailure = await decode
+    .loadKeys(
+      images.map((read) => read.image),
+      { signal: options.signal },
+    )
+    .then(
+      () => undefined,
+      (error: unknown) => error,
+    );
   const entries: Entry<StreamEvent>[] = [];
   const decodeFailures: DecodeFailure<R>[] = [];
-  records.forEach((record, position) => {
+  images.forEach((read, position) => {
+    const record = records[position] as R;
     try {
-      const image = readImage(record);
+      if ('error' in read) throw read.error;
       // A record is one commit: each of its events is an entry at the record's position.
-      const decoded = image === undefined ? undefined : decode(image);
+      const decoded = read.image === undefined ? undefined : decode(read.image);
       for (const event of decoded?.events ?? []) entries.push({ event, position });
     } catch (error) {
-      decodeFailures.push({ position, record, error });
+      // A key the batch could not load fails its records with why (a throttled read passes by itself).
+      const failure = keysFailure !== undefined && DynafoldError.is(error, 'erasure.keyNotLoaded') ? keysFailure : error;
+      decodeFailures.push({ position, record, error: failure });
     }
   });
 

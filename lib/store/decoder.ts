@@ -4,6 +4,7 @@ import { ConfigurationError, DecodeError } from '../errors';
 import { Layout } from './layout';
 import { warnDeprecated } from '../util';
 import type { ReadRange, StreamEvent } from './types';
+import { personalSubjects, type SubjectKeys } from './erasure';
 
 /** A stream image as Lambda, Pipes or GetRecords deliver it: binary as bytes or as base64 strings. */
 export type StreamImage = Readonly<Record<string, unknown>>;
@@ -19,6 +20,8 @@ export interface AnyEventStream {
   parseStreamId(streamId: string): Readonly<Record<string, string>>;
   /** The events a stored commit holds, in version order (see `EventStream.decodeCommit`). */
   decodeCommit(item: Readonly<Record<string, unknown>>): StreamEvent[];
+  /** The key store of the stream's personal data, if it declares any (see `personalData`). */
+  readonly subjectKeys?: SubjectKeys | undefined;
   /** Whether folds pass over this event (one of a type retired with `skip`); reads still return it. */
   readonly skipsInFolds?: ((event: StreamEvent) => boolean) | undefined;
   version(id: string, options?: { signal?: AbortSignal | undefined }): Promise<number>;
@@ -111,34 +114,76 @@ export function streamsByMarker<Streams extends Record<string, AnyEventStream>>(
  * decoder dispatches on its event marker and returns the commit's events in version order, or `undefined`
  * for snapshots, idempotency sentinels, other streams' events and other items, and for no image at all (a
  * REMOVE record has no `NewImage`: like an item that is no event, there is nothing to decode); a broken
- * commit of one of these streams throws {@link DecodeError}.
+ * commit of one of these streams throws {@link DecodeError}. For streams with personal data, load a
+ * batch's keys first: `await decode.loadKeys(images)`.
  *
  * @example
  * ```ts
  * const decode = decoder({ Order: OrderEvents })
+ * await decode.loadKeys(records.map((record) => record.dynamodb?.NewImage))
  * const decoded = decode(record.dynamodb?.NewImage)
  * if (decoded?.stream === 'Order') for (const event of decoded.events) console.log(event.version, event.type)
  * ```
  */
-export function decoder<Streams extends Record<string, AnyEventStream>>(
-  streams: Streams,
-): (image: StreamImage | undefined) => Decoded<Streams> | undefined {
+export function decoder<Streams extends Record<string, AnyEventStream>>(streams: Streams): Decoder<Streams> {
   const byMarker = streamsByMarker(streams);
-  return (image) => {
-    if (image === undefined) return undefined;
-    if (typeof image !== 'object' || image === null) throw new DecodeError('A stream image must be an object of attribute values.', undefined);
-    const marker = eventMarkerOf(image);
-    const target = marker === undefined ? undefined : byMarker.get(marker);
-    if (target === undefined) return undefined;
-    let item: Record<string, unknown>;
+  // Images whose keys were loaded, unmarshalled once for both.
+  const unmarshalled = new WeakMap<object, Record<string, unknown>>();
+  const itemOf = (image: StreamImage, stream: AnyEventStream) => {
+    let item = unmarshalled.get(image);
+    if (item !== undefined) return item;
     try {
       item = unmarshallImage(image);
     } catch (cause) {
-      throw new DecodeError(`An image of stream ${target.stream.name} holds attribute values that can't be read.`, target.stream.name, [], { cause });
+      throw new DecodeError(`An image of stream ${stream.name} holds attribute values that can't be read.`, stream.name, [], { cause });
     }
-    return decodedCommit(target.key, target.stream.name, target.stream.decodeCommit(item)) as Decoded<Streams>;
+    unmarshalled.set(image, item);
+    return item;
   };
+  const targetOf = (image: StreamImage | undefined) => {
+    if (image === undefined) return undefined;
+    if (typeof image !== 'object' || image === null) throw new DecodeError('A stream image must be an object of attribute values.', undefined);
+    const marker = eventMarkerOf(image);
+    return marker === undefined ? undefined : byMarker.get(marker);
+  };
+  const decode = (image: StreamImage | undefined) => {
+    const target = targetOf(image);
+    if (target === undefined || image === undefined) return undefined;
+    return decodedCommit(target.key, target.stream.name, target.stream.decodeCommit(itemOf(image, target.stream))) as Decoded<Streams>;
+  };
+  const loadKeys = async (images: Iterable<StreamImage | undefined>, options: { readonly signal?: AbortSignal | undefined } = {}) => {
+    const subjects = new Map<SubjectKeys, Set<string>>();
+    for (const image of images) {
+      let found: Set<string>;
+      let stream: AnyEventStream | undefined;
+      try {
+        stream = targetOf(image)?.stream;
+        if (stream?.subjectKeys === undefined || image === undefined) continue;
+        found = personalSubjects([itemOf(image, stream)]);
+      } catch {
+        // Its decode throws what is wrong with it.
+        continue;
+      }
+      if (found.size === 0) continue;
+      const wanted = subjects.get(stream.subjectKeys) ?? new Set<string>();
+      for (const subject of found) wanted.add(subject);
+      subjects.set(stream.subjectKeys, wanted);
+    }
+    await Promise.all([...subjects].map(([keys, wanted]) => keys.load(wanted, options)));
+  };
+  return Object.assign(decode, { loadKeys });
 }
+
+/**
+ * What {@link decoder} returns: a synchronous decode of one image, and `loadKeys`, which reads the keys
+ * of the subjects whose personal data a batch of images holds (one BatchGetItem per key table) so that
+ * their decodes need not wait. Call it with a batch's images before decoding them: a decode that meets a
+ * key nobody loaded throws `SubjectKeyNotLoadedError`. For streams without personal data it reads nothing.
+ */
+export type Decoder<Streams extends Record<string, AnyEventStream>> = ((image: StreamImage | undefined) => Decoded<Streams> | undefined) & {
+  /** Loads the keys the images' personal data needs; an image that can't be read is left to its decode, which throws. */
+  readonly loadKeys: (images: Iterable<StreamImage | undefined>, options?: { readonly signal?: AbortSignal | undefined }) => Promise<void>;
+};
 
 /**
  * A decoded commit, with the deprecated `event` that refuses to stand for a commit of several. `event` is

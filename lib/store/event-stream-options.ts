@@ -9,6 +9,7 @@ import type { InlineProjection } from './inline';
 import type { WaitForProjections } from './read-your-writes';
 import type { EventSchemas } from './types';
 import type { EventVersionsOf } from './codec';
+import type { PersonalDataOptions } from './erasure';
 
 /** An idempotency key is part of a sort key (`i#<key>`), which DynamoDB limits to 1,024 bytes. */
 const MAX_IDEMPOTENCY_KEY_BYTES = 1000;
@@ -63,6 +64,22 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
    * @defaultValue false ({@link EventStreamDefaults.itemPerEvent})
    */
   readonly itemPerEvent?: boolean | undefined;
+  /**
+   * Which fields of which event types are personal data, and whose (a subject id from the event's data or
+   * its stream id): appends seal them with the subject's key from `keys` before anything is written, every
+   * reader opens them, and once `keys.forget(subject)` deleted the key they read as the value declared for
+   * each. A type or field the stream does not have is a `ConfigurationError`. See the erasure guide.
+   *
+   * @example
+   * ```ts
+   * personalData: {
+   *   keys,
+   *   events: { OrderPlaced: { subject: { data: 'customerId' }, fields: { email: '[erased]', address: null } } },
+   * }
+   * ```
+   * @defaultValue none: no field is sealed
+   */
+  readonly personalData?: PersonalDataOptions<Events, Fields[number]> | undefined;
 }
 
 /** Options of {@link EventStream.append}. */

@@ -28,6 +28,7 @@ import type { EventOf, EventSchemas, ReadRange, StreamIdOf } from './types';
 import type { NewEventOf } from './codec';
 import type { AppendResult } from './stream-appends';
 import { resolveIdempotencyTtl, validateStreamOptions, type AppendOptions, type EventStreamOptions } from './event-stream-options';
+import { TrailCollector, resolvePersonalData, type SubjectKeys, type Trail } from './erasure';
 
 export type { AppendOptions, AppendRetry, EventStreamOptions } from './event-stream-options';
 
@@ -70,6 +71,8 @@ export class EventStream<
    * `retiredEvent({ skip: true })`; reads still return it. Absent when no type is, so folds ask nothing.
    */
   readonly skipsInFolds: ((event: { readonly type: string }) => boolean) | undefined;
+  /** The key store of the stream's personal data (`personalData.keys`), if it declares any. */
+  readonly subjectKeys: SubjectKeys | undefined;
   private readonly appends: StreamAppends = new StreamAppends(this);
 
   constructor(options: EventStreamOptions<Name, Fields, Events>) {
@@ -79,7 +82,7 @@ export class EventStream<
     this.streamIdFields = options.streamId;
     this.events = options.events;
     const compression = options.compression ?? EventStreamDefaults.compression;
-    this.codec = eventCodec(
+    const codec = eventCodec(
       options.name,
       options.events,
       compression === false
@@ -90,6 +93,15 @@ export class EventStream<
           },
       options.versions,
     );
+    const personal =
+      options.personalData === undefined
+        ? undefined
+        : resolvePersonalData(
+            { name: options.name, streamIdFields: options.streamId, events: options.events, types: codec.types },
+            options.personalData,
+          );
+    this.codec = personal === undefined ? codec : { ...codec, personal };
+    this.subjectKeys = personal?.keys;
     const types = this.codec.types;
     this.skipsInFolds = [...types.values()].some((reading) => reading.retired?.skip === true)
       ? (event) => types.get(event.type)?.retired?.skip === true
@@ -158,7 +170,8 @@ export class EventStream<
   ): Promise<AppendResult<EventOf<Events>> | LostRace<EventOf<Events>>> {
     const outcome = await this.appends.append(streamId, this.appends.validate(events, options), options, 'loaded');
     if ('version' in outcome) return outcome as AppendResult<EventOf<Events>>;
-    const winner = outcome.winner === undefined ? undefined : (this.appends.decodeWinner(outcome.winner) as EventOf<Events>[] | undefined);
+    const winner =
+      outcome.winner === undefined ? undefined : ((await this.appends.decodeWinner(outcome.winner, options.signal)) as EventOf<Events>[] | undefined);
     return { lostRace: true, actualVersion: winner?.at(-1)?.version ?? options.expectedVersion + 1, ...(winner === undefined ? {} : { winner }) };
   }
 
@@ -245,14 +258,30 @@ export class EventStream<
     );
   }
 
-  /** Saves a snapshot unless a newer one exists; resolves whether it was written. */
+  /**
+   * Saves a snapshot unless a newer one exists; resolves whether it was written. On a stream with personal
+   * data, the state is sealed for every subject whose data the events up to `snapshot.version` hold in
+   * the clear (a forget of any of them makes it unreadable: loads then fold from the events); a load that
+   * saves one knows them, a call of this method reads the events to find them.
+   */
   async saveSnapshot<State>(
     id: StreamIdOf<Fields> | string,
     snapshot: Snapshot<State>,
     name?: string,
-    options: { signal?: AbortSignal | undefined } = {},
+    options: {
+      signal?: AbortSignal | undefined;
+      /** @internal the subjects whose data the state holds, as a load gathered them */
+      trail?: Trail | undefined;
+    } = {},
   ): Promise<boolean> {
-    return saveSnapshot(withSignal(this.documents, options.signal), this.table, this.codec, this.formatStreamId(id), snapshot, name);
+    const streamId = this.formatStreamId(id);
+    let trail = options.trail;
+    if (trail === undefined && this.codec.personal !== undefined && Number.isSafeInteger(snapshot?.version) && snapshot.version > 0) {
+      const collector = new TrailCollector();
+      for await (const event of this.iterate(streamId, { toVersion: snapshot.version, signal: options.signal })) collector.add(event);
+      trail = collector.trail;
+    }
+    return saveSnapshot(withSignal(this.documents, options.signal), this.table, this.codec, streamId, snapshot, name, trail);
   }
 
   /** The latest snapshot under `name`, if any; strongly consistent unless `consistent` is false. */

@@ -12,12 +12,25 @@ export type { CompressionOptions, CompressionAlgorithm } from '../dynamo';
 export { EventStreamDefaults } from './defaults';
 export { decoder, eventFilterPattern, unmarshallImage } from './decoder';
 export type { EventFilterOptions } from './decoder';
-export type { Decoded, StreamImage, AnyEventStream } from './decoder';
+export type { Decoded, Decoder, StreamImage, AnyEventStream } from './decoder';
 export { ReadModel } from './read-model';
 export type { ReadModelOptions, Stored, ReadOptions, Page, KeyOfModel } from './read-model';
 export type { AnyKeyValues, KeyValues, QueryValues, IndexName } from './read-model';
 export type { KeyDefinition, IndexDefinition, PrimaryKeyDefinition } from './read-model';
 export { eventsTableDefinition, readModelTableDefinition } from './tables';
+export { SubjectKeys, SubjectKeysDefaults, LocalKeyProvider, subjectKeysTableDefinition } from './erasure';
+export type {
+  SubjectKeysOptions,
+  ForgetResult,
+  KeyReadStats,
+  KeyProvider,
+  LocalKeyProviderOptions,
+  NewDataKey,
+  PersonalDataOptions,
+  PersonalDeclaration,
+  PersonalFields,
+  SubjectSource,
+} from './erasure';
 export type { EventsOfStream, StreamEvent, EventOf, EventSchemas, StreamIdOf, Fold, ReadRange } from './types';
 export type { NewEventOf } from './codec';
 export type { AppendResult } from './stream-appends';
@@ -26,3 +39,4 @@ export { instanceKey } from './layout';
 export { instancePages } from './read';
 export type { InstancePage, InstanceRef, InstanceScan } from './read';
 export { RowAttributes } from './read-model';
+export { openBlob, outboxContext, sealBlob, trailOf } from './erasure';

@@ -33,6 +33,13 @@ export const Layout = {
    * one holds at the top level (`type`, `tv`, `data`, `enc`, `metadata`).
    */
   events: 'events',
+  /**
+   * On event items (and snapshots, outbox messages) that hold personal data: per subject, what is sealed
+   * with its key. An event's personal fields are left out of `data` and sealed one by one here (subject →
+   * field → sealed bytes); a snapshot's state or a message is sealed whole, and this holds each subject's
+   * share of its key (subject → sealed share). See `personalData`.
+   */
+  personal: 'pd',
   /** On event items: the compression of a binary `data`, absent for plain data. */
   encoding: 'enc',
   /** On event items: the version of the event's type its data has, absent for version 1 (and before types had versions). */

@@ -16,11 +16,13 @@ import {
   requestHash,
   type SentinelTtl,
   sendInlineAppend,
+  sealPersonalData,
 } from './append';
 import { fromCommitItem, writtenEvents, commitEndOf, validateMetadata, validateNewEvent, type EventCodec, type ValidEvent } from './codec';
 import { EventStreamDefaults } from './defaults';
 import { resolveCallRetry, validateAppendOptions, type AppendOptions } from './event-stream-options';
 import { readCommitHolding } from './read';
+import { loadKeysOf } from './erasure';
 import type { InlineResult } from './inline';
 import type { ProjectedRows } from './read-your-writes';
 import type { ReadRange, StreamEvent } from './types';
@@ -55,6 +57,8 @@ export class StreamAppends {
     options: AppendOptions,
     mode: AppendMode,
   ): Promise<AppendResult<StreamEvent> | LostAppend> {
+    // Personal fields are sealed once, before the first try: every try writes the same item.
+    const events = await sealPersonalData(this.stream.codec, streamId, valid, options.signal);
     return appendWithRetries({
       streamName: this.stream.name,
       streamId,
@@ -64,7 +68,7 @@ export class StreamAppends {
       signal: options.signal,
       readHead: () => this.stream.version(streamId, { signal: options.signal }),
       endsCommit: (version) => this.endsCommit(streamId, version, options.signal),
-      attempt: (expectedVersion) => this.attempt(streamId, expectedVersion, valid, options),
+      attempt: (expectedVersion) => this.attempt(streamId, expectedVersion, events, options),
     });
   }
 
@@ -86,8 +90,9 @@ export class StreamAppends {
   }
 
   /** The events of a commit that won a race, decoded; `undefined` when it can't be (the command then loads the stream again). */
-  decodeWinner(item: Record<string, unknown>): StreamEvent[] | undefined {
+  async decodeWinner(item: Record<string, unknown>, signal?: AbortSignal): Promise<StreamEvent[] | undefined> {
     try {
+      await loadKeysOf(this.stream.codec.personal, [item], signal);
       return fromCommitItem(this.stream.codec, item);
     } catch {
       return undefined;

@@ -253,6 +253,7 @@ async function deliverOnce(
   header: string,
 ): Promise<DeliveryReport> {
   const decode = decoder(Object.fromEntries(projection.streams.map((stream) => [stream.name, stream])));
+  await decode.loadKeys(records.map((record) => record.dynamodb?.NewImage));
   // A record is an append's commit: the ids of its events.
   const eventIds = records.map((record) => (decode(record.dynamodb?.NewImage ?? {})?.events ?? []).map(eventId));
   const plan = planDelivery(

@@ -3,7 +3,7 @@ import { CreateTableCommand, DeleteTableCommand, type CreateTableCommandInput, t
 import { ConfigurationError } from '../errors';
 import { CheckpointTable, errorName } from '../dynamo';
 import { outboxTableDefinition } from '../projector';
-import { eventsTableDefinition, readModelTableDefinition, type ReadModel } from '../store';
+import { eventsTableDefinition, readModelTableDefinition, subjectKeysTableDefinition, type ReadModel } from '../store';
 
 /** DynamoDB's table names: 3 to 255 of these characters. */
 const TABLE_NAME = /^[a-zA-Z0-9_.-]+$/;
@@ -42,6 +42,8 @@ export interface TestTablesOptions {
   readonly outbox?: boolean | undefined;
   /** A checkpoint table for `DynamoCheckpointStore`. @defaultValue false */
   readonly checkpoints?: boolean | undefined;
+  /** A key table for `SubjectKeys` (personal data). @defaultValue false */
+  readonly subjectKeys?: boolean | undefined;
 }
 
 /** Tables made for one test (file), deleted by {@link TestTables.delete}. */
@@ -53,12 +55,16 @@ export interface TestTables {
   readonly readModels: string | undefined;
   readonly outbox: string | undefined;
   readonly checkpoints: string | undefined;
+  readonly subjectKeys: string | undefined;
   /** Deletes every table made (one already gone is fine). Safe to call twice. */
   delete(): Promise<void>;
 }
 
 /** One table of a fixture: its unique name and CreateTable input. */
-type Wanted = readonly [kind: 'events' | 'readModels' | 'outbox' | 'checkpoints', definition: (name: string) => CreateTableCommandInput];
+type Wanted = readonly [
+  kind: 'events' | 'readModels' | 'outbox' | 'checkpoints' | 'subjectKeys',
+  definition: (name: string) => CreateTableCommandInput,
+];
 
 /**
  * Creates the tables a test needs under unique names, at once, and hands them back with `delete()`.
@@ -78,6 +84,7 @@ export async function createTestTables(client: DynamoDBClient, options: TestTabl
     ...(models.length === 0 ? [] : [['readModels', (name: string) => readModelTableDefinition(name, models)] as const]),
     ...(options.outbox === true ? [['outbox', outboxTableDefinition] as const] : []),
     ...(options.checkpoints === true ? [['checkpoints', CheckpointTable.definition] as const] : []),
+    ...(options.subjectKeys === true ? [['subjectKeys', subjectKeysTableDefinition] as const] : []),
   ];
   const names = new Map(wanted.map(([kind]) => [kind, uniqueTableName(`${prefix}-${kind === 'readModels' ? 'views' : kind}`)]));
   const created = await createTables(
@@ -91,6 +98,7 @@ export async function createTestTables(client: DynamoDBClient, options: TestTabl
     readModels: names.get('readModels'),
     outbox: names.get('outbox'),
     checkpoints: names.get('checkpoints'),
+    subjectKeys: names.get('subjectKeys'),
     delete: () => (deleted ??= deleteTables(client, [...created.keys()])),
   };
 }

@@ -17,10 +17,12 @@ const lambda = require('dynafold/lambda');
 assert.equal(typeof lambda.lambdaHandler, 'function', 'dynafold/lambda: no lambdaHandler');
 assert.equal(lambda.lambdaHandler, dynafold.lambdaHandler, 'dynafold/lambda: another lambdaHandler than the root re-exports');
 assert.equal(streamsLoaded(), false, 'dynafold/lambda loaded @aws-sdk/client-dynamodb-streams');
-// The outbox's relay runs in a function of its own; the types subpath holds types alone.
+// The outbox's relay runs in a function of its own; personal data's keys are a subpath of their own; the types
+// subpath holds types alone.
 assert.equal(typeof require('dynafold/outbox').OutboxRelay, 'function', 'dynafold/outbox: no OutboxRelay');
+assert.equal(typeof require('dynafold/erasure').SubjectKeys, 'function', 'dynafold/erasure: no SubjectKeys');
 assert.deepEqual(Object.keys(require('dynafold/types')), [], 'dynafold/types: values in a subpath of types');
-assert.equal(streamsLoaded(), false, 'dynafold/outbox or dynafold/types loaded @aws-sdk/client-dynamodb-streams');
+assert.equal(streamsLoaded(), false, 'dynafold/outbox, dynafold/erasure or dynafold/types loaded @aws-sdk/client-dynamodb-streams');
 const feed = require('dynafold/feed');
 assert.equal(typeof feed.ChangeFeedConsumer, 'function');
 const sdk = require('@aws-sdk/client-dynamodb');

@@ -12,6 +12,7 @@ import Fastify from 'fastify';
 import { EventStream, Projection, ReadModel, decoder, type EventOf } from 'dynafold';
 import { kinesisHandler, lambdaHandler, type LambdaStreamEvent, type PartialBatchResponse } from 'dynafold/lambda';
 import { OutboxRelay, type OutboxMessage } from 'dynafold/outbox';
+import { LocalKeyProvider, SubjectKeys } from 'dynafold/erasure';
 import type { RetryOptions, WaitForOptions } from 'dynafold/types';
 import { etagOf, expectedVersionOf } from 'dynafold/fastify';
 import { ChangeFeedConsumer, MemoryCheckpointStore, type ChangeFeedBatch } from 'dynafold/feed';
@@ -90,6 +91,8 @@ export const relay = (publish: (message: OutboxMessage) => Promise<void>) => new
 export const patient: RetryOptions = { attempts: 5, maxElapsedMs: 2_000 };
 export const waitForSummary = (options: WaitForOptions) => projection.waitFor({ orderId: 'o-1' }, { ...options, version: 1 });
 export const local: () => Promise<DynamoLocal> = () => startDynamoLocal();
+// Personal data's keys, from their own subpath.
+export const subjectKeys = new SubjectKeys({ client, table: 'subject-keys', provider: new LocalKeyProvider({ key: new Uint8Array(32) }) });
 
 // The test kit's specs take their types from the projection and the stream.
 export const localClient = (): DynamoDBClient => new DynamoDBClient(localClientConfig());

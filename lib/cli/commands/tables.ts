@@ -9,7 +9,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CheckpointTable } from '../../dynamo';
 import { outboxTableDefinition } from '../../projector';
-import { eventsTableDefinition, readModelTableDefinition, type ReadModel } from '../../store';
+import { eventsTableDefinition, readModelTableDefinition, subjectKeysTableDefinition, type ReadModel } from '../../store';
+import { keyStoresOf } from './forget';
 import type { CommandContext } from '../context';
 import { ExitCodes } from '../exit-codes';
 import { colours } from '../output';
@@ -37,6 +38,7 @@ function definitionsOf(context: CommandContext): Array<{ kind: string; definitio
     ...[...eventTables].map((table) => ({ kind: 'events', definition: eventsTableDefinition(table), ttl: sentinelTtl(table) })),
     ...[...models].map(([table, readModels]) => ({ kind: 'read models', definition: readModelTableDefinition(table, readModels) })),
     ...(model.outboxTables ?? []).map((table) => ({ kind: 'outbox', definition: outboxTableDefinition(table) })),
+    ...keyStoresOf(context).map((keys) => ({ kind: 'subject keys', definition: subjectKeysTableDefinition(keys.table) })),
     ...[...new Set(Object.values(model.feeds ?? {}).map((feed) => feed.checkpointTable))].map((table) => ({
       kind: 'checkpoints',
       definition: CheckpointTable.definition(table),
@@ -89,7 +91,7 @@ async function completeExisting(context: CommandContext, definition: CreateTable
 }
 
 /**
- * `dynafold tables create`: creates every configured table that does not exist yet, and turns on the stream
+ * `dynafold tables create`: creates every configured table (subject key tables too) that does not exist yet, and turns on the stream
  * or TTL an existing one lacks (idempotent). Fails when an existing table cannot serve (another key, say).
  */
 export async function tablesCreateCommand(context: CommandContext): Promise<number> {

@@ -38,6 +38,7 @@ export async function tailCommand(context: CommandContext, name: string, options
     context.out.note('Waiting for events appended from now on (Ctrl-C stops); --from-start prints the ones the stream holds first.');
   let shown = 0;
   for await (const batch of feed) {
+    await decode.loadKeys(batch.records.map((record) => (record.eventName === 'INSERT' ? record.dynamodb?.NewImage : undefined)));
     for (const record of batch.records) {
       if (record.eventName !== 'INSERT' || record.dynamodb?.NewImage === undefined) continue;
       // A record is an append's commit: its events, in order.

@@ -1,7 +1,7 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError, MessageTooLargeError } from '../../errors';
 import { requireTableName } from '../../util';
-import type { ReadModel, StreamEvent } from '../../store';
+import { openBlob, outboxContext, sealBlob, trailOf, type ReadModel, type StreamEvent, type SubjectKeys } from '../../store';
 import { compress, decompress, TransactionLimits, itemSize, keyedTableDefinition } from '../../dynamo';
 
 /** A Put to send in the same transaction as the row (an outbox message). */
@@ -45,6 +45,8 @@ export const OutboxLayout = {
   marker: '_dfOutbox',
   /** On a message stored compressed: its algorithm. */
   encoding: 'enc',
+  /** On a message sealed for the subjects whose personal data its event holds: each one's share of its key (see `Layout.personal`). */
+  personal: 'pd',
 } as const;
 
 const REVISION_DIGITS = 12;
@@ -90,16 +92,26 @@ export class OutboxWriter {
     if (message === undefined) return undefined;
     const json = JSON.stringify(message);
     const compressed = Buffer.byteLength(json) > COMPRESS_ABOVE_BYTES;
+    const partition = this.partition(key);
+    const stored = compressed ? compress(json, 'gzip') : (JSON.parse(json) as unknown);
+    // The message of an event that holds personal data is sealed for its subjects: once one is forgotten,
+    // the relay can't open it and deletes it unpublished.
+    const trail = trailOf(event);
+    const sealed =
+      trail === undefined
+        ? undefined
+        : sealBlob(trail, compressed ? (stored as Uint8Array) : Buffer.from(json, 'utf8'), outboxContext(partition, sortKey));
     return {
       table: this.options.table,
       item: {
-        [OutboxLayout.partitionKey]: this.partition(key),
+        [OutboxLayout.partitionKey]: partition,
         [OutboxLayout.sortKey]: sortKey,
         [OutboxLayout.marker]: this.projection,
         id: `${event.streamName}#${event.streamId}#${event.version}`,
         key,
-        message: compressed ? compress(json, 'gzip') : (JSON.parse(json) as unknown),
+        message: sealed === undefined ? stored : sealed.body,
         ...(compressed ? { [OutboxLayout.encoding]: 'gzip' } : {}),
+        ...(sealed === undefined ? {} : { [OutboxLayout.personal]: sealed.shares }),
         createdAt: new Date().toISOString(),
       },
     };
@@ -137,13 +149,37 @@ export class OutboxBatch {
   }
 }
 
-/** The message of a stored outbox item, decompressed where it was stored compressed. */
-export function storedMessage(item: Readonly<Record<string, unknown>>): unknown {
+/**
+ * The message of a stored outbox item, decompressed where it was stored compressed and opened where it was
+ * sealed (with `keys`, which must hold the keys of its subjects: see {@link sealedSubjects}); `erased` when
+ * a subject it was sealed for is forgotten.
+ */
+export function storedMessage(item: Readonly<Record<string, unknown>>, keys?: SubjectKeys): { readonly message: unknown } | 'erased' {
   const encoding = item[OutboxLayout.encoding];
-  const message = item['message'];
-  if (typeof encoding !== 'string') return message;
+  let message = item['message'];
+  const shares = item[OutboxLayout.personal];
+  if (shares !== undefined) {
+    const where = `Outbox message ${String(item['id'])} of projection ${String(item[OutboxLayout.marker])}`;
+    if (keys === undefined)
+      throw new ConfigurationError(`${where} is sealed for the subjects whose personal data it holds: give the relay \`keys\`.`);
+    const context = outboxContext(String(item[OutboxLayout.partitionKey]), String(item[OutboxLayout.sortKey]));
+    const opened = openBlob(keys, message, shares, context, where);
+    if (opened.kind === 'forgotten') return 'erased';
+    message = typeof encoding === 'string' ? opened.plaintext : (JSON.parse(opened.plaintext.toString('utf8')) as unknown);
+  }
+  if (typeof encoding !== 'string') return { message };
   const bytes = typeof message === 'string' ? Buffer.from(message, 'base64') : (message as Uint8Array);
-  return JSON.parse(decompress(bytes, encoding)) as unknown;
+  return { message: JSON.parse(decompress(bytes, encoding)) as unknown };
+}
+
+/** The subjects a page of outbox items is sealed for, whose keys opening them needs. */
+export function sealedSubjects(items: ReadonlyArray<Readonly<Record<string, unknown>>>): Set<string> {
+  const subjects = new Set<string>();
+  for (const item of items) {
+    const shares = item[OutboxLayout.personal];
+    if (typeof shares === 'object' && shares !== null) for (const subject of Object.keys(shares)) subjects.add(subject);
+  }
+  return subjects;
 }
 
 /**

@@ -3,7 +3,8 @@ import { DeleteCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient }
 import { log, Semaphore, requireFunction, requireInteger, requireTableName, resolveLogger, type Logger } from '../../util';
 import { abortReason, cancelled, documentClient, pages, request, withSignal } from '../../dynamo';
 import { BatchResponse, type PartialBatchResponse, type RecordReading, type StreamRecordLike } from '../../lambda';
-import { OutboxLayout, storedMessage, type OutboxMessage } from './outbox';
+import { OutboxLayout, sealedSubjects, storedMessage, type OutboxMessage } from './outbox';
+import type { SubjectKeys } from '../../store';
 
 /** Options of {@link OutboxRelay}. */
 export interface OutboxRelayOptions {
@@ -16,6 +17,13 @@ export interface OutboxRelayOptions {
   readonly concurrency?: number | undefined;
   /** Receives rows whose publishing failed (warn); `false` logs nothing. @defaultValue one JSON line per entry on the console */
   readonly logger?: Logger | false | undefined;
+  /**
+   * The subject keys of the streams whose events the messages come from, when they hold personal data: a
+   * message of such an event is sealed for its subjects, opened here before it is published, and deleted
+   * unpublished (counted in `erased`) once one of them is forgotten.
+   * @defaultValue none: a sealed message fails its row with `ConfigurationError`
+   */
+  readonly keys?: SubjectKeys | undefined;
 }
 
 /** Defaults of {@link OutboxRelay}, in one place. */
@@ -27,6 +35,8 @@ export const OutboxRelayDefaults = {
 /** What a relay pass did. */
 export interface RelayResult {
   readonly published: number;
+  /** Messages deleted unpublished: sealed for a subject that was forgotten before they were published. */
+  readonly erased: number;
   /** Rows whose publishing failed, with the error; their messages stay for the next pass. */
   readonly failures: ReadonlyArray<{ readonly partition: string; readonly error: unknown }>;
 }
@@ -110,7 +120,7 @@ export class OutboxRelay {
         limit.use(async () => {
           try {
             if (cancelled(signal)) throw abortReason(signal);
-            return { published: await this.drainRowWith(partition, documents) };
+            return await this.drainRowWith(partition, documents);
           } catch (error) {
             log(
               this.logger,
@@ -118,24 +128,26 @@ export class OutboxRelay {
               { projection: projectionOf(partition), partition, err: error },
               'outbox row not drained; its messages wait for the next pass',
             );
-            return { published: 0, failure: { partition, error } };
+            return { published: 0, erased: 0, failure: { partition, error } };
           }
         }),
       ),
     );
     return {
       published: results.reduce((sum, result) => sum + result.published, 0),
-      failures: results.flatMap((result) => (result.failure === undefined ? [] : [result.failure])),
+      erased: results.reduce((sum, result) => sum + result.erased, 0),
+      failures: results.flatMap((result) => ('failure' in result ? [result.failure] : [])),
     };
   }
 
-  /** Publishes one row's pending messages in order, deleting each after it was published. */
-  drainRow(partition: string): Promise<number> {
-    return this.drainRowWith(partition, this.documents);
+  /** Publishes one row's pending messages in order, deleting each after it was published. Resolves how many it published. */
+  async drainRow(partition: string): Promise<number> {
+    return (await this.drainRowWith(partition, this.documents)).published;
   }
 
-  private async drainRowWith(partition: string, documents: DynamoDBDocumentClient): Promise<number> {
+  private async drainRowWith(partition: string, documents: DynamoDBDocumentClient): Promise<{ published: number; erased: number }> {
     let published = 0;
+    let erased = 0;
     const messages = pages('Query', this.options.table, (start) =>
       documents.send(
         new QueryCommand({
@@ -149,14 +161,23 @@ export class OutboxRelay {
       ),
     );
     for await (const items of messages) {
+      const subjects = sealedSubjects(items);
+      if (subjects.size > 0) await this.options.keys?.load(subjects);
       for (const item of items) {
-        await this.options.publish({
-          id: String(item['id']),
-          projection: String(item[OutboxLayout.marker]),
-          key: item['key'] as Record<string, unknown>,
-          message: storedMessage(item),
-          createdAt: String(item['createdAt']),
-        });
+        const stored = storedMessage(item, this.options.keys);
+        if (stored === 'erased') {
+          erased++;
+          log(this.logger, 'info', { partition, id: item['id'] }, 'outbox message deleted unpublished: a subject of its personal data was forgotten');
+        } else {
+          await this.options.publish({
+            id: String(item['id']),
+            projection: String(item[OutboxLayout.marker]),
+            key: item['key'] as Record<string, unknown>,
+            message: stored.message,
+            createdAt: String(item['createdAt']),
+          });
+          published++;
+        }
         await request('DeleteItem', this.options.table, () =>
           documents.send(
             new DeleteCommand({
@@ -165,10 +186,9 @@ export class OutboxRelay {
             }),
           ),
         );
-        published++;
       }
     }
-    return published;
+    return { published, erased };
   }
 }
 

@@ -25,7 +25,7 @@ export interface SentinelTtl {
 /**
  * What an idempotency key stands for, as a hex SHA-256 of canonical JSON (object keys sorted, so the
  * order fields were written in never matters): by default the events' types and data (as validated, so
- * what is stored) and the `expectedVersion` the caller gave (or none). Metadata is left out: a retry
+ * what is stored; personal fields as keyed hashes under their subjects' keys) and the `expectedVersion` the caller gave (or none). Metadata is left out: a retry
  * often carries a fresh trace or request id. An explicit `request` replaces all of that.
  */
 export function requestHash(input: {
@@ -36,7 +36,11 @@ export function requestHash(input: {
   const identity =
     input.request !== undefined
       ? { request: input.request }
-      : { expectedVersion: input.expectedVersion ?? null, events: input.events.map((event) => ({ type: event.type, data: event.data })) };
+      : {
+          expectedVersion: input.expectedVersion ?? null,
+          // Personal fields hash under their subject's key: a sentinel holds nothing to test a guess against once it is forgotten.
+          events: input.events.map((event) => ({ type: event.type, data: event.personal === undefined ? event.data : event.personal.identity() })),
+        };
   return createHash('sha256').update(canonicalJson(identity)).digest('hex');
 }
 

@@ -4,6 +4,7 @@ import { attributeIssues, describeDataIssues, jsonIssues } from '../plain-data';
 import type { EventSchemas } from '../types';
 import { resolveTypeReadings, type EventTypeVersions, type TypeReading } from './event-versions';
 import { describeIssues, zodIssues } from '../schema-issues';
+import type { PersonalCodec, SealedPersonal } from '../erasure';
 
 /** What encoding and decoding a stream's events needs to know. */
 export interface EventCodec {
@@ -13,6 +14,8 @@ export interface EventCodec {
   /** How each name a stored event may carry (today's names and aliases) reads. */
   readonly types: ReadonlyMap<string, TypeReading>;
   readonly compression: false | { readonly algorithm: CompressionAlgorithm; readonly thresholdBytes: number };
+  /** The stream's personal data (`personalData`): what appends seal and reads open. */
+  readonly personal?: PersonalCodec | undefined;
 }
 
 /** A stream's codec; throws `ConfigurationError` for `versions` that can't be honoured. */
@@ -32,6 +35,8 @@ export interface ValidEvent {
   readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   /** The data's JSON, and whether it is stored compressed (large, or not storable as a DynamoDB map). */
   readonly stored: { readonly json: string; readonly compressed: boolean };
+  /** Its personal fields, sealed (then left out of `stored`), when the stream declares any for its type. */
+  readonly personal?: SealedPersonal | undefined;
 }
 
 /** Checks an event to append: a known type and data its schema accepts (the schema's output is stored). */
@@ -80,7 +85,7 @@ export function validateNewEvent(codec: EventCodec, event: unknown, index: numbe
  * ±2^53, empty field names): then compressed, whatever its size, so the same data always gets the same
  * answer. Data JSON would change is refused, as is unstorable data when compression is off.
  */
-function storedForm(codec: EventCodec, where: string, index: number, data: unknown): ValidEvent['stored'] {
+export function storedForm(codec: EventCodec, where: string, index: number, data: unknown): ValidEvent['stored'] {
   const notJson = jsonIssues(data, ['data']);
   if (notJson.length > 0) {
     throw new ValidationError(`${where} can't be stored: ${describeDataIssues(notJson)}. Event data must be plain JSON.`, prefixed(index, notJson));

@@ -6,7 +6,7 @@ export { fromCommitItem, toCommitItem, writtenEvents } from './commit-codec';
 export type { VersionRange } from './commit-codec';
 export { commitCountOf, commitEndOf, commitFirstVersionOf } from './commit-keys';
 export { joinComposite, splitComposite } from './composite';
-export { eventCodec, validateMetadata, validateNewEvent } from './event-codec';
+export { eventCodec, storedForm, validateMetadata, validateNewEvent } from './event-codec';
 export type { EventCodec, ValidEvent } from './event-codec';
 export { olderVersion, retiredEvent } from './event-versions';
 export type { EventTypeVersions, EventVersionsOf, NewEventOf, OlderEventVersion, RetiredEventData, RetiredEventSchema } from './event-versions';

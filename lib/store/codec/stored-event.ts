@@ -6,6 +6,8 @@ import { storedValueText } from './commit-keys';
 import { parsedData } from '../schema-issues';
 import { toTodaysData } from './upcast';
 import type { StreamEvent } from '../types';
+import { openSealedFields, withTrail } from '../erasure';
+import { partitionKeyOf } from '../layout';
 
 type Attributes = Readonly<Record<string, unknown>>;
 
@@ -36,6 +38,7 @@ export function storedEventAttributes(codec: EventCodec, event: ValidEvent): Rec
     attributes['data'] = JSON.parse(json) as unknown;
   }
   if (event.metadata !== undefined) attributes['metadata'] = event.metadata;
+  if (event.personal !== undefined) attributes[Layout.personal] = event.personal.attribute;
   return attributes;
 }
 
@@ -44,15 +47,17 @@ export function storedEventAttributes(codec: EventCodec, event: ValidEvent): Rec
  * decoding them again: the data as stored (JSON-normalised), so it equals what a later read returns.
  */
 export function writtenEvent(codec: EventCodec, attributes: Attributes, event: ValidEvent, place: StoredEventPlace): StreamEvent {
-  return {
+  const data = event.personal?.data ?? (attributes[Layout.encoding] === undefined ? attributes['data'] : (JSON.parse(event.stored.json) as unknown));
+  const written = {
     streamName: codec.streamName,
     streamId: place.streamId,
     version: place.version,
     type: event.type,
-    data: attributes[Layout.encoding] === undefined ? attributes['data'] : (JSON.parse(event.stored.json) as unknown),
+    data,
     ...(attributes['metadata'] === undefined ? {} : { metadata: attributes['metadata'] as Record<string, unknown> }),
     timestamp: place.timestamp,
   };
+  return withTrail(written, event.personal?.trail);
 }
 
 /**
@@ -80,7 +85,24 @@ export function decodeStoredEvent(codec: EventCodec, attributes: Attributes, pla
       codec.streamName,
     );
   }
-  const raw = attributes[Layout.encoding] === undefined ? attributes['data'] : decodeData(codec, attributes, where);
+  let raw = attributes[Layout.encoding] === undefined ? attributes['data'] : decodeData(codec, attributes, where);
+  // Personal fields are sealed apart from the data: opened (or redacted) before its schema reads it.
+  const sealed = attributes[Layout.personal];
+  const opened =
+    sealed === undefined
+      ? undefined
+      : openSealedFields(codec.personal, raw, sealed, {
+          where,
+          streamName: codec.streamName,
+          streamId,
+          version,
+          partitionKey: partitionKeyOf(codec.streamName, streamId),
+          storedType: type,
+          type: reading.type,
+          storedVersion,
+          todaysVersion: reading.version,
+        });
+  if (opened !== undefined) raw = opened.data;
   let data: unknown;
   if (storedVersion === reading.version && reading.retired === undefined) {
     // Today's version, the common case: one parse, as before types had versions.
@@ -90,7 +112,7 @@ export function decodeStoredEvent(codec: EventCodec, attributes: Attributes, pla
     data = toTodaysData(where, codec.streamName, reading, raw, { streamName: codec.streamName, streamId, version, type, storedVersion });
   }
   const metadata = attributes['metadata'];
-  return {
+  const event = {
     streamName: codec.streamName,
     streamId,
     version,
@@ -99,6 +121,7 @@ export function decodeStoredEvent(codec: EventCodec, attributes: Attributes, pla
     ...(metadata !== undefined && typeof metadata === 'object' && metadata !== null ? { metadata: metadata as Record<string, unknown> } : {}),
     timestamp: place.timestamp,
   };
+  return withTrail(event, opened?.trail);
 }
 
 function decodeData(codec: EventCodec, attributes: Attributes, where: string): unknown {

@@ -4,6 +4,7 @@ import { EventStreamDefaults } from '../defaults';
 import type { Snapshot } from './snapshots';
 import type { SnapshotPage } from './stream-reader';
 import type { StreamEvent } from '../types';
+import { TrailCollector, type Trail } from '../erasure';
 
 /** The versions a load reads: from `fromVersion` to `toVersion` (default the head). */
 export interface LoadRange {
@@ -23,7 +24,12 @@ export interface LoadTarget<Event> {
     name: string | undefined,
     reading: { limit: number; consistent: boolean; signal: AbortSignal | undefined },
   ): Promise<SnapshotPage<Event>>;
-  saveSnapshot<State>(id: string, snapshot: Snapshot<State>, name?: string, options?: { signal?: AbortSignal | undefined }): Promise<boolean>;
+  saveSnapshot<State>(
+    id: string,
+    snapshot: Snapshot<State>,
+    name?: string,
+    options?: { signal?: AbortSignal | undefined; trail?: Trail | undefined },
+  ): Promise<boolean>;
   readonly skipsInFolds?: ((event: Event) => boolean) | undefined;
 }
 
@@ -76,17 +82,21 @@ export async function loadAndSnapshot<State, Event extends StreamEvent>(
   const snapshot = stored === undefined ? undefined : usableSnapshot(stored, stateVersion, options.snapshot?.upcast);
   const fromSnapshot = snapshot?.version ?? 0;
   const start = { state: snapshot === undefined ? initialState(fold.initial) : snapshot.state, version: fromSnapshot };
-  const folded = await foldAfter(stream, streamId, foldingEvolve(stream, fold.evolve), start, consistent, signal, page);
+  // With snapshots, whose personal data the state takes in: a snapshot of it is sealed for them.
+  const trail = options.snapshot === undefined ? undefined : new TrailCollector(snapshot === undefined ? undefined : stored);
+  const evolve = foldingEvolve(stream, trail === undefined ? fold.evolve : trail.watching(fold.evolve));
+  const folded = await foldAfter(stream, streamId, evolve, start, consistent, signal, page);
   // Appends keep versions contiguous; an eventually consistent read that saw otherwise is folded again, strongly.
   if (folded === 'gap') return loadAndSnapshot(stream, streamId, fold, options, true);
-  const snapshotAt = await snapshotIfDue(stream, streamId, folded, fromSnapshot, options);
+  const snapshotAt = await snapshotIfDue(stream, streamId, folded, fromSnapshot, options, trail?.trail);
   return { ...folded, snapshotAt };
 }
 
 /**
  * Saves a snapshot of `folded` when it is `snapshot.every` events or more past the snapshot it stands on
  * (`snapshotAt`); resolves the version of the snapshot it stands on now. A load does it, and so does a
- * command that folded a winner's events without a load after a lost race.
+ * command that folded a winner's events without a load after a lost race. `trail`: the subjects whose
+ * personal data the state holds, when the caller gathered them (else the stream finds them).
  */
 export async function snapshotIfDue<State>(
   stream: Pick<LoadTarget<StreamEvent>, 'saveSnapshot'>,
@@ -94,12 +104,14 @@ export async function snapshotIfDue<State>(
   folded: Loaded<State>,
   snapshotAt: number,
   options: LoadOptions<State>,
+  trail?: Trail,
 ): Promise<number> {
   const every = options.snapshot?.every;
   if (every === undefined || folded.version - snapshotAt < every) return snapshotAt;
   const stateVersion = snapshotStateVersion(options.snapshot);
   await stream.saveSnapshot(streamId, { version: folded.version, state: folded.state, stateVersion }, options.snapshot?.name, {
     signal: options.signal,
+    trail,
   });
   return folded.version;
 }

@@ -4,6 +4,7 @@ import { asRequestError, compress, decompress, getItem, isConditionFailure } fro
 import type { EventCodec } from '../codec';
 import { Layout, MAX_VERSION, partitionKeyOf, snapshotSortKey } from '../layout';
 import { describeDataIssues, jsonIssues } from '../plain-data';
+import { loadKeysOf, openBlob, sealBlob, snapshotContext, withTrail, type OpenedBlob, type Trail } from '../erasure';
 
 /** A fold's state as of a version, saved to shorten later loads. */
 export interface Snapshot<State> {
@@ -32,12 +33,23 @@ export async function saveSnapshot<State>(
   streamId: string,
   snapshot: Snapshot<State>,
   name = DEFAULT_SNAPSHOT_NAME,
+  trail?: Trail,
 ): Promise<boolean> {
   validateSnapshot(codec, streamId, snapshot);
   const stateVersion = snapshot.stateVersion ?? 1;
   const json = JSON.stringify(snapshot.state);
   const algorithm =
     codec.compression !== false && Buffer.byteLength(json) > codec.compression.thresholdBytes ? codec.compression.algorithm : undefined;
+  const state = algorithm === undefined ? json : compress(json, algorithm);
+  // A state that holds personal data is sealed for its subjects: it opens only while none of them is forgotten.
+  const sealed =
+    trail === undefined || trail.size === 0
+      ? undefined
+      : sealBlob(
+          trail,
+          typeof state === 'string' ? Buffer.from(state, 'utf8') : state,
+          snapshotContext(partitionKeyOf(codec.streamName, streamId), name),
+        );
   try {
     await documents.send(
       new PutCommand({
@@ -47,8 +59,9 @@ export async function saveSnapshot<State>(
           [Layout.snapshotMarker]: codec.streamName,
           version: snapshot.version,
           ...(stateVersion === 1 ? {} : { [stateVersionAttribute]: stateVersion }),
-          state: algorithm === undefined ? json : compress(json, algorithm),
+          state: sealed === undefined ? state : sealed.body,
           ...(algorithm === undefined ? {} : { [Layout.encoding]: algorithm }),
+          ...(sealed === undefined ? {} : { [Layout.personal]: sealed.shares }),
           timestamp: new Date().toISOString(),
         },
         ...forwardOnly(snapshot.version, stateVersion),
@@ -111,8 +124,9 @@ export async function loadSnapshot<State>(
   consistent = true,
 ): Promise<Snapshot<State> | undefined> {
   const item = await getItem(documents, table, snapshotKey(codec, streamId, snapshotSortKey(name)), consistent);
-  if (item !== undefined) return decodeSnapshot<State>(codec, streamId, name, item);
-  return loadLegacySnapshot<State>(documents, table, codec, streamId, name, consistent);
+  if (item === undefined) return loadLegacySnapshot<State>(documents, table, codec, streamId, name, consistent);
+  await loadKeysOf(codec.personal, [item]);
+  return decodeSnapshot<State>(codec, streamId, name, item);
 }
 
 /**
@@ -131,17 +145,30 @@ export async function loadLegacySnapshot<State>(
   return item === undefined ? undefined : decodeSnapshot<State>(codec, streamId, name, item);
 }
 
-/** A stored snapshot item's snapshot; a broken one is a {@link DecodeError} saying to delete it. */
-export function decodeSnapshot<State>(codec: EventCodec, streamId: string, name: string, item: Readonly<Record<string, unknown>>): Snapshot<State> {
-  const { version, state } = item;
+/**
+ * A stored snapshot item's snapshot; a broken one is a {@link DecodeError} saying to delete it. A snapshot
+ * sealed for subjects opens with the keys loaded for them (see `loadKeysOf`), and is `undefined` once one
+ * of them is forgotten: the load folds from the events, which read redacted.
+ */
+export function decodeSnapshot<State>(
+  codec: EventCodec,
+  streamId: string,
+  name: string,
+  item: Readonly<Record<string, unknown>>,
+): Snapshot<State> | undefined {
+  const { version } = item;
   const encoding = item[Layout.encoding];
+  const opened = openSnapshot(codec, streamId, name, item);
+  if (opened?.kind === 'forgotten') return undefined;
+  const state = opened === undefined ? item['state'] : typeof encoding === 'string' ? opened.plaintext : opened.plaintext.toString('utf8');
   try {
     const json = typeof encoding === 'string' && state instanceof Uint8Array ? decompress(state, encoding) : state;
     const stateVersion = item[stateVersionAttribute];
     if (typeof version !== 'number' || typeof json !== 'string' || (stateVersion !== undefined && typeof stateVersion !== 'number')) {
       throw new Error('missing version or state');
     }
-    return { version, state: JSON.parse(json) as State, ...(stateVersion === undefined ? {} : { stateVersion }) };
+    const snapshot = { version, state: JSON.parse(json) as State, ...(stateVersion === undefined ? {} : { stateVersion }) };
+    return withTrail(snapshot, opened?.trail);
   } catch (cause) {
     throw new DecodeError(
       `Snapshot "${name}" of ${codec.streamName} "${streamId}" can't be read; delete it to fold from version 1.`,
@@ -152,4 +179,18 @@ export function decodeSnapshot<State>(codec: EventCodec, streamId: string, name:
       },
     );
   }
+}
+
+/** A sealed snapshot's state, opened; `undefined` for one that is not sealed. */
+function openSnapshot(codec: EventCodec, streamId: string, name: string, item: Readonly<Record<string, unknown>>): OpenedBlob | undefined {
+  const shares = item[Layout.personal];
+  if (shares === undefined) return undefined;
+  const where = `Snapshot "${name}" of ${codec.streamName} "${streamId}"`;
+  if (codec.personal === undefined) {
+    throw new DecodeError(
+      `${where} is sealed for subjects, but the stream declares no \`personalData\`: declare it with its key table.`,
+      codec.streamName,
+    );
+  }
+  return openBlob(codec.personal.keys, item['state'], shares, snapshotContext(partitionKeyOf(codec.streamName, streamId), name), where);
 }

@@ -3,6 +3,7 @@ import { fromCommitItem, type VersionRange, commitCountOf, commitFirstVersionOf,
 import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf, snapshotSortKey, versionOfSortKey } from '../layout';
 import { request } from '../../dynamo';
 import { decodeSnapshot, type Snapshot } from './snapshots';
+import { loadKeysOf } from '../erasure';
 import type { StreamEvent } from '../types';
 
 export type { VersionRange } from '../codec';
@@ -38,8 +39,11 @@ export async function* readEvents(
     const items = page.Items ?? [];
     if (first && from > 1 && !reading.afterCommitEnd && (items[0] === undefined || commitFirstVersionOf(codec, items[0]) > from)) {
       const holding = await readCommitHolding(documents, table, codec, streamId, from, reading.consistent, 'whole');
+      await loadKeysOf(codec.personal, [holding?.item]);
       if (holding?.item !== undefined) yield* fromCommitItem(codec, holding.item, { fromVersion: from, toVersion: range.toVersion });
     }
+    // The page's subjects' keys, in one read, before any of its events is decoded.
+    await loadKeysOf(codec.personal, items);
     first = false;
     let end: number | undefined;
     for (const item of items.slice(0, reading.pageSize)) {
@@ -192,6 +196,7 @@ export async function readSnapshotPage(
     ),
   );
   const items = page.Items ?? [];
+  await loadKeysOf(codec.personal, items);
   // Newest first, so the snapshot (when there is one) is the first item.
   const first = items[0];
   const snapshot = first !== undefined && first[Layout.sortKey] === key ? decodeSnapshot(codec, streamId, name, first) : undefined;

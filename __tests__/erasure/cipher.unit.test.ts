@@ -1,0 +1,87 @@
+/**
+ * The pure parts of erasure: sealing with AES-256-GCM (a fresh IV per value, bound to its place), a value
+ * sealed for several subjects (it opens only while all of them have keys), and the key cache's lifetime
+ * and bound, on an injected clock.
+ */
+import fc from 'fast-check';
+import { newDataKey, open, seal, SEAL_OVERHEAD_BYTES } from '../../lib/store/erasure/cipher';
+import { KeyCache } from '../../lib/store/erasure/key-cache';
+import { sealBlob } from '../../lib/store/erasure/sealed-blob';
+
+test('a sealed value opens only under its key and for its place, whatever bytes change', () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 64 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (plaintext, at, flip) => {
+      const { key } = newDataKey();
+      const sealed = seal(key, plaintext, 'place');
+      expect(sealed.length).toBe(plaintext.length + SEAL_OVERHEAD_BYTES);
+      expect(open(key, sealed, 'place')).toEqual(Buffer.from(plaintext));
+      expect(open(key, sealed, 'another place')).toBeUndefined();
+      expect(open(newDataKey().key, sealed, 'place')).toBeUndefined();
+      const changed = Buffer.from(sealed);
+      const index = at % changed.length;
+      changed[index] = (changed[index] as number) ^ flip;
+      expect(open(key, changed, 'place')).toBeUndefined();
+      expect(open(key, sealed.subarray(0, sealed.length - 1), 'place')).toBeUndefined();
+    }),
+  );
+});
+
+test('each value gets a fresh IV: the same plaintext never seals to the same bytes', () => {
+  const { key } = newDataKey();
+  const seen = new Set(Array.from({ length: 200 }, () => seal(key, Buffer.from('ada@example.com'), 'place').toString('hex')));
+  expect(seen.size).toBe(200);
+});
+
+test('a blob sealed for several subjects: each holds a share of its key, and no share alone opens it', () => {
+  const ada = newDataKey().key;
+  const grace = newDataKey().key;
+  const blob = sealBlob(
+    new Map([
+      ['ada', ada],
+      ['grace', grace],
+    ]),
+    Buffer.from('state'),
+    'snapshot',
+  );
+  expect(Object.keys(blob.shares).sort()).toEqual(['ada', 'grace']);
+  const share = (subject: 'ada' | 'grace', key: typeof ada) => open(key, blob.shares[subject] as Buffer, 'snapshot\nshare\n' + subject) as Buffer;
+  const xor = Buffer.from(share('ada', ada).map((byte, i) => byte ^ (share('grace', grace)[i] as number)));
+  expect(open(xor, blob.body, 'snapshot')?.toString()).toBe('state');
+  expect(open(share('ada', ada), blob.body, 'snapshot')).toBeUndefined();
+  expect(open(share('grace', grace), blob.body, 'snapshot')).toBeUndefined();
+});
+
+describe('the key cache', () => {
+  const key = { kind: 'key', key: newDataKey().key } as const;
+
+  test('keeps an entry fresh for its lifetime, then asks for it again, yet decodes still find it', () => {
+    let now = 0;
+    const cache = new KeyCache(1000, 10, () => now);
+    cache.put('ada', key);
+    now = 999;
+    expect(cache.fresh('ada')).toBe(key);
+    now = 1000;
+    expect(cache.fresh('ada')).toBeUndefined();
+    expect(cache.peek('ada')).toBe(key);
+  });
+
+  test('past its bound it drops what outlived its lifetime first, then the oldest loads, never what the load in hand needs', () => {
+    let now = 0;
+    const cache = new KeyCache(1000, 3, () => now);
+    cache.put('a', key);
+    now = 10;
+    cache.put('b', key);
+    cache.put('c', key);
+    now = 1005;
+    cache.put('d', key);
+    expect(['a', 'b', 'c', 'd'].filter((subject) => cache.peek(subject) !== undefined)).toEqual(['b', 'c', 'd']);
+    const needed = new Set(['b', 'e', 'f']);
+    for (const subject of needed) cache.put(subject, key, needed);
+    // b, e and f are needed: c goes first (it outlived its lifetime), then d, the oldest load left.
+    expect(['b', 'c', 'd', 'e', 'f'].filter((subject) => cache.peek(subject) !== undefined)).toEqual(['b', 'e', 'f']);
+    const many = new Set(['g', 'h', 'i', 'j']);
+    for (const subject of many) cache.put(subject, key, many);
+    // A single load of more subjects than the bound keeps them all until the next.
+    expect(cache.size).toBe(4);
+  });
+});

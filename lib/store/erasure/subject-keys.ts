@@ -1,0 +1,239 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConfigurationError, DynafoldError, KeyProviderError, SubjectForgottenError } from '../../errors';
+import { documentClient, withSignal } from '../../dynamo';
+import { Semaphore, requireInteger, requireTableName } from '../../util';
+import { dataKeyOf, type DataKey } from './cipher';
+import { SubjectKeysDefaults } from './defaults';
+import { KeyCache, type HeldKey, type KnownKey } from './key-cache';
+import type { KeyProvider } from './key-provider';
+import { markForgotten, putNewKey, readKeyRecord, readKeyRecords, requireSubject, type KeyRecord } from './key-table';
+
+/** Options of {@link SubjectKeys}. */
+export interface SubjectKeysOptions {
+  /** The DynamoDB client; never constructed or destroyed here. */
+  readonly client: DynamoDBClient;
+  /** The key table (see `subjectKeysTableDefinition`): one item per subject. */
+  readonly table: string;
+  /** Wraps each subject's data key: `LocalKeyProvider` for tests, `KmsKeyProvider` (`dynafold/kms`) in production. */
+  readonly provider: KeyProvider;
+  /**
+   * How long a process keeps what it read of a subject's key before reading it again. A subject forgotten
+   * by another process reads redacted here within this long.
+   * @defaultValue 300000 (5 minutes, {@link SubjectKeysDefaults.cacheLifetimeMs})
+   */
+  readonly cacheLifetimeMs?: number | undefined;
+  /** @defaultValue 10000 subjects ({@link SubjectKeysDefaults.cacheMaxEntries}) */
+  readonly cacheMaxEntries?: number | undefined;
+  /** @defaultValue 16 ({@link SubjectKeysDefaults.unwrapConcurrency}) */
+  readonly unwrapConcurrency?: number | undefined;
+}
+
+/** What {@link SubjectKeys.forget} did. */
+export interface ForgetResult {
+  readonly subject: string;
+  /** The key table the subject was forgotten in. */
+  readonly table: string;
+  /** When the subject was forgotten (ISO 8601): now, or when it first was. */
+  readonly forgottenAt: string;
+  /** It had been forgotten before: nothing changed. */
+  readonly alreadyForgotten: boolean;
+  /** A key was deleted (a subject with no personal data yet had none; the marker is left all the same). */
+  readonly keyDeleted: boolean;
+  /**
+   * By when every process's cache has dropped the key (now plus the cache lifetime): rebuild the rows of
+   * the subject's stream instances after it, or a process that still holds the key may fold its data in again.
+   */
+  readonly settledAt: string;
+}
+
+/** The key reads a store sent, for cost figures. */
+export interface KeyReadStats {
+  /** Subjects whose records were read from the table (a subject read again strongly consistent counts twice). */
+  readonly keysRead: number;
+  /** BatchGetItem and GetItem requests sent. */
+  readonly requests: number;
+  /** Data keys unwrapped by the provider. */
+  readonly unwrapped: number;
+}
+
+/**
+ * The data keys of the subjects whose personal data streams store, in a DynamoDB table: one random
+ * AES-256 key per subject, wrapped by a key provider, made on the first append that needs it, read once
+ * per cache lifetime per process, and deleted by {@link SubjectKeys.forget}, which leaves a marker so that
+ * no key is ever made for the subject again. Share one instance per table in a process: it holds the cache.
+ *
+ * @example
+ * ```ts
+ * const keys = new SubjectKeys({ client, table: 'subject-keys', provider: new LocalKeyProvider({ key: randomBytes(32) }) })
+ * const Customers = new EventStream({ ..., personalData: { keys, events: { Registered: { subject: { streamId: 'customerId' }, fields: { email: '[erased]' } } } } })
+ * await keys.forget('c-1')
+ * ```
+ */
+export class SubjectKeys {
+  readonly table: string;
+  readonly provider: KeyProvider;
+  /** How long a process keeps what it read of a key (`cacheLifetimeMs` resolved). */
+  readonly cacheLifetimeMs: number;
+  private readonly documents: DynamoDBDocumentClient;
+  private readonly cache: KeyCache;
+  private readonly unwraps: Semaphore;
+  /** Loads in flight, by subject: concurrent rows of a batch wait for one read of a subject's key. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly counts = { keysRead: 0, requests: 0, unwrapped: 0 };
+
+  constructor(options: SubjectKeysOptions) {
+    const where = 'SubjectKeys';
+    if (options?.client === undefined || options.client === null)
+      throw new ConfigurationError(`${where}: expected \`client\` to be a DynamoDBClient.`);
+    this.table = requireTableName('table', options.table, where);
+    const provider = options.provider as Partial<KeyProvider> | undefined;
+    if (typeof provider?.newKey !== 'function' || typeof provider.unwrap !== 'function' || typeof provider.id !== 'string') {
+      throw new ConfigurationError(`${where}: expected \`provider\` to be a KeyProvider (LocalKeyProvider, or KmsKeyProvider from dynafold/kms).`);
+    }
+    this.provider = options.provider;
+    this.cacheLifetimeMs = requireInteger('cacheLifetimeMs', options.cacheLifetimeMs ?? SubjectKeysDefaults.cacheLifetimeMs, 0, undefined, where);
+    const maxEntries = requireInteger('cacheMaxEntries', options.cacheMaxEntries ?? SubjectKeysDefaults.cacheMaxEntries, 1, undefined, where);
+    const unwrapConcurrency = requireInteger(
+      'unwrapConcurrency',
+      options.unwrapConcurrency ?? SubjectKeysDefaults.unwrapConcurrency,
+      1,
+      undefined,
+      where,
+    );
+    this.documents = documentClient(options.client);
+    this.cache = new KeyCache(this.cacheLifetimeMs, maxEntries);
+    this.unwraps = new Semaphore(unwrapConcurrency);
+  }
+
+  /**
+   * Reads the keys of `subjects` this process does not hold (or held past their lifetime): in one
+   * BatchGetItem per 100 subjects, eventually consistent, then strongly consistent for those it did not
+   * find (a key made a moment ago). Every reader of the library calls it before it decodes; call it
+   * yourself only around `decodeCommit`.
+   */
+  async load(subjects: Iterable<string>, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<void> {
+    const needed = new Set(subjects);
+    const waits: Array<Promise<void>> = [];
+    const toRead: string[] = [];
+    for (const subject of needed) {
+      if (this.cache.fresh(subject) !== undefined) continue;
+      const pending = this.inFlight.get(subject);
+      if (pending !== undefined) waits.push(pending);
+      else toRead.push(subject);
+    }
+    if (toRead.length > 0) {
+      const read = this.read(toRead, needed, options.signal);
+      const settled = read.finally(() => {
+        for (const subject of toRead) if (this.inFlight.get(subject) === settled) this.inFlight.delete(subject);
+      });
+      for (const subject of toRead) this.inFlight.set(subject, settled);
+      waits.push(settled);
+    }
+    await Promise.all(waits);
+  }
+
+  /** @internal What this process holds of a subject's key, however old (see `load`). */
+  known(subject: string): KnownKey | undefined {
+    return this.cache.peek(subject);
+  }
+
+  /**
+   * @internal The keys to seal new personal data of `subjects` with: each one's key, made (and stored) for a
+   * subject that has none. A forgotten subject is a `SubjectForgottenError`: nothing is sealed for it.
+   */
+  async forWriting(subjects: ReadonlySet<string>, signal?: AbortSignal): Promise<Map<string, DataKey>> {
+    await this.load(subjects, { signal });
+    const keys = new Map<string, DataKey>();
+    for (const subject of subjects) {
+      const loaded = this.cache.peek(subject);
+      const known = loaded === undefined || loaded.kind === 'missing' ? await this.create(subject, subjects, signal) : loaded;
+      if (known.kind === 'forgotten') throw new SubjectForgottenError(subject, known.forgottenAt);
+      keys.set(subject, known.key);
+    }
+    return keys;
+  }
+
+  /**
+   * Forgets a subject: deletes its data key and leaves a marker, so no key is ever made for it again and
+   * an append of its personal data fails with `SubjectForgottenError`. From then on every reader reads its
+   * personal fields as their declared replacements (within `cacheLifetimeMs` in other processes). Rows and
+   * snapshots folded before hold what they held until rebuilt: see the erasure guide. Idempotent.
+   */
+  async forget(subject: string, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<ForgetResult> {
+    requireSubject(subject, 'SubjectKeys.forget');
+    const record = await markForgotten(withSignal(this.documents, options.signal), this.table, subject);
+    this.cache.put(subject, { kind: 'forgotten', forgottenAt: record.forgottenAt });
+    return { subject, table: this.table, ...record, settledAt: new Date(Date.now() + this.cacheLifetimeMs).toISOString() };
+  }
+
+  /** The key reads and unwraps this store sent so far. */
+  get stats(): KeyReadStats {
+    return { ...this.counts };
+  }
+
+  private async read(subjects: ReadonlyArray<string>, needed: ReadonlySet<string>, signal: AbortSignal | undefined): Promise<void> {
+    const documents = withSignal(this.documents, signal);
+    const batches = (list: ReadonlyArray<string>) => Math.ceil(list.length / 100);
+    const found = await readKeyRecords(documents, this.table, subjects, false, signal);
+    this.count(subjects.length, batches(subjects));
+    // Not found eventually consistent: maybe made a moment ago. A strongly consistent read decides.
+    const unseen = subjects.filter((subject) => !found.has(subject));
+    if (unseen.length > 0) {
+      for (const [subject, record] of await readKeyRecords(documents, this.table, unseen, true, signal)) found.set(subject, record);
+      this.count(unseen.length, batches(unseen));
+    }
+    await Promise.all(
+      subjects.map(async (subject) => {
+        const record = found.get(subject);
+        this.cache.put(subject, record === undefined ? { kind: 'missing' } : await this.knownOf(subject, record, signal), needed);
+      }),
+    );
+  }
+
+  private async knownOf(subject: string, record: KeyRecord, signal: AbortSignal | undefined): Promise<HeldKey> {
+    if (record.kind === 'forgotten') return record;
+    const bytes = await this.unwraps.use(() => this.unwrap(subject, record.wrapped), signal);
+    return { kind: 'key', key: dataKeyOf(bytes) };
+  }
+
+  private async unwrap(subject: string, wrapped: Uint8Array): Promise<Uint8Array> {
+    this.counts.unwrapped++;
+    try {
+      return await this.provider.unwrap(subject, wrapped);
+    } catch (error) {
+      throw error instanceof DynafoldError ? error : new KeyProviderError('unwrap', subject, { cause: error });
+    }
+  }
+
+  /** Makes a key for a subject the table holds nothing for; when another process made one first (or forgot the subject), that is what counts. */
+  private async create(subject: string, needed: ReadonlySet<string>, signal: AbortSignal | undefined): Promise<HeldKey> {
+    let made;
+    try {
+      made = await this.provider.newKey(subject);
+    } catch (error) {
+      throw error instanceof DynafoldError ? error : new KeyProviderError('make', subject, { cause: error });
+    }
+    const documents = withSignal(this.documents, signal);
+    if (await putNewKey(documents, this.table, subject, { wrapped: made.wrapped, provider: this.provider.id })) {
+      const known: HeldKey = { kind: 'key', key: dataKeyOf(made.key) };
+      this.cache.put(subject, known, needed);
+      return known;
+    }
+    const record = await readKeyRecord(documents, this.table, subject);
+    this.count(1, 1);
+    if (record === undefined) {
+      throw new ConfigurationError(
+        `The key table ${this.table} holds an item for subject "${subject}" with neither a key nor a forget marker: it was not written by dynafold; delete it.`,
+      );
+    }
+    const known = await this.knownOf(subject, record, signal);
+    this.cache.put(subject, known, needed);
+    return known;
+  }
+
+  private count(keysRead: number, requests: number): void {
+    this.counts.keysRead += keysRead;
+    this.counts.requests += requests;
+  }
+}
