@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, extname, join, resolve } from 'node:path';
 import { ConfigurationError } from '../errors';
 import type { DynafoldConfig } from './config';
@@ -28,6 +28,23 @@ export function findConfig(cwd: string, explicit: string | undefined): string {
 }
 
 /**
+ * `dynafold` and every subpath of its package.json's "exports" (two folders up from lib/cli and dist/cli
+ * alike), each as a file of the build at `root`: `dynafold/feed` as `feed/index.cjs`, a file entry such as
+ * `dynafold/testing/jest-global-setup` as `testing/jest-global-setup.cjs`. Read from the manifest, so that a
+ * config may import from any subpath the package has.
+ */
+function ownEntryPoints(root: string, extension: string): Record<string, string> {
+  const manifest = JSON.parse(readFileSync(join(root, '..', 'package.json'), 'utf8')) as { name: string; exports: Record<string, unknown> };
+  const aliases: Record<string, string> = {};
+  for (const key of Object.keys(manifest.exports)) {
+    const subpath = key.replace(/^\.\/?/, '');
+    const file = [join(root, subpath, `index${extension}`), join(root, `${subpath}${extension}`)].find((path) => existsSync(path));
+    if (file !== undefined) aliases[subpath === '' ? manifest.name : `${manifest.name}/${subpath}`] = file;
+  }
+  return aliases;
+}
+
+/**
  * Loads a config file with jiti (TypeScript and ESM without a build step, as ESLint and Nuxt load theirs).
  * `dynafold` and its subpaths resolve to this very package, so the config's streams and projections are
  * the classes the command runs.
@@ -38,17 +55,7 @@ export async function loadConfig(path: string): Promise<DynafoldConfig> {
   // The build this file belongs to (`.cjs` in the command's CommonJS build, `.ts` from the sources), so the
   // config's classes are the very ones the command runs, never the other format's copies.
   const extension = extname(__filename);
-  const entry = (subpath: string) => join(root, subpath, `index${extension}`);
-  const jiti = createJiti(__filename, {
-    alias: {
-      'dynafold/feed': entry('feed'),
-      'dynafold/local': entry('local'),
-      'dynafold/cdk': entry('cdk'),
-      'dynafold/cli': entry('cli'),
-      dynafold: join(root, `index${extension}`),
-    },
-    interopDefault: true,
-  });
+  const jiti = createJiti(__filename, { alias: ownEntryPoints(root, extension), interopDefault: true });
   let loaded: unknown;
   try {
     loaded = await jiti.import(path, { default: true });
