@@ -7,14 +7,14 @@ import { propertySettings } from '../support/delivery';
 /*
  * The transient-error rule: a failure that its documentation calls transient (an error code answering 503
  * Service Unavailable or 504 Gateway Timeout, both "try again later" by their HTTP meaning; an AWS error of
- * throttling, a 5xx or the network, raw or wrapped in a request error) never counts towards parking a row,
- * whatever the code; every other failure of a row does, but a missing or refused table.
+ * throttling, a 5xx or the network, raw or wrapped in a request or key provider error) never counts towards
+ * parking a row, whatever the code; every other failure of a row does, but a missing or refused table.
  */
 
 /** The codes whose status says "try again later". */
 const LATER = new Set([503, 504]);
-/** Codes that wrap DynamoDB's answer, and are as transient as it is. */
-const WRAPPERS = new Set<ErrorCode>(['dynamo.request', 'feed.checkpointStore', 'feed.request']);
+/** Codes that wrap an AWS service's answer (DynamoDB's, or the key provider's: KMS), and are as transient as it is. */
+const WRAPPERS = new Set<ErrorCode>(['dynamo.request', 'feed.checkpointStore', 'feed.request', 'erasure.keyProvider']);
 /** The deployment's fault, never the row's: not counted, nor transient. */
 const DEPLOYMENT = new Set<ErrorCode>(['dynamo.tableNotFound', 'dynamo.accessDenied']);
 

@@ -24,7 +24,7 @@ const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE
  * Whether trying again later can succeed with no change of code, data or deployment: a `DynafoldError`
  * whose code is transient (`store.appendContention`, `store.eventVersionTooNew`,
  * `projector.concurrentModification`, `projector.waitTimeout`; `dynamo.request` and the feed's request
- * errors when what DynamoDB answered is), or an AWS SDK error of throttling, a server error (5xx), a
+ * errors when what DynamoDB answered is, `erasure.keyProvider` when what the key provider answered is), or an AWS SDK error of throttling, a server error (5xx), a
  * timeout or the network. The change feed retries such failures without limit, and a projection never
  * counts them towards parking a row.
  *
