@@ -78,6 +78,7 @@ export type {
   WaitTiming,
 } from './store';
 export { TransactionLimits } from './dynamo';
+export type { TraceContext } from './telemetry';
 export { DataLimits } from './store';
 export type { Backoff, Logger, LogLevel, RetryOptions, Ttl } from './util';
 export {
