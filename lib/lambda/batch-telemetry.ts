@@ -39,7 +39,10 @@ export function batchSpan(
 
 /** What a batch ended in, for its span and the meter. */
 export interface BatchEnd {
+  /** Each projection's outcomes, under its key in `processBatch`'s `projections`. */
   readonly results: Results;
+  /** The name of the projection under each key (`Projection.name`), which spans and metrics carry. */
+  readonly names: ReadonlyMap<string, string>;
   readonly failedRecords: number;
   readonly decodeErrors: ReadonlyArray<unknown>;
   /** The figures `onMetrics` gets, when they were computed. */
@@ -54,7 +57,8 @@ export interface BatchEnd {
 export function reportBatch(span: TracedSpan, transport: string, end: BatchEnd): void {
   if (span.recording) {
     let first: unknown;
-    for (const [projection, result] of end.results) {
+    for (const [key, result] of end.results) {
+      const projection = end.names.get(key) ?? key;
       for (const outcome of result.outcomes) {
         const row = {
           [Attr.projection]: projection,
@@ -70,9 +74,10 @@ export function reportBatch(span: TracedSpan, transport: string, end: BatchEnd):
     if (end.failedRecords > 0 && first !== undefined) span.fail(first);
   }
   if (end.figures === undefined) return;
-  recordBatch(end.figures, transport);
+  const shares = Object.entries(end.figures.projections).map(([key, share]) => [end.names.get(key) ?? key, share] as const);
+  recordBatch({ ...end.figures, projections: Object.fromEntries(shares) }, transport);
   const now = Date.now();
-  for (const [projection, result] of end.results) for (const outcome of result.outcomes) recordLag(projection, outcome.applied, now);
+  for (const [key, result] of end.results) for (const outcome of result.outcomes) recordLag(end.names.get(key) ?? key, outcome.applied, now);
 }
 
 /** Whether a batch computes its figures: for `onMetrics`, or for a registered meter. */

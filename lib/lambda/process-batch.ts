@@ -197,7 +197,8 @@ async function processRecords<P extends Record<string, AnyProjection>, St extend
   }
   const decodeErrors = decodeFailures.map((failure) => failure.error);
   const figures = metrics === undefined ? undefined : { ...metrics, failedRecords: failed.size };
-  reportBatch(span, String(transport), { results: named, failedRecords: failed.size, decodeErrors, figures });
+  const projectionNames = new Map(projections.map(([key, projection]) => [key, projection.name]));
+  reportBatch(span, String(transport), { results: named, names: projectionNames, failedRecords: failed.size, decodeErrors, figures });
   const failedRecords = [...failed].sort((a, b) => a - b);
   const names = new Map(extra.map(([key, stream]) => [stream.name, key]));
   return {

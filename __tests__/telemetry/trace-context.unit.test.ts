@@ -1,0 +1,93 @@
+/**
+ * The trace context a commit stores is read back by the one decode every reader goes through, handed to
+ * each of its events, and never fails a read: a damaged one is dropped (or, well-formed but not a W3C
+ * traceparent, carried and left unlinked).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import * as api from '@opentelemetry/api';
+import { linksOf } from '../../lib/telemetry/links';
+import { storedTraceContext } from '../../lib/telemetry/trace-context';
+import { orderStream } from '../support/orders';
+
+const client = new DynamoDBClient({ region: 'local', endpoint: 'http://127.0.0.1:1' });
+afterAll(() => client.destroy());
+const stream = orderStream(client, 'events');
+
+const commit = (tc: unknown) => ({
+  pk: 'Order#o-1',
+  sk: 'e#0000000001',
+  _df: 'Order',
+  ts: Date.parse('2026-01-01T00:00:00.000Z'),
+  count: 2,
+  events: [
+    { type: 'OrderPlaced', data: { customer: 'ada' } },
+    { type: 'ItemAdded', data: { sku: 'pen', price: 2 } },
+  ],
+  ...(tc === undefined ? {} : { tc }),
+});
+
+const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
+test('a commit’s trace context goes to each of its events, tracestate included', () => {
+  const events = stream.decodeCommit(commit({ traceparent, tracestate: 'vendor=a' }));
+  expect(events.map((event) => event.trace)).toEqual([
+    { traceparent, tracestate: 'vendor=a' },
+    { traceparent, tracestate: 'vendor=a' },
+  ]);
+});
+
+test('a commit without one (every item written before, or with no span active) decodes as before', () => {
+  expect(stream.decodeCommit(commit(undefined)).map((event) => 'trace' in event)).toEqual([false, false]);
+});
+
+test.each([['garbage'], [42], [null], [{ tracestate: 'vendor=a' }], [{ traceparent: 7 }]])(
+  'a damaged context (%j) is dropped, the events decode',
+  (tc) => {
+    const events = stream.decodeCommit(commit(tc));
+    expect(events.map((event) => [event.version, event.trace])).toEqual([
+      [1, undefined],
+      [2, undefined],
+    ]);
+    expect(storedTraceContext(tc)).toBeUndefined();
+  },
+);
+
+test('a tracestate that is not a string is left out', () => {
+  expect(storedTraceContext({ traceparent, tracestate: 5 })).toEqual({ traceparent });
+});
+
+test('links: one per append (per stream instance), its versions sorted; a context that is no W3C traceparent is not linked', () => {
+  const event = (streamId: string, version: number, trace?: { traceparent: string }) => ({ streamName: 'Order', streamId, version, trace });
+  const other = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+  const links = linksOf(api, [
+    event('o-1', 3, { traceparent }),
+    event('o-1', 2, { traceparent }),
+    event('o-1', 3, { traceparent }),
+    event('o-2', 1, { traceparent }),
+    event('o-1', 4, { traceparent: other }),
+    event('o-1', 5, { traceparent: '00-zz-zz-01' }),
+    event('o-1', 6, { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` }),
+    event('o-1', 7),
+  ]);
+  expect(links.map((link) => [link.context.traceId, link.context.spanId, link.context.traceFlags, link.attributes])).toEqual([
+    [
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+      '00f067aa0ba902b7',
+      1,
+      { 'dynafold.stream.name': 'Order', 'dynafold.stream.id': 'o-1', 'dynafold.event.versions': [2, 3] },
+    ],
+    [
+      '4bf92f3577b34da6a3ce929d0e0e4736',
+      '00f067aa0ba902b7',
+      1,
+      { 'dynafold.stream.name': 'Order', 'dynafold.stream.id': 'o-2', 'dynafold.event.versions': [1] },
+    ],
+    [
+      '0af7651916cd43dd8448eb211c80319c',
+      'b7ad6b7169203331',
+      0,
+      { 'dynafold.stream.name': 'Order', 'dynafold.stream.id': 'o-1', 'dynafold.event.versions': [4] },
+    ],
+  ]);
+  expect(links.every((link) => link.context.isRemote === true)).toBe(true);
+});
