@@ -64,7 +64,7 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
    */
   readonly itemPerEvent?: boolean | undefined;
   /**
-   * Store the W3C trace context of the append's span on each commit (about 80 bytes, once for all its
+   * Store the W3C trace context of the append's span on each commit (28 bytes, once for all its
    * events), so the spans that project its events link to it across the stream. Only with an OpenTelemetry
    * SDK registered and a span active; `false` stores none.
    * @defaultValue true ({@link EventStreamDefaults.traceContext})

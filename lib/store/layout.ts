@@ -43,8 +43,9 @@ export const Layout = {
    */
   appendedAt: 'ts',
   /**
-   * On commits: the W3C trace context of the append's span (`{ traceparent, tracestate? }`), once for all
-   * its events, when a span was active and the stream stores it (`traceContext`). Absent otherwise.
+   * On commits: the W3C trace context of the append's span, once for all its events (binary: the
+   * traceparent's fields, then the tracestate's UTF-8; 28 bytes with its name), when a span was active and
+   * the stream stores it (`traceContext`). Absent otherwise.
    */
   traceContext: 'tc',
   eventPrefix: 'e#',

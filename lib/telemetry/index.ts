@@ -4,7 +4,7 @@
 // Without the API, or with no SDK registered, every function here costs a variable read and records nothing.
 export { Attr, DB_SYSTEM, MessagingSystem, Metrics, SpanEvents } from './names';
 export type { MetricDefinition, MetricKind } from './names';
-export { storedTraceContext } from './trace-context';
+export { storedTraceContext, traceContextBytes } from './trace-context';
 export type { TraceContext } from './trace-context';
 export { currentTraceContext, errorAttributes, inChildSpan, inProcessSpan, inSpan, spanEvent } from './spans';
 export { keyText, processSpan, projectionSpan, publishSpan, rowSpan, streamSpan } from './operation-spans';

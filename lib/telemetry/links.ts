@@ -1,9 +1,8 @@
 import type { Link, SpanContext } from '@opentelemetry/api';
 import type { OtelApi } from './otel-api';
-import type { TraceContext } from './trace-context';
+import { TRACEPARENT, type TraceContext } from './trace-context';
 import { Attr } from './names';
 
-const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 /** W3C Trace Context: a tracestate of more than 512 characters may be dropped whole. */
 const TRACESTATE_MAX = 512;
 

@@ -16,13 +16,32 @@ export interface TraceContext {
   readonly tracestate?: string | undefined;
 }
 
+/** A W3C `traceparent` of version 00: trace id, span id and flags in lowercase hex. */
+export const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** Bytes of a stored context before its tracestate: the version (0), the trace id (16), the span id (8), the flags (1). */
+const HEAD_BYTES = 26;
+
 /**
- * The trace context a stored attribute holds, or `undefined` for none or one no append writes: telemetry
- * never fails a read, so a damaged context is dropped, not reported.
+ * A trace context as a commit stores it: one binary attribute of the traceparent's fields (26 bytes, where
+ * the header's text takes 55 and a map of it 70), then the tracestate's UTF-8 when there is one. Every
+ * read and stream record carries it, so it is kept small. `undefined` for a traceparent that is none.
+ */
+export function traceContextBytes(trace: TraceContext): Uint8Array | undefined {
+  const match = TRACEPARENT.exec(trace.traceparent);
+  if (match === null) return undefined;
+  const [, traceId = '', spanId = '', flags = ''] = match;
+  const head = Buffer.from(`00${traceId}${spanId}${flags}`, 'hex');
+  return trace.tracestate === undefined ? head : Buffer.concat([head, Buffer.from(trace.tracestate, 'utf8')]);
+}
+
+/**
+ * The trace context a stored attribute holds (see {@link traceContextBytes}), or `undefined` for none or
+ * one no append writes: telemetry never fails a read, so a damaged context is dropped, not reported.
  */
 export function storedTraceContext(value: unknown): TraceContext | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { traceparent, tracestate } = value as { traceparent?: unknown; tracestate?: unknown };
-  if (typeof traceparent !== 'string') return undefined;
-  return typeof tracestate === 'string' ? { traceparent, tracestate } : { traceparent };
+  if (!(value instanceof Uint8Array) || value.length < HEAD_BYTES || value[0] !== 0) return undefined;
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const traceparent = `00-${bytes.toString('hex', 1, 17)}-${bytes.toString('hex', 17, 25)}-${bytes.toString('hex', 25, HEAD_BYTES)}`;
+  return bytes.length === HEAD_BYTES ? { traceparent } : { traceparent, tracestate: bytes.toString('utf8', HEAD_BYTES) };
 }

@@ -17,6 +17,8 @@ const lambda = require('dynafold/lambda');
 assert.equal(typeof lambda.lambdaHandler, 'function', 'dynafold/lambda: no lambdaHandler');
 assert.equal(lambda.lambdaHandler, dynafold.lambdaHandler, 'dynafold/lambda: another lambdaHandler than the root re-exports');
 assert.equal(streamsLoaded(), false, 'dynafold/lambda loaded @aws-sdk/client-dynamodb-streams');
+// The app has no OpenTelemetry, an optional peer: everything loads, and the scenario's handler runs, without it.
+assert.throws(() => require.resolve('@opentelemetry/api'), /Cannot find module/);
 const feed = require('dynafold/feed');
 assert.equal(typeof feed.ChangeFeedConsumer, 'function');
 const sdk = require('@aws-sdk/client-dynamodb');

@@ -3,7 +3,7 @@ import { ConfigurationError, MessageTooLargeError } from '../../errors';
 import { requireTableName } from '../../util';
 import type { ReadModel, StreamEvent } from '../../store';
 import { compress, decompress, TransactionLimits, itemSize, keyedTableDefinition } from '../../dynamo';
-import { storedTraceContext, type TraceContext } from '../../telemetry';
+import { storedTraceContext, traceContextBytes, type TraceContext } from '../../telemetry';
 
 /** A Put to send in the same transaction as the row (an outbox message). */
 export interface ExtraPut {
@@ -98,6 +98,7 @@ export class OutboxWriter {
     if (message === undefined) return undefined;
     const json = JSON.stringify(message);
     const compressed = Buffer.byteLength(json) > COMPRESS_ABOVE_BYTES;
+    const trace = event.trace === undefined ? undefined : traceContextBytes(event.trace);
     return {
       table: this.options.table,
       item: {
@@ -108,7 +109,7 @@ export class OutboxWriter {
         key,
         message: compressed ? compress(json, 'gzip') : (JSON.parse(json) as unknown),
         ...(compressed ? { [OutboxLayout.encoding]: 'gzip' } : {}),
-        ...(event.trace === undefined ? {} : { [OutboxLayout.traceContext]: event.trace }),
+        ...(trace === undefined ? {} : { [OutboxLayout.traceContext]: trace }),
         createdAt: new Date().toISOString(),
       },
     };

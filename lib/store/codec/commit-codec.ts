@@ -4,7 +4,7 @@ import { appendedAtOf, commitSpanOf, whereItem, type CommitSpan } from './commit
 import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf } from '../layout';
 import { decodeStoredEvent, writtenEvent, type StoredEventPlace } from './stored-event';
 import type { StreamEvent } from '../types';
-import { storedTraceContext, type TraceContext } from '../../telemetry';
+import { storedTraceContext, traceContextBytes, type TraceContext } from '../../telemetry';
 
 type Item = Readonly<Record<string, unknown>>;
 
@@ -36,7 +36,8 @@ export function toCommitItem(
     [Layout.eventMarker]: codec.streamName,
     [Layout.appendedAt]: appendedAt,
   };
-  if (trace !== undefined) item[Layout.traceContext] = trace;
+  const stored = trace === undefined ? undefined : traceContextBytes(trace);
+  if (stored !== undefined) item[Layout.traceContext] = stored;
   const [only] = events;
   if (events.length === 1 && only !== undefined) return Object.assign(item, only);
   item[Layout.eventCount] = events.length;
