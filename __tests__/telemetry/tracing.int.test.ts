@@ -93,6 +93,10 @@ test('an append in a Fastify route and its projection by lambdaHandler are one t
     'dynafold.event.count': 2,
     'dynafold.version': 2,
   });
+  // What the append's write consumed, as DynamoDB answered it.
+  expect((append.attributes['aws.dynamodb.consumed_capacity'] as string[]).map((each) => JSON.parse(each) as unknown)).toEqual([
+    expect.objectContaining({ TableName: eventsTable, CapacityUnits: expect.any(Number) as unknown }),
+  ]);
   // The commit stores the append span's context once, for both events.
   const stored = await client.send(new GetItemCommand({ TableName: eventsTable, Key: { pk: { S: 'Order#o-1' }, sk: { S: 'e#0000000001' } } }));
   const { traceId, spanId } = idsOf(append);
@@ -128,6 +132,7 @@ test('an append in a Fastify route and its projection by lambdaHandler are one t
     'dynafold.row.written': true,
   });
   expect(linkTargets(row.links)).toEqual(toAppend);
+  expect(JSON.parse((row.attributes['aws.dynamodb.consumed_capacity'] as string[])[0] ?? '{}')).toMatchObject({ TableName: viewsTable });
 
   const recorded = await telemetry.metrics();
   expect(counted(recorded.get('dynafold.events.appended'), { 'dynafold.stream.name': 'Order' })).toBe(2);

@@ -10,5 +10,6 @@ export { currentTraceContext, errorAttributes, inChildSpan, inProcessSpan, inSpa
 export { keyText, processSpan, projectionSpan, publishSpan, rowSpan, streamSpan } from './operation-spans';
 export type { Transport } from './operation-spans';
 export type { AttributeValue, LinkableEvent, SpanAttributes, SpanRole, SpanSpec, TracedSpan } from './spans';
+export { withCapacity } from './capacity';
 export { countAppend, countBackfill, countConflict, countLeaseChange, metricsActive, recordBatch, recordIteratorAge, recordLag } from './metrics';
 export type { BatchFigures, ProjectionFigures } from './metrics';

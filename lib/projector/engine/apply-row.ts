@@ -173,7 +173,7 @@ async function writeOnce<State>({ application, group, row, contended }: WriteAtt
   let attempted = group.events[0] as StreamEvent;
   try {
     const built = await buildWrite({ runtime, group, call, row, fold: operation, attempting: (event) => (attempted = event) });
-    span.set({ [Attr.eventVersions]: built.step.applied.map((event) => event.version), [Attr.rowWritten]: false });
+    if (span.recording) span.set({ [Attr.eventVersions]: built.step.applied.map((event) => event.version), [Attr.rowWritten]: false });
     if (built.write === undefined) return built.step;
     // The first of several writes claims the row where other writers may race for it (this call lost a
     // race, or its fold fills a gap that another lane's events are in): a lost claim costs a small write,

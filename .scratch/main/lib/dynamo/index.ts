@@ -1,0 +1,17 @@
+/**
+ * The low-level DynamoDB concerns the store, the projector and the feed share: requests and how their
+ * failures are told apart, the document client, item sizes, DynamoDB's limits, table definitions and
+ * compression. Internal: nothing here is part of the public API except what `lib/index.ts` re-exports.
+ */
+export { request, asRequestError, errorName, isConditionFailure, cancellationCodes, getItem } from './request';
+export type { RequestTables } from './request';
+export { documentClient } from './document-client';
+export { withSignal, abortReason, isAbortReason, cancelled } from './abort';
+export { tableFailure } from './failures';
+export { pages } from './pages';
+export type { Page } from './pages';
+export { itemSize } from './item-size';
+export { TransactionLimits, KeyLimits, assertKeyLength } from './limits';
+export { keyedTableDefinition, CheckpointTable } from './tables';
+export { compress, decompress } from './compression';
+export type { CompressionOptions, CompressionAlgorithm } from './compression';

@@ -1,0 +1,30 @@
+/**
+ * Estimates an item's stored size the way DynamoDB counts it: attribute names plus values, strings and
+ * binaries by byte length, numbers by about one byte per two digits, and a few bytes per map or list.
+ * It errs on the large side, so an item it accepts is accepted by DynamoDB.
+ */
+export function itemSize(item: Readonly<Record<string, unknown>>): number {
+  let size = 0;
+  for (const [name, value] of Object.entries(item)) {
+    if (value === undefined) continue;
+    size += Buffer.byteLength(name) + valueSize(value);
+  }
+  return size;
+}
+
+function valueSize(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return Math.ceil(String(value).length / 2) + 1;
+  if (typeof value === 'boolean' || value === null) return 1;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Set) return [...value].reduce((sum: number, member) => sum + valueSize(member), 0);
+  if (Array.isArray(value)) return 3 + value.reduce((sum: number, member) => sum + 1 + valueSize(member), 0);
+  if (typeof value === 'object') {
+    let size = 3;
+    for (const [name, member] of Object.entries(value)) {
+      if (member !== undefined) size += 1 + Buffer.byteLength(name) + valueSize(member);
+    }
+    return size;
+  }
+  return 0;
+}

@@ -1,0 +1,296 @@
+import { ValidationError, isTransient } from '../errors';
+import { decoder, type AnyEventStream, type EventsOfStream, type StreamEvent } from '../store';
+import { batchResponse, type PartialBatchResponse } from './batch-response';
+import { log, resolveLogger, type Logger } from '../util';
+import { eventRef, type AnyProjection, type ApplyResult, type Entry, type MultiSourceRowOutcome, type RowOutcome } from '../outcome';
+import { imageReader, recordTime, type DecodeFailure, type RecordReading, type StreamRecordLike } from './records';
+
+/** Options of {@link processBatch}. */
+export interface ProcessBatchOptions<
+  P extends Record<string, AnyProjection>,
+  St extends Record<string, AnyEventStream>,
+  R = StreamRecordLike,
+> extends RecordReading<R> {
+  /** Projections by name; each record is routed to every projection of its stream. */
+  readonly projections: P;
+  /** Streams whose events come back in `unrouted`, to act on without decoding twice. */
+  readonly streams?: St | undefined;
+  /**
+   * `'report'` fails undecodable records (holding their shard); `'skip'` acknowledges them, but those whose
+   * failure is transient (an event newer code wrote), which it fails too. Both list them in `decodeFailures`.
+   * @defaultValue 'report'
+   */
+  readonly onDecodeFailure?: 'report' | 'skip' | undefined;
+  /**
+   * Receives what went wrong in the batch, a line per row or record: rows that failed (warn), records that
+   * failed to decode (warn), and the projections' parking: attempts counted (warn), rows parked (error).
+   * `false` logs nothing. @defaultValue one JSON line per
+   * entry on the console (`console.warn` / `console.error`), what Lambda and CloudWatch expect
+   */
+  readonly logger?: Logger | false | undefined;
+  /** Called with the batch's figures once it is applied (see {@link BatchMetrics}); a throw is logged, never fails the batch. */
+  readonly onMetrics?: ((metrics: BatchMetrics) => void) | undefined;
+  /**
+   * Cuts the batch short: no further row starts and the requests in flight are aborted; the rows not done
+   * fail (with the signal's reason), so their records are reported for a redelivery.
+   */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** One projection's share of a batch's figures. */
+export interface ProjectionMetrics {
+  /** Events folded into rows (each in exactly one call's `applied`). */
+  readonly eventsApplied: number;
+  /** The batch's events the rows already had (redeliveries). */
+  readonly alreadyApplied: number;
+  /** Row writes that went through. */
+  readonly rowsWritten: number;
+  /** Strongly consistent reads of a stream to fill a gap. */
+  readonly gapReads: number;
+  /** Row writes that lost to a concurrent writer and were tried again. */
+  readonly lostRaces: number;
+  /** Rows that failed (their records are reported for a redelivery). */
+  readonly rowsFailed: number;
+  /** Rows parked, or set aside because they were parked (see the `poison` option). */
+  readonly rowsParked: number;
+}
+
+/**
+ * A batch's figures, a small fixed set for dashboards and alarms: the projections' summed and one by
+ * one, plus the records that failed to decode, how long the batch took and how old its oldest record is.
+ */
+export interface BatchMetrics extends ProjectionMetrics {
+  readonly records: number;
+  readonly decodeFailures: number;
+  readonly durationMs: number;
+  /** Now minus the oldest record's `ApproximateCreationDateTime` (minute-precise on DynamoDB Local), or its Kinesis arrival time; `undefined` without one. */
+  readonly oldestRecordAgeMs: number | undefined;
+  readonly projections: Readonly<Record<string, ProjectionMetrics>>;
+}
+
+/** An event of one of the `streams`, with its record's position (a record holds an append's events, so several may share one). */
+export type Unrouted<St extends Record<string, AnyEventStream>> = {
+  [K in keyof St & string]: { readonly stream: K; readonly event: EventsOfStream<St[K]>; readonly position: number };
+}[keyof St & string];
+
+/** The row outcomes a projection reports: multi-source rows name their checkpoint per source instance. */
+export type OutcomeOf<P> = P extends { readonly $event: infer E }
+  ? MultiSourceRowOutcome<E>
+  : P extends { readonly stream: infer S }
+    ? RowOutcome<EventsOfStream<S>>
+    : RowOutcome | MultiSourceRowOutcome;
+
+/** What {@link processBatch} did with a batch. */
+export interface ProcessResult<
+  P extends Record<string, AnyProjection>,
+  St extends Record<string, AnyEventStream> = Record<string, AnyEventStream>,
+  R = StreamRecordLike,
+> {
+  /** Each projection's row outcomes, under its name; positions index the records. */
+  readonly outcomes: { readonly [K in keyof P]: ReadonlyArray<OutcomeOf<P[K]>> };
+  /** Per projection, positions of its stream's events that address no row. */
+  readonly ignored: { readonly [K in keyof P]: ReadonlyArray<number> };
+  readonly unrouted: ReadonlyArray<Unrouted<St>>;
+  readonly decodeFailures: ReadonlyArray<DecodeFailure<R>>;
+  /** Positions the response reports. Add to it (a failed side effect) and call `batchResponse(records, failedRecords, options)`. */
+  readonly failedRecords: number[];
+  readonly response: PartialBatchResponse;
+}
+
+/**
+ * Decodes each record once, routes it to every projection of its stream, and answers with one partial
+ * batch response across them all: the earliest record of every failed row, plus every record that failed
+ * to decode (unless `onDecodeFailure: 'skip'`). Records of other streams and items are skipped.
+ *
+ * @example
+ * ```ts
+ * const result = await processBatch(event.Records, { projections: { summaries, zones }, source: 'lambda' })
+ * return result.response
+ * ```
+ */
+export async function processBatch<
+  P extends Record<string, AnyProjection>,
+  St extends Record<string, AnyEventStream> = Record<string, never>,
+  R = StreamRecordLike,
+>(records: ReadonlyArray<R>, options: ProcessBatchOptions<P, St, R>): Promise<ProcessResult<P, St, R>> {
+  if (!Array.isArray(records)) throw new ValidationError('processBatch expects an array of stream records (event.Records).');
+  const started = performance.now();
+  const projections = Object.entries<AnyProjection>(options.projections);
+  const extra = Object.entries(options.streams ?? {});
+  // Keys name where each stream came from, so a marker shared by two streams is reported by both names.
+  const decode = decoder(
+    Object.fromEntries([
+      ...projections.flatMap(([name, projection]) => projection.streams.map((stream) => [`projections.${name}.${stream.name}`, stream] as const)),
+      ...extra.map(([name, stream]) => [`streams.${name}`, stream] as const),
+    ]),
+  );
+
+  const readImage = imageReader(options);
+  const entries: Entry<StreamEvent>[] = [];
+  const decodeFailures: DecodeFailure<R>[] = [];
+  records.forEach((record, position) => {
+    try {
+      const image = readImage(record);
+      // A record is one commit: each of its events is an entry at the record's position.
+      const decoded = image === undefined ? undefined : decode(image);
+      for (const event of decoded?.events ?? []) entries.push({ event, position });
+    } catch (error) {
+      decodeFailures.push({ position, record, error });
+    }
+  });
+
+  const logger = resolveLogger(options.logger);
+  const results = await Promise.all(
+    projections.map(([, projection]) => {
+      const names = new Set(projection.streams.map((stream) => stream.name));
+      return projection.applyEntries(
+        entries.filter((entry) => names.has(entry.event.streamName)),
+        { signal: options.signal, logger },
+      );
+    }),
+  );
+  const failed = new Set<number>();
+  // A record's first event stands for it in the log.
+  const eventAt = new Map<number, StreamEvent>();
+  for (const entry of entries) if (!eventAt.has(entry.position)) eventAt.set(entry.position, entry.event);
+  results.forEach((result, index) => {
+    const projection = projections[index]?.[0];
+    for (const outcome of result.outcomes) {
+      if (outcome.status === 'failed' && outcome.positions.length > 0) failed.add(Math.min(...outcome.positions));
+      reportRow(logger, projection, outcome, eventAt);
+    }
+  });
+  for (const failure of decodeFailures) {
+    log(logger, 'warn', { position: failure.position, err: failure.error }, 'record failed to decode');
+  }
+  // A transient failure (an event newer code wrote, say) is not a broken record: skipping it would lose it for
+  // good, so it fails (and is retried) until it passes (that code runs here).
+  for (const failure of decodeFailures) {
+    if (options.onDecodeFailure !== 'skip' || isTransient(failure.error)) failed.add(failure.position);
+  }
+  if (options.onMetrics !== undefined) {
+    const metrics = batchMetrics(
+      records,
+      projections.map(([name], index) => [name, results[index] as ApplyResult<StreamEvent, unknown, RowOutcome | MultiSourceRowOutcome>]),
+      decodeFailures.length,
+      performance.now() - started,
+    );
+    try {
+      options.onMetrics(metrics);
+    } catch (error) {
+      log(logger, 'warn', { err: error }, 'onMetrics failed');
+    }
+  }
+  const failedRecords = [...failed].sort((a, b) => a - b);
+  const names = new Map(extra.map(([key, stream]) => [stream.name, key]));
+  return {
+    outcomes: Object.fromEntries(projections.map(([name], index) => [name, results[index]?.outcomes ?? []])) as ProcessResult<P, St, R>['outcomes'],
+    ignored: Object.fromEntries(projections.map(([name], index) => [name, results[index]?.ignored ?? []])) as ProcessResult<P, St, R>['ignored'],
+    unrouted: entries.flatMap(({ event, position }) => {
+      const stream = names.get(event.streamName);
+      return stream === undefined ? [] : [{ stream, event, position } as Unrouted<St>];
+    }),
+    decodeFailures,
+    failedRecords,
+    response: batchResponse(records, failedRecords, options),
+  };
+}
+
+/**
+ * Logs a row that failed, with the earliest of its events in the batch. A parked row is not logged here:
+ * the row engine logged it to this same logger, with the attempts that parked it.
+ */
+function reportRow(
+  logger: Logger | undefined,
+  projection: string | undefined,
+  outcome: RowOutcome | MultiSourceRowOutcome,
+  eventAt: ReadonlyMap<number, StreamEvent>,
+): void {
+  if (outcome.status !== 'failed') return;
+  const event = eventAt.get(Math.min(...outcome.positions));
+  const details = { projection, key: outcome.key, event: event === undefined ? undefined : eventRef(event), err: outcome.error };
+  log(logger, 'warn', details, 'row failed; its records are reported for a redelivery');
+}
+
+/**
+ * The hook `lambdaHandler` and `runChangeFeed` call after a batch is applied and before it is answered or
+ * acknowledged: act on `applied` or `unrouted` events there. Push positions to `result.failedRecords` to
+ * fail more records (a failed side effect); a throw fails the whole batch, which is then delivered again
+ * (the projections' checkpoints skip what was applied). `input` is what the batch came in: the Lambda
+ * event, or the change feed's batch.
+ */
+export type OnBatch<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, Input> = (
+  result: ProcessResult<P, St, R>,
+  input: Input,
+) => unknown;
+
+/**
+ * Runs `onBatch`, then answers with the response of `result`, built again when the hook failed more
+ * records: the one place where what a hook adds reaches the response, for the handlers, the change feed
+ * and a handler of one's own that takes an `onBatch` hook.
+ *
+ * @example
+ * ```ts
+ * const result = await processBatch(event.Records, { projections: { summaries }, source: 'lambda' })
+ * return answerAfter(event.Records, result, { source: 'lambda' }, onBatch, event)
+ * ```
+ */
+export async function answerAfter<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, Input>(
+  records: ReadonlyArray<R>,
+  result: ProcessResult<P, St, R>,
+  reading: RecordReading<R>,
+  onBatch: OnBatch<P, St, R, Input> | undefined,
+  input: Input,
+): Promise<PartialBatchResponse> {
+  if (onBatch === undefined) return result.response;
+  const reported = result.failedRecords.length;
+  await onBatch(result, input);
+  return result.failedRecords.length === reported ? result.response : batchResponse(records, result.failedRecords, reading);
+}
+
+function batchMetrics(
+  records: ReadonlyArray<unknown>,
+  results: ReadonlyArray<readonly [string, ApplyResult<StreamEvent, unknown, RowOutcome | MultiSourceRowOutcome>]>,
+  decodeFailures: number,
+  durationMs: number,
+): BatchMetrics {
+  const projections: Record<string, ProjectionMetrics> = {};
+  for (const [name, result] of results) {
+    const sum = (count: (outcome: RowOutcome | MultiSourceRowOutcome) => number) =>
+      result.outcomes.reduce((total, outcome) => total + count(outcome), 0);
+    projections[name] = {
+      eventsApplied: sum((outcome) => outcome.applied.length),
+      alreadyApplied: sum((outcome) => (outcome.status === 'applied' ? outcome.alreadyApplied.length : 0)),
+      rowsWritten: result.stats.rowsWritten,
+      gapReads: result.stats.gapReads,
+      lostRaces: result.stats.lostRaces,
+      rowsFailed: sum((outcome) => (outcome.status === 'failed' ? 1 : 0)),
+      rowsParked: sum((outcome) => (outcome.status === 'parked' ? 1 : 0)),
+    };
+  }
+  const total = (field: keyof ProjectionMetrics) => Object.values(projections).reduce((sum, metrics) => sum + metrics[field], 0);
+  return {
+    records: records.length,
+    eventsApplied: total('eventsApplied'),
+    alreadyApplied: total('alreadyApplied'),
+    rowsWritten: total('rowsWritten'),
+    gapReads: total('gapReads'),
+    lostRaces: total('lostRaces'),
+    rowsFailed: total('rowsFailed'),
+    rowsParked: total('rowsParked'),
+    decodeFailures,
+    durationMs,
+    oldestRecordAgeMs: oldestRecordAge(records),
+    projections,
+  };
+}
+
+/** Now minus the oldest time a record reached its stream (see {@link recordTime}). */
+function oldestRecordAge(records: ReadonlyArray<unknown>): number | undefined {
+  let oldest: number | undefined;
+  for (const record of records) {
+    const ms = recordTime(record);
+    if (ms !== undefined && (oldest === undefined || ms < oldest)) oldest = ms;
+  }
+  return oldest === undefined ? undefined : Math.max(0, Date.now() - oldest);
+}

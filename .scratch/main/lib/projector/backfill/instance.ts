@@ -1,0 +1,99 @@
+import { BackfillFailedError } from '../../errors';
+import { EventStreamDefaults, type AnyEventStream, type InstanceRef, type StreamEvent } from '../../store';
+import { backoffDelay, mayRetry, sleep, type RequestRate } from '../../util';
+import { deliver } from '../delivery';
+import { countsTowardsParking } from '../parking';
+import type { ProjectionRuntime } from '../runtime';
+import type { BackfillSettings } from './options';
+
+/** The counts a backfill keeps as it goes. */
+export interface Tally {
+  instances: number;
+  events: number;
+  rowsWritten: number;
+  rowsParked: number;
+  /** Instances and items found by earlier runs of a resumed backfill. */
+  resumedInstances: number;
+  /** Saved progress was found and taken over (even if its pages found no instance). */
+  resumed: boolean;
+  segmentsDone: number;
+  /** Per table: instances found and items scanned, for the estimate of the total. */
+  readonly scans: Map<string, { found: number; scanned: number; itemCount: number | undefined }>;
+}
+
+/** What applying an instance shares with the rest of its backfill. */
+export interface InstanceRun {
+  readonly tally: Tally;
+  readonly rate: RequestRate | undefined;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Applies every event of one stream instance, a page of events at a time, without outbox messages. A
+ * transient failure tries the instance again after a backoff. A failure that counts towards parking was
+ * counted on its row: with a park policy the instance is tried again until the row parks (each attempt
+ * counts once, as a redelivery would); without one, or if the row does not park, the backfill stops.
+ */
+export async function backfillInstance<State>(
+  runtime: ProjectionRuntime<State>,
+  settings: BackfillSettings,
+  ref: InstanceRef,
+  run: InstanceRun,
+): Promise<void> {
+  const stream = runtime.streams.get(ref.streamName) as AnyEventStream;
+  const fail = (error: unknown) =>
+    run.signal.aborted ? run.signal.reason : new BackfillFailedError(runtime.name, `${ref.streamName}#${ref.streamId}`, error);
+  const started = Date.now();
+  for (let transient = 0, counted = 0; ;) {
+    try {
+      return await applyInstance(runtime, stream, ref, run);
+    } catch (error) {
+      if (run.signal.aborted) throw fail(error);
+      const counts = countsTowardsParking(error);
+      const attempts = counts ? ++counted : ++transient;
+      const elapsed = Date.now() - started;
+      // Failures that count towards parking are bounded by the poison policy, transient ones by `retry`.
+      if (counts ? attempts >= (runtime.poison?.afterAttempts ?? 1) : !mayRetry(settings.retry, attempts, elapsed)) throw fail(error);
+      const delay = backoffDelay(attempts - 1, settings.retry.backoff);
+      await sleep(counts ? delay : Math.min(delay, settings.retry.maxElapsedMs - elapsed), run.signal);
+    }
+  }
+}
+
+/**
+ * Applies an instance's events from its rows' checkpoints: each page of events goes through the row
+ * engine, which reads the rows first, so events a row already has are `alreadyApplied` and never folded
+ * again (a new `evolve` that would choke on them is not asked).
+ */
+async function applyInstance<State>(runtime: ProjectionRuntime<State>, stream: AnyEventStream, ref: InstanceRef, run: InstanceRun): Promise<void> {
+  let chunk: StreamEvent[] = [];
+  const apply = async () => {
+    await run.rate?.take(REQUESTS_PER_CHUNK, run.signal);
+    const result = await deliver(
+      runtime,
+      chunk.map((event, position) => ({ event, position })),
+      { messages: false, signal: run.signal },
+    );
+    chunk = [];
+    // Counted before a failure is thrown: what a failed row applied first stays applied when the instance is tried again.
+    for (const outcome of result.outcomes) {
+      run.tally.events += outcome.applied.length;
+      if (outcome.status === 'parked') run.tally.rowsParked++;
+    }
+    run.tally.rowsWritten += result.stats.rowsWritten;
+    const { rowsWritten, gapReads, lostRaces } = result.stats;
+    const sent = 2 + rowsWritten + gapReads + 2 * lostRaces;
+    if (sent > REQUESTS_PER_CHUNK) await run.rate?.take(sent - REQUESTS_PER_CHUNK, run.signal);
+    else run.rate?.give(REQUESTS_PER_CHUNK - sent);
+    const failed = result.outcomes.find((outcome) => outcome.status === 'failed');
+    if (failed?.status === 'failed') throw failed.error;
+  };
+  for await (const event of stream.iterate(ref.streamId, { signal: run.signal })) {
+    chunk.push(event);
+    if (chunk.length === EventStreamDefaults.readPageSize) await apply();
+  }
+  if (chunk.length > 0) await apply();
+}
+
+/** What one page of an instance's events usually costs: its Query, a row read and a row write. */
+const REQUESTS_PER_CHUNK = 3;

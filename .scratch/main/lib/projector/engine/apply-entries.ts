@@ -1,0 +1,66 @@
+import { withSignal } from '../../dynamo';
+import type { ApplyResult, Entry, FailedOutcome } from '../../outcome';
+import type { StreamEvent } from '../../store';
+import { Semaphore, type Logger } from '../../util';
+import { applyRow, type RowResult } from './apply-row';
+import { callContext } from './call-context';
+import type { Operation } from './operation';
+import { planRows, type Key } from './plan-rows';
+import { readRows } from './read-rows';
+import { rowIdOf, type RowRuntime } from './row-store';
+
+/** A call of `applyEntries`: its events, the operation each row goes through, and the caller's signal and logger. */
+export interface EntriesCall<State> {
+  readonly entries: ReadonlyArray<Entry<StreamEvent>>;
+  readonly operation: Operation<State>;
+  /**
+   * Once aborted, no further row starts and the requests in flight are cut short: those rows fail with the
+   * signal's reason (their records are delivered again; the checkpoints keep what was written).
+   */
+  readonly signal?: AbortSignal | undefined;
+  /** Also told what happens to failing rows (the projection's own logger is, in any case). */
+  readonly logger?: Logger | undefined;
+}
+
+/**
+ * Applies a call's events: planned per row (sorted, deduplicated), every row read in as few requests as
+ * DynamoDB allows, then each row brought forward (concurrently across rows) by `applyRow`, through the
+ * call's operation. Never rejects for a row's error: each row gets its own outcome.
+ */
+export async function applyEntries<State>(
+  projection: RowRuntime<State>,
+  options: EntriesCall<State>,
+): Promise<ApplyResult<StreamEvent, Key, RowResult>> {
+  const { entries, operation } = options;
+  const runtime = withCallSignal(projection, options.signal);
+  const ours = entries.filter((entry) => runtime.streams.has(entry.event.streamName));
+  const foreign = entries.filter((entry) => !runtime.streams.has(entry.event.streamName)).map((entry) => entry.position);
+  const plan = planRows(ours, runtime.keyOf, (key) => rowIdOf(runtime, key));
+  const groups = [...plan.rows.values()];
+  // On failure each row reads itself, and reports its own error.
+  const read = await readRows<State>(
+    runtime.store,
+    groups.map((group) => group.key),
+    options.signal,
+  ).catch(() => undefined);
+  const limit = new Semaphore(runtime.concurrency);
+  const call = callContext(plan.inHand, options.signal, options.logger);
+  const rows = await Promise.all(
+    groups.map((group, index) => limit.use(() => applyRow({ runtime, group, call, operation, prefetched: read?.[index] }))),
+  );
+  const keyFailures = plan.keyFailures.map<FailedOutcome>(({ entry, error }) => ({
+    status: 'failed',
+    key: undefined,
+    streamId: entry.event.streamId,
+    error,
+    applied: [],
+    positions: [entry.position],
+  }));
+  return { outcomes: [...rows, ...keyFailures], ignored: [...plan.ignored, ...foreign].sort((a, b) => a - b), stats: call.stats };
+}
+
+/** The runtime as one call sees it: every request of its rows carries the call's signal. */
+export function withCallSignal<State>(runtime: RowRuntime<State>, signal: AbortSignal | undefined): RowRuntime<State> {
+  if (signal === undefined) return runtime;
+  return { ...runtime, store: { ...runtime.store, documents: withSignal(runtime.store.documents, signal) } };
+}

@@ -1,0 +1,231 @@
+import { ConfigurationError, RowTooLargeError, ValidationError } from '../../errors';
+import { TransactionLimits, itemSize } from '../../dynamo';
+import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
+import { EventFailure, foldRow, type FoldResult } from './fold-row';
+import type { Rejected } from '../../outcome';
+import type { ExtraPut, OutboxBatch } from '../outbox';
+import type { CallContext } from './call-context';
+import type { Fold, FoldRange } from './operation';
+import type { Key, RowGroup } from './plan-rows';
+import type { ReadRow } from './read-rows';
+import { eventsAbove } from './read-gaps';
+import { keptFailures, type RowMarks } from './row-marks';
+import { rowIdOf, type RowRuntime } from './row-store';
+import { rowItem, stubItem } from './write-row';
+
+type Group = RowGroup<StreamEvent, Key>;
+type Rows = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' | 'keyOf'>;
+
+/** What one write of a row did. */
+export interface Step {
+  readonly applied: StreamEvent[];
+  /** What the row had when this write read it (only the first write's counts for the call). */
+  readonly alreadyApplied: StreamEvent[];
+  readonly skipped: StreamEvent[];
+  readonly rejected: Rejected<StreamEvent>[];
+  readonly checkpoints: ReadonlyMap<string, number>;
+  readonly revision: number | undefined;
+  /** The fold stopped to keep the write within a transaction's limits: another write goes on. */
+  readonly more: boolean;
+  /** An event failed: what came before it was written, and this is the failure to handle. */
+  readonly failure?: EventFailure<StreamEvent> | undefined;
+}
+
+/** A fold of a row, and the write it needs (none when nothing changed): the row's item and its outbox messages. */
+export interface BuiltWrite {
+  /** What the write does once it went through. */
+  readonly step: Step;
+  readonly write?: { readonly item: Record<string, unknown>; readonly extras: ReadonlyArray<ExtraPut> } | undefined;
+}
+
+/** What building a row's write takes. */
+export interface BuildInput<State> {
+  readonly runtime: RowRuntime<State>;
+  /** The row's events of the call. */
+  readonly group: Group;
+  readonly call: CallContext<StreamEvent>;
+  /** The row as read. */
+  readonly row: ReadRow<State>;
+  /** How the fold goes (see `Fold`). */
+  readonly fold: Fold<State>;
+  /** Told the first event of each range before it is folded: the event a failure is put down to. */
+  readonly attempting?: ((event: StreamEvent) => void) | undefined;
+}
+
+/** What a fold gathered across its ranges. */
+interface Folded<State> {
+  state: State | undefined;
+  removed: boolean;
+  lastState: State | undefined;
+  readonly checkpoints: Map<string, number>;
+  /** A checkpoint moved: the row has to be written. */
+  changed: boolean;
+  /** The event passed over on purpose was got past (its checkpoint moved over it). */
+  passedOver: boolean;
+  /** The fold stopped to keep the write within a transaction's limits. */
+  more: boolean;
+  failure: EventFailure<StreamEvent> | undefined;
+  readonly applied: StreamEvent[];
+  readonly skipped: StreamEvent[];
+  readonly rejected: Rejected<StreamEvent>[];
+}
+
+/**
+ * Folds a row's events from what was read and builds the write that brings it forward, without sending
+ * it: the caller sends it on its own (`applyRow`) or in a transaction of its own.
+ */
+export async function buildWrite<State>(input: BuildInput<State>): Promise<BuiltWrite> {
+  const { runtime, group, row, fold } = input;
+  const stored = checkpointsOf(runtime, group, row);
+  const alreadyApplied = group.events.filter((event) => event.version <= (stored.get(instanceKey(event)) ?? 0));
+  const batch = fold.messages ? runtime.outbox?.batch(group.key, (row.revision ?? 0) + 1) : undefined;
+  const folded: Folded<State> = {
+    ...fold.start(row),
+    lastState: undefined,
+    checkpoints: new Map(stored),
+    changed: false,
+    passedOver: false,
+    more: false,
+    failure: undefined,
+    applied: [],
+    skipped: [],
+    rejected: [],
+  };
+  for (const range of fold.ranges(group, stored)) if (await foldRange(input, folded, range, batch)) break;
+  const { applied, skipped, rejected, checkpoints, removed, more, failure } = folded;
+  const written = removed ? folded.lastState : folded.state;
+  const unchanged: Step = { applied, alreadyApplied, skipped, rejected, checkpoints: stored, revision: row.revision, more: false };
+  if (!folded.changed && !fold.writesUnchanged(row, written)) return { step: unchanged };
+  const parked = fold.parkedAfter(row, { failure: failure === undefined ? undefined : { event: failure.event, error: failure.cause }, more });
+  const marks: RowMarks = {
+    checkpoints,
+    removed,
+    ...(more ? { more } : {}),
+    ...(fold.passOver !== undefined && folded.passedOver ? { skipped: [{ ...fold.passOver, skippedAt: new Date().toISOString() }] } : {}),
+    ...optional('failures', keptFailures(row, checkpoints)),
+    ...optional('parked', parked === undefined ? undefined : { ...parked, seen: parked.seen + 1 }),
+  };
+  // A row that does not exist keeps its checkpoint past a skipped event and its bookkeeping in a stub.
+  const item =
+    written === undefined ? stubItem(runtime.store, row, group.key, marks) : rowItem(runtime.store, row, runtime.toItem(written, group), marks);
+  assertSameRow(runtime, group.key, item);
+  assertFits(runtime, group.key, item, checkpoints.size);
+  const revision = item['_rev'];
+  return {
+    step: { ...unchanged, checkpoints, revision: typeof revision === 'number' ? revision : undefined, more, ...optional('failure', failure) },
+    write: { item, extras: batch?.puts ?? [] },
+  };
+}
+
+/** `{ [name]: value }`, or nothing for `undefined`. */
+function optional<K extends string, V>(name: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [name]: value }) as { [P in K]?: V };
+}
+
+/**
+ * Folds one source instance's range into what the fold gathered; resolves `true` when the fold ends
+ * there (an event failed, or the write is full).
+ */
+async function foldRange<State>(input: BuildInput<State>, folded: Folded<State>, range: FoldRange, batch: OutboxBatch | undefined): Promise<boolean> {
+  const { runtime, group, call, fold } = input;
+  const { instance, from, to } = range;
+  const passOver = fold.passOver;
+  const passing =
+    passOver !== undefined && instanceKey(passOver.event) === instance && passOver.event.version > from && passOver.event.version <= to
+      ? passOver.event.version
+      : undefined;
+  const { stream, streamId } = sourceOf(runtime, instance);
+  const events = (await eventsAbove(stream, streamId, call, from, to)).filter(
+    (event) => event.version !== passing && addresses(runtime, event, group.rowId),
+  );
+  const first = events[0];
+  if (first !== undefined) input.attempting?.(first);
+  const result = await foldRow<State, StreamEvent>({
+    state: folded.state,
+    removed: folded.removed,
+    checkpoint: from,
+    events,
+    initial: (event) => runtime.initial(group, event),
+    evolve: runtime.evolve,
+    ...(runtime.terminal === undefined ? {} : { terminal: runtime.terminal }),
+    ...(runtime.recreate === undefined ? {} : { recreate: runtime.recreate }),
+    ...(batch === undefined ? {} : { accept: (event: StreamEvent, after: State | undefined) => batch.accept(event, after) }),
+  }).catch((error: unknown) => {
+    // A failing event ends the fold; what came before it (a pass-over too) is still written, then the failure is handled.
+    if (!(error instanceof EventFailure) || error.before === undefined) throw error;
+    // Nothing written yet by this fold, in this range or an earlier source's (a pass-over counts): the failure is all there is.
+    const before = error.before as FoldResult<State, StreamEvent>;
+    if (!folded.changed && !folded.passedOver && !before.changed && !passes(before, passing)) throw error;
+    folded.failure = error as EventFailure<StreamEvent>;
+    return before;
+  });
+  folded.state = result.state;
+  folded.removed = result.removed;
+  folded.lastState = result.lastState ?? folded.lastState;
+  folded.applied.push(...result.applied);
+  folded.skipped.push(...result.skipped);
+  folded.rejected.push(...result.rejected);
+  // A checkpoint only ever moves forward: a fold from the first event up to it leaves it where it is.
+  moveCheckpoint(folded, instance, result.version);
+  // The event passed over moves the checkpoint past it, as if it had been applied, once the fold got past it.
+  if (passes(result, passing)) {
+    folded.passedOver = true;
+    moveCheckpoint(folded, instance, passing as number);
+  }
+  if (folded.failure !== undefined) return true;
+  folded.more = result.stopped;
+  return result.stopped;
+}
+
+function moveCheckpoint(folded: Folded<unknown>, instance: string, version: number): void {
+  if (version <= (folded.checkpoints.get(instance) ?? 0)) return;
+  folded.checkpoints.set(instance, version);
+  folded.changed = true;
+}
+
+/** Whether a fold got past the event `passing` (a version of its range): it folded the whole range, or stopped at a later event. */
+function passes(folded: FoldResult<unknown, StreamEvent>, passing: number | undefined): boolean {
+  if (passing === undefined) return false;
+  return !folded.stopped || (folded.stoppedAt?.version ?? 0) > passing;
+}
+
+/** The row's checkpoints; a single-source row fed by another instance than the call's events refuses them. */
+export function checkpointsOf(runtime: Rows, group: Group, row: ReadRow<unknown>): ReadonlyMap<string, number> {
+  return runtime.store.checkpoints.forGroup(runtime.name, group, row);
+}
+
+/** The stream and stream id of a source instance the row records. */
+function sourceOf(runtime: Rows, instance: string): { stream: AnyEventStream; streamId: string } {
+  const separator = instance.indexOf('#');
+  const streamName = instance.slice(0, separator);
+  const stream = runtime.streams.get(streamName);
+  if (stream === undefined)
+    throw new ConfigurationError(
+      `Projection ${runtime.name}: a row records stream ${streamName}, which is none of its sources: was a source removed?`,
+    );
+  return { stream, streamId: instance.slice(separator + 1) };
+}
+
+/** Whether the event addresses the row `rowId` (its key says so). */
+export function addresses(runtime: Rows, event: StreamEvent, rowId: string): boolean {
+  const key = runtime.keyOf(event);
+  return key !== undefined && rowIdOf(runtime, key) === rowId;
+}
+
+function assertSameRow(runtime: Rows, key: Key, item: Record<string, unknown>): void {
+  for (const [attribute, value] of Object.entries(runtime.store.readModel.keyOf(key))) {
+    if (item[attribute] !== value) {
+      throw new ValidationError(
+        `Projection ${runtime.name}: the folded row's key fields no longer match the key ${JSON.stringify(key)}; ` +
+          '`initial`, `evolve` and `toItem` must keep the key fields `key` returned.',
+      );
+    }
+  }
+}
+
+/** A row past DynamoDB's item limit would fail at the write: refuse it clearly instead. */
+function assertFits(runtime: Rows, key: Key, item: Record<string, unknown>, instances: number): void {
+  const size = itemSize(item);
+  if (size <= TransactionLimits.itemBytes) return;
+  throw new RowTooLargeError(runtime.name, key, size, runtime.store.checkpoints.sourcesOfTooLarge(instances));
+}

@@ -1,0 +1,122 @@
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoRequestError } from '../../errors';
+import { RowAttributes } from '../../store';
+import { KeyLimits, request } from '../../dynamo';
+import { backoffDelay, sleep, type Backoff } from '../../util';
+import { ProjectionDefaults } from '../defaults';
+import type { Key } from './plan-rows';
+import { recordsFromItem, type RowRecords } from './row-marks';
+import type { RowStore, StoredCheckpoints } from './row-store';
+
+/** A row as read for a fold: its state, checkpoints and what the conditional write must find unchanged. */
+export interface ReadRow<State> extends StoredCheckpoints, RowRecords {
+  readonly exists: boolean;
+  /** A tombstone: the row was removed and keeps only its checkpoints. */
+  readonly removed: boolean;
+  /** The row's state; `undefined` when it does not exist or was removed. */
+  readonly state: State | undefined;
+  readonly revision: number | undefined;
+  readonly createdAt: string | undefined;
+  /** A stub: the row's bookkeeping without the row (see `RowAttributes.stub`). */
+  readonly stub: boolean;
+  /** Its writer has another write of the same fold to come (see `RowAttributes.more`). */
+  readonly more: boolean;
+}
+
+/** A stored item as the fold sees it. */
+export function rowFromItem<State>(store: RowStore, item: Readonly<Record<string, unknown>> | undefined): ReadRow<State> {
+  if (item === undefined) {
+    return {
+      exists: false,
+      removed: false,
+      state: undefined,
+      checkpoints: new Map(),
+      unattributed: undefined,
+      storedCheckpoint: undefined,
+      revision: undefined,
+      createdAt: undefined,
+      stub: false,
+      more: false,
+      failures: undefined,
+      parked: undefined,
+      skippedEvents: [],
+    };
+  }
+  const removed = item[RowAttributes.deleted] === true;
+  const stub = item[RowAttributes.stub] === true;
+  // A stub has no fields for the schema to read.
+  const {
+    createdAt,
+    updatedAt: _updatedAt,
+    ...state
+  } = stub ? { createdAt: undefined, updatedAt: undefined } : (store.readModel.fromItem(item, { includeHidden: true }) as Record<string, unknown>);
+  const revision = item[RowAttributes.revision];
+  return {
+    exists: true,
+    removed,
+    state: removed || stub ? undefined : (state as State),
+    stub,
+    more: item[RowAttributes.more] === true,
+    ...recordsFromItem(item),
+    ...store.checkpoints.fromItem(item),
+    revision: typeof revision === 'number' ? revision : undefined,
+    createdAt: typeof createdAt === 'string' ? createdAt : undefined,
+  };
+}
+
+/** Reads one row strongly consistent, hidden fields included: the projection owns the whole row. */
+export async function readRow<State>(store: RowStore, key: Key): Promise<ReadRow<State>> {
+  const { readModel } = store;
+  const result = await request('GetItem', readModel.table, () =>
+    store.documents.send(new GetCommand({ TableName: readModel.table, Key: readModel.keyOf(key), ConsistentRead: true })),
+  );
+  return rowFromItem(store, result.Item);
+}
+
+/** How `readRows` asks again for keys DynamoDB left unprocessed, and when it gives up. */
+export interface UnprocessedRetry {
+  /** Requests per 100 keys, the first included. */
+  readonly attempts: number;
+  readonly backoff: Backoff;
+}
+
+/**
+ * Reads the rows of a call in as few requests as DynamoDB allows: one strongly consistent BatchGetItem
+ * per 100 keys (a single row is one GetItem). Keys it leaves unprocessed are asked for again after a
+ * backoff, `retry.attempts` requests in all; then it rejects with a `DynamoRequestError`. An aborted
+ * `signal` ends the wait between requests with the signal's reason.
+ */
+export async function readRows<State>(
+  store: RowStore,
+  keys: ReadonlyArray<Key>,
+  signal?: AbortSignal,
+  retry: UnprocessedRetry = ProjectionDefaults.unprocessedKeys,
+): Promise<Array<ReadRow<State>>> {
+  if (keys.length === 1) return [await readRow<State>(store, keys[0] as Key)];
+  const { readModel } = store;
+  const ids = keys.map((key) => readModel.keyOf(key));
+  const found = new Map<string, Record<string, unknown>>();
+  const idOf = (key: Key) => JSON.stringify(Object.keys(ids[0] ?? {}).map((attribute) => key[attribute]));
+  for (let start = 0; start < ids.length; start += KeyLimits.batchGetKeys) {
+    let pending: Record<string, unknown>[] = ids.slice(start, start + KeyLimits.batchGetKeys);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === retry.attempts) throw unprocessed(readModel.table, pending.length, attempt);
+      if (attempt > 0) await sleep(backoffDelay(attempt - 1, retry.backoff), signal);
+      const keysToRead = pending;
+      const result = await request('BatchGetItem', readModel.table, () =>
+        store.documents.send(new BatchGetCommand({ RequestItems: { [readModel.table]: { Keys: keysToRead, ConsistentRead: true } } })),
+      );
+      for (const item of result.Responses?.[readModel.table] ?? []) found.set(idOf(item), item);
+      pending = (result.UnprocessedKeys?.[readModel.table]?.Keys ?? []) as Record<string, unknown>[];
+    }
+  }
+  return ids.map((id) => rowFromItem<State>(store, found.get(idOf(id))));
+}
+
+/** DynamoDB kept leaving keys unprocessed (throttled reads, most often): the call's rows read themselves one by one. */
+function unprocessed(table: string, keys: number, attempts: number): DynamoRequestError {
+  return new DynamoRequestError(
+    'BatchGetItem',
+    new Error(`${keys} keys of ${table} were still unprocessed after ${attempts} requests: DynamoDB is throttling the reads; try again later.`),
+  );
+}

@@ -1,0 +1,27 @@
+export { Projection } from './projection';
+export type { ProjectionBatchResult } from './projection';
+export type { ProjectionOptions, EventsOfStream, StreamIdOfStream, RowOfModel, AnyProjection, CallOptions } from './types';
+export { skipEvent, removeRow } from './skip';
+export type { SkipEvent, RemoveRow } from './skip';
+export { ProjectionDefaults } from './defaults';
+export type { PoisonPolicy, CommonProjectionOptions } from './runtime';
+export type { RebuildResult } from './rebuild';
+export type { WaitForOptions } from './read-your-writes';
+export type { BackfillOptions, BackfillProgress } from './backfill';
+export { MultiSourceProjection } from './multi-source-projection';
+export type { MultiSourceProjectionOptions, Source, Sources } from './multi-source-projection';
+export { OutboxRelay, OutboxRelayDefaults, outboxTableDefinition } from './outbox';
+export type { OutboxRelayOptions, RelayResult, OutboxOptions, OutboxMessage } from './outbox';
+export type {
+  RowOutcome,
+  AppliedOutcome,
+  MultiSourceRowOutcome,
+  MultiSourceAppliedOutcome,
+  FailedOutcome,
+  ParkedOutcome,
+  ParkedRow,
+  EventRef,
+  ApplyResult,
+  ApplyStats,
+  Rejected,
+} from '../outcome';

@@ -1,0 +1,18 @@
+import { DynafoldError, isTransient } from '../../errors';
+
+/**
+ * Whether a row's failure counts towards parking it. Transient failures (`isTransient`: throttling, server
+ * errors, timeouts, lost races, an event stored at a type version newer than this code knows during a
+ * rolling deploy) never do, whichever path met them (the fold, a gap read, a backfill, a replay): they pass
+ * by themselves. Nor does a missing or refused table: that is the deployment's fault, not the row's, and
+ * parking would set aside every row until it is fixed.
+ */
+export function countsTowardsParking(error: unknown): boolean {
+  if (DynafoldError.is(error, 'dynamo.tableNotFound') || DynafoldError.is(error, 'dynamo.accessDenied')) return false;
+  return !isTransient(error);
+}
+
+/** An error as a parked row or a skipped event records it. */
+export function errorOf(error: unknown): { name: string; message: string } {
+  return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
+}

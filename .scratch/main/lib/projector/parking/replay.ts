@@ -1,0 +1,174 @@
+import { abortReason } from '../../dynamo';
+import { ValidationError } from '../../errors';
+import { eventRef, type EventRef, type MultiSourceRowOutcome, type ParkedRow, type RowOutcome } from '../../outcome';
+import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
+import { log } from '../../util';
+import {
+  applyRow,
+  callContext,
+  eventsAbove,
+  forward,
+  readRow,
+  rowIdOf,
+  withCallSignal,
+  type CallContext,
+  type Key,
+  type Operation,
+  type ReadRow,
+  type RowBasics,
+} from '../engine';
+import type { ProjectionRuntime } from '../runtime';
+import { errorOf } from './policy';
+import { countFailure, parkedRows } from './updates';
+
+type Outcome = RowOutcome | MultiSourceRowOutcome;
+
+/** Every parked row of a projection's model, in no particular order (a Scan). */
+export function listParked(runtime: RowBasics, signal?: AbortSignal): AsyncGenerator<ParkedRow> {
+  return parkedRows(runtime.store, signal);
+}
+
+/**
+ * The replay of a parked row: each attempt folds from its checkpoints through the last event that reached
+ * it, also events noted since the replay began, passing over `passOver` on purpose. The row is written even
+ * when nothing moved, and set free once the fold got through; a fold that stops at a failing event keeps
+ * the row parked on that one (the event it was parked on may be behind the checkpoints by now, and counting
+ * the failure is a later write that a fault can keep from happening). The failure is counted on the parked
+ * record; the row's outcome is failed, never parked. A row no longer parked is brought forward as a
+ * delivery would.
+ */
+function replaying<State>(projection: ProjectionRuntime<State>, passOver: Operation<State>['passOver']): Operation<State> {
+  return {
+    ...forward<State>(),
+    passOver,
+    writesUnchanged: (row) => row.parked !== undefined,
+    parkedAfter: (row, { failure, more }) => {
+      if (row.parked === undefined || failure === undefined) return more ? row.parked : undefined;
+      return { ...row.parked, event: eventRef(failure.event), error: errorOf(failure.error) };
+    },
+    prepare: async ({ runtime, call, group, row }) =>
+      row.parked === undefined ? { fold: group } : { fold: { ...group, events: await parkedEvents(runtime.streams, row, call) } },
+    failed: async ({ runtime, call, group, row }, failure) => {
+      const policy = { name: runtime.name, store: runtime.store, poison: projection.poison, logger: projection.logger };
+      return (await countFailure(policy, call, group, row, failure)) === 'lost' ? 'lost' : 'failed';
+    },
+  };
+}
+
+/**
+ * Applies a parked row's events again, from its checkpoint through the last event that reached it while
+ * parked, in order (after a fix was deployed). On success the row is written and unparked; a failure
+ * counts one more attempt on the parked record and the row stays parked, on the event that failed (what
+ * came before it is written). With `skip`, that event is left out on purpose (`'failing'`: the event the
+ * row is parked on): its source instance's checkpoint moves past it and the row records it. Resolves
+ * `undefined` for a row that is not parked; never rejects for the row's error (a failed outcome). Rejects
+ * with a `ValidationError` for a key that is none, or an event to skip that the parked row does not hold.
+ */
+export async function replayParked<State>(
+  projection: ProjectionRuntime<State>,
+  key: Key,
+  skip?: EventRef | 'failing',
+  signal?: AbortSignal,
+): Promise<Outcome | undefined> {
+  requireRowKey(projection, key);
+  // Aborted already: no request starts.
+  if (signal?.aborted === true) throw abortReason(signal);
+  const runtime = withCallSignal(projection, signal);
+  const call = callContext<StreamEvent>(undefined, signal);
+  let row: ReadRow<State>;
+  let events: StreamEvent[];
+  try {
+    row = await readRow<State>(runtime.store, key);
+    events = await parkedEvents(runtime.streams, row, call);
+  } catch (error) {
+    // The row's own outcome, like any other failure: a caller replaying many rows keeps the others' outcomes.
+    return { status: 'failed', key, streamId: '', error, applied: [], positions: [] };
+  }
+  const parked = row.parked;
+  if (parked === undefined) return undefined;
+  const group = { rowId: rowIdOf(runtime, key), key, streamId: parked.event.streamId, events, positions: [] as number[] };
+  if (skip !== undefined && skip !== 'failing') requireHeld(runtime, row, group.rowId, call, skip);
+  const skipping = skip === 'failing' ? parked.event : skip;
+  const passOver = skipping === undefined ? undefined : { event: skipping, error: parked.error };
+  const outcome = await applyRow({ runtime, group, call, operation: replaying(projection, passOver), prefetched: row });
+  if (outcome.status === 'applied') {
+    const details = { projection: runtime.name, key, applied: outcome.applied.length, ...(skipping === undefined ? {} : { skipped: skipping }) };
+    log(projection.logger, 'info', details, 'parked row replayed');
+  }
+  return outcome;
+}
+
+/**
+ * Replays every parked row (or the one of `key`), one after another; resolves an outcome per row. Once
+ * `signal` aborted no request starts (no further row, nor the listing): the call rejects with its reason.
+ */
+export async function retryParkedRows<State>(runtime: ProjectionRuntime<State>, key?: Key, signal?: AbortSignal): Promise<Outcome[]> {
+  if (key !== undefined) requireRowKey(runtime, key);
+  if (signal?.aborted === true) throw abortReason(signal);
+  const keys: Key[] = [];
+  if (key !== undefined) keys.push(key);
+  else for await (const parked of listParked(runtime, signal)) keys.push(parked.key);
+  const outcomes: Outcome[] = [];
+  for (const each of keys) {
+    const outcome = await replayParked(runtime, each, undefined, signal);
+    if (outcome !== undefined) outcomes.push(outcome);
+  }
+  return outcomes;
+}
+
+/** A row key as the model takes it (an object of its key fields); anything else is a `ValidationError`. */
+function requireRowKey(runtime: RowBasics, key: unknown): void {
+  if (typeof key !== 'object' || key === null || Array.isArray(key)) {
+    throw new ValidationError(
+      `Projection ${runtime.name}: expected a row key, an object of the row's key fields, not ${JSON.stringify(key) ?? String(key)}.`,
+      [{ path: ['key'], message: 'not a row key' }],
+    );
+  }
+  runtime.store.readModel.keyOf(key as Key); // names a missing or malformed key field
+}
+
+/**
+ * An event to skip must be one the parked row holds: past its instance's checkpoint, through the last
+ * event that reached the row, addressing this row, and of the type named. Otherwise skipping it would
+ * record a skip that never happened (and replay the row's failing event again).
+ */
+function requireHeld(runtime: RowBasics, row: ReadRow<unknown>, rowId: string, call: CallContext<StreamEvent>, ref: EventRef): void {
+  const described = JSON.stringify(ref) ?? typeof ref;
+  const valid = typeof ref === 'object' && ref !== null && typeof ref.streamName === 'string' && typeof ref.streamId === 'string';
+  const instance = valid ? instanceKey(ref) : undefined;
+  const held = instance === undefined ? undefined : call.inHand.get(instance)?.get(ref.version);
+  const through = instance === undefined ? undefined : row.parked?.through[instance];
+  const checkpoint = instance === undefined ? 0 : (row.checkpoints.get(instance) ?? row.unattributed ?? 0);
+  if (held !== undefined && through !== undefined && held.version > checkpoint && held.version <= through && held.type === ref.type) {
+    const key = runtime.keyOf(held);
+    if (key !== undefined && rowIdOf(runtime, key) === rowId) return;
+  }
+  const parked = row.parked as ParkedRow;
+  throw new ValidationError(
+    `Projection ${runtime.name}: the parked row ${JSON.stringify(parked.key)} does not hold the event ${described}. ` +
+      `Give an event it holds (past its checkpoint, through ${JSON.stringify(parked.through)}), ` +
+      `or no event to skip the one it is parked on, ${JSON.stringify(parked.event)}.`,
+    [{ path: ['event'], message: 'not an event of the parked row' }],
+  );
+}
+
+/**
+ * The last event of each source instance that reached a parked row (its `through`), read from the
+ * store: a replay of the row folds from its checkpoints up to them.
+ */
+export async function parkedEvents(
+  streams: ReadonlyMap<string, AnyEventStream>,
+  row: ReadRow<unknown>,
+  call: CallContext<StreamEvent>,
+): Promise<StreamEvent[]> {
+  const events: StreamEvent[] = [];
+  for (const [instance, through] of Object.entries(row.parked?.through ?? {})) {
+    const separator = instance.indexOf('#');
+    const stream = streams.get(instance.slice(0, separator));
+    if (stream === undefined) continue;
+    const checkpoint = row.checkpoints.get(instance) ?? row.unattributed ?? 0;
+    const last = (await eventsAbove(stream, instance.slice(separator + 1), call, checkpoint, through)).at(-1);
+    if (last !== undefined) events.push(last);
+  }
+  return events;
+}

@@ -1,0 +1,195 @@
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { asRequestError, isConditionFailure, pages, withSignal } from '../../dynamo';
+import { eventRef, type ParkedRow } from '../../outcome';
+import { RowAttributes, instanceKey, type StreamEvent } from '../../store';
+import { log, type LogLevel } from '../../util';
+import {
+  rowCondition,
+  type CallContext,
+  type FailureRecord,
+  type Key,
+  type ParkedRecord,
+  type ReadRow,
+  type RowGroup,
+  type RowStore,
+} from '../engine';
+import type { ProjectionRuntime } from '../runtime';
+import { countsTowardsParking, errorOf } from './policy';
+
+/**
+ * Counts a failed attempt on the row, and parks it once it reached `afterAttempts` (or, when it is parked
+ * already, counts the attempt on the parked record, which then names the event that failed). A row that does not exist gets a stub to hold the
+ * count. Resolves the row as parked, `undefined` while it is only counted, or `'lost'` when the row changed
+ * since it was read.
+ */
+export async function recordFailure(
+  store: RowStore,
+  group: RowGroup<StreamEvent, Key>,
+  row: ReadRow<unknown>,
+  failure: { readonly event: StreamEvent; readonly error: unknown },
+  afterAttempts: number,
+): Promise<ParkedRow | undefined | 'lost'> {
+  const now = new Date().toISOString();
+  const previous: FailureRecord | undefined = row.parked ?? row.failures;
+  const attempts = (previous?.attempts ?? 0) + 1;
+  const record: FailureRecord = {
+    attempts,
+    firstFailureAt: previous?.firstFailureAt ?? now,
+    lastFailureAt: now,
+    error: errorOf(failure.error),
+    // The event that failed this time: a replay that got past the parked event stays parked on the next.
+    event: eventRef(failure.event),
+  };
+  const parked: ParkedRecord | undefined =
+    row.parked !== undefined || attempts >= afterAttempts
+      ? {
+          ...record,
+          key: group.key,
+          parkedAt: row.parked?.parkedAt ?? now,
+          // Parked already (by a concurrent call, since this one read the row): this call's events are set
+          // aside too, so the record must reach them, or `retryParked` would never apply them.
+          through: reachedThrough(row.parked?.through ?? {}, group).through,
+          seen: (row.parked?.seen ?? 0) + 1,
+        }
+      : undefined;
+  const { condition, names, values } = rowCondition(store, row);
+  const sets = parked === undefined ? ['#failures = :record'] : ['#parked = :record'];
+  // Names the written record (already named when the row's condition reads it).
+  if (parked === undefined || row.failures !== undefined) names['#failures'] = RowAttributes.failures;
+  if (parked !== undefined) names['#parked'] = RowAttributes.parked;
+  values[':record'] = parked ?? record;
+  const remove = parked !== undefined && row.failures !== undefined ? ' REMOVE #failures' : '';
+  if (!row.exists) {
+    // No row yet: a stub holds the count, hidden from reads.
+    names['#stub'] = RowAttributes.stub;
+    names['#model'] = RowAttributes.model;
+    values[':true'] = true;
+    values[':model'] = store.readModel.name;
+    sets.push('#stub = :true', '#model = :model');
+  }
+  const written = await update(store, group.key, `SET ${sets.join(', ')}${remove}`, condition, names, values);
+  if (!written) return 'lost';
+  return parked === undefined ? undefined : withoutSeen(parked);
+}
+
+/**
+ * Counts a row's failure towards parking it, when the projection parks rows and the failure is not
+ * transient, and logs it (to the projection's logger and the call's). Resolves `undefined` for a failure
+ * not counted, `'counted'` while the row is only counted, the parked row once it is parked, or `'lost'`
+ * when the row changed since it was read.
+ */
+export async function countFailure(
+  runtime: Pick<ProjectionRuntime<unknown>, 'name' | 'store' | 'poison' | 'logger'>,
+  call: CallContext<StreamEvent>,
+  group: RowGroup<StreamEvent, Key>,
+  row: ReadRow<unknown>,
+  failure: { readonly event: StreamEvent; readonly error: unknown },
+): Promise<ParkedRow | 'counted' | 'lost' | undefined> {
+  if (runtime.poison === undefined || !countsTowardsParking(failure.error)) return undefined;
+  const parked = await recordFailure(runtime.store, group, row, failure, runtime.poison.afterAttempts);
+  if (parked === 'lost') return 'lost';
+  const details = { projection: runtime.name, key: group.key, event: eventRef(failure.event), err: failure.error };
+  if (parked === undefined) {
+    logRow(runtime, call, 'warn', details, 'row failed; the attempt counts towards parking it');
+    return 'counted';
+  }
+  logRow(runtime, call, 'error', { ...details, attempts: parked.attempts }, 'row parked: its events are set aside until retryParked or skipParked');
+  return parked;
+}
+
+/** Logs what happened to a row to the projection's logger and to the call's, when the caller gave another. */
+function logRow(
+  runtime: Pick<ProjectionRuntime<unknown>, 'logger'>,
+  call: CallContext<StreamEvent>,
+  level: LogLevel,
+  details: Record<string, unknown>,
+  message: string,
+): void {
+  log(runtime.logger, level, details, message);
+  if (call.logger !== runtime.logger) log(call.logger, level, details, message);
+}
+
+/**
+ * Records how far the events of a parked row reached (the highest version of each source instance that
+ * addressed it), so that `retryParked` applies them all. Resolves the parked row, or `'lost'`.
+ */
+export async function noteParkedEvents(store: RowStore, group: RowGroup<StreamEvent, Key>, parked: ParkedRecord): Promise<ParkedRow | 'lost'> {
+  const { through, grew } = reachedThrough(parked.through, group);
+  if (!grew) return withoutSeen(parked);
+  const written = await update(
+    store,
+    group.key,
+    'SET #parked.#through = :through, #parked.#seen = :next',
+    '#parked.#seen = :seen',
+    { '#parked': RowAttributes.parked, '#through': 'through', '#seen': 'seen' },
+    { ':through': through, ':seen': parked.seen, ':next': parked.seen + 1 },
+  );
+  return written ? withoutSeen({ ...parked, through }) : 'lost';
+}
+
+/** A parked row's `through` extended to a call's events for it: the highest version of each source instance; `grew` when it changed. */
+function reachedThrough(
+  through: Readonly<Record<string, number>>,
+  group: RowGroup<StreamEvent, Key>,
+): { through: Record<string, number>; grew: boolean } {
+  const reached = { ...through };
+  let grew = false;
+  for (const event of group.events) {
+    const instance = instanceKey(event);
+    if (event.version > (reached[instance] ?? 0)) {
+      reached[instance] = event.version;
+      grew = true;
+    }
+  }
+  return { through: reached, grew };
+}
+
+function withoutSeen(parked: ParkedRecord): ParkedRow {
+  const { seen: _seen, ...row } = parked;
+  return row;
+}
+
+/** Every parked row of the model (a Scan of its table). */
+export async function* parkedRows(store: RowStore, signal?: AbortSignal): AsyncGenerator<ParkedRow> {
+  const { readModel } = store;
+  const scan = pages('Scan', readModel.table, (start) =>
+    withSignal(store.documents, signal).send(
+      new ScanCommand({
+        TableName: readModel.table,
+        ConsistentRead: true,
+        FilterExpression: '#model = :model AND attribute_exists(#parked)',
+        ProjectionExpression: '#parked',
+        ExpressionAttributeNames: { '#model': RowAttributes.model, '#parked': RowAttributes.parked },
+        ExpressionAttributeValues: { ':model': readModel.name },
+        ExclusiveStartKey: start,
+      }),
+    ),
+  );
+  for await (const items of scan) for (const item of items) yield withoutSeen(item[RowAttributes.parked] as ParkedRecord);
+}
+
+async function update(
+  store: RowStore,
+  key: Key,
+  expression: string,
+  condition: string,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+): Promise<boolean> {
+  try {
+    await store.documents.send(
+      new UpdateCommand({
+        TableName: store.readModel.table,
+        Key: store.readModel.keyOf(key),
+        UpdateExpression: expression,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw asRequestError('UpdateItem', store.readModel.table, error);
+  }
+}

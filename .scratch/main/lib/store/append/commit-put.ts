@@ -1,0 +1,48 @@
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { asRequestError, isConditionFailure } from '../../dynamo';
+import { Layout } from '../layout';
+
+/** How a conditional Put of one commit ended. */
+export type CommitPutOutcome =
+  | { readonly kind: 'appended' }
+  /** Its first version was taken; `winner` is the commit that holds it, when DynamoDB returned it. */
+  | { readonly kind: 'conflict'; readonly winner: Record<string, unknown> | undefined };
+
+/**
+ * Whether an append can be one conditional PutItem instead of a transaction: one commit and nothing
+ * written beside it (no idempotency sentinel, no inline rows). Its predecessor is known to end a commit
+ * (see `appendWithRetries`), so the Put's `attribute_not_exists` alone keeps versions contiguous.
+ */
+export function fitsCommitPut(append: {
+  readonly commitCount: number;
+  readonly idempotencyKey?: string | undefined;
+  readonly inlineCount: number;
+}): boolean {
+  return append.commitCount === 1 && append.idempotencyKey === undefined && append.inlineCount === 0;
+}
+
+/**
+ * Writes one commit unless its first version exists: a write unit per KB where a transaction bills two.
+ * A lost race answers the commit that won, so the writer can go on from it without reading the stream again.
+ */
+export async function sendCommitPut(documents: DynamoDBDocumentClient, table: string, item: Record<string, unknown>): Promise<CommitPutOutcome> {
+  try {
+    await documents.send(
+      new PutCommand({
+        TableName: table,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': Layout.partitionKey },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { kind: 'appended' };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw asRequestError('PutItem', table, error);
+    // The document client leaves an error's item as DynamoDB sent it (attribute values, not plain data).
+    const old = (error as { Item?: Record<string, AttributeValue> | undefined }).Item;
+    return { kind: 'conflict', winner: old === undefined ? undefined : unmarshall(old) };
+  }
+}

@@ -1,0 +1,10 @@
+// Appends: the commit's transaction or single Put (append-transaction, commit-put), idempotency sentinels
+// (idempotency), inline projections in the append's transaction (inline-append) and the retries of a lost race
+// (append-retries). `stream-appends.ts` above puts them together for `EventStream.append`.
+export { appendWithRetries } from './append-retries';
+export type { AppendMode, AttemptOutcome, LostAppend } from './append-retries';
+export { planCommits, sendAppend, sentinelKey } from './append-transaction';
+export { fitsCommitPut, sendCommitPut } from './commit-put';
+export { SentinelAttributes, assertSameRequest, requestHash } from './idempotency';
+export type { SentinelTtl } from './idempotency';
+export { sendInlineAppend, validateInline } from './inline-append';

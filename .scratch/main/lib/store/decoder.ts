@@ -1,0 +1,186 @@
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ConfigurationError, DecodeError } from '../errors';
+import { Layout } from './layout';
+import { warnDeprecated } from '../util';
+import type { ReadRange, StreamEvent } from './types';
+
+/** A stream image as Lambda, Pipes or GetRecords deliver it: binary as bytes or as base64 strings. */
+export type StreamImage = Readonly<Record<string, unknown>>;
+
+/** What decoders, projections and feeds need of any event stream, whatever its types. */
+export interface AnyEventStream {
+  readonly name: string;
+  readonly table: string;
+  readonly streamIdFields: ReadonlyArray<string>;
+  /** When the stream's idempotency sentinels expire: DynamoDB TTL on `attribute` (see `idempotencyTtl`). */
+  readonly sentinelTtl?: { readonly durationMs: number; readonly attribute: string } | undefined;
+  formatStreamId(id: string | Readonly<Record<string, string>>): string;
+  parseStreamId(streamId: string): Readonly<Record<string, string>>;
+  /** The events a stored commit holds, in version order (see `EventStream.decodeCommit`). */
+  decodeCommit(item: Readonly<Record<string, unknown>>): StreamEvent[];
+  /** Whether folds pass over this event (one of a type retired with `skip`); reads still return it. */
+  readonly skipsInFolds?: ((event: StreamEvent) => boolean) | undefined;
+  version(id: string, options?: { signal?: AbortSignal | undefined }): Promise<number>;
+  read(id: string, range?: ReadRange): Promise<StreamEvent[]>;
+  iterate(id: string, range?: ReadRange): AsyncIterable<StreamEvent>;
+  readFrom(id: string, afterVersion: number, options?: Omit<ReadRange, 'fromVersion'>): Promise<StreamEvent[]>;
+  instances(options?: { segments?: number | undefined; signal?: AbortSignal | undefined }): AsyncIterable<string>;
+}
+
+type EventsOf<S> = S extends { readonly $types: { readonly event: infer E } } ? E : StreamEvent;
+
+/**
+ * A decoded record: the events of its commit, in version order, with the name their stream was given in
+ * the decoder's map, which narrows them.
+ */
+export type Decoded<Streams extends Record<string, AnyEventStream>> = {
+  [K in keyof Streams & string]: {
+    readonly stream: K;
+    /** The commit's events: one per record for appends of one event, all of an append's otherwise. */
+    readonly events: ReadonlyArray<EventsOf<Streams[K]>>;
+    /**
+     * The commit's only event.
+     * @deprecated use `events`: a record holds an append's events. Reading this on a commit of several
+     * throws `DecodeError` (never a part of it). Goes in the next minor version.
+     */
+    readonly event: EventsOf<Streams[K]>;
+  };
+}[keyof Streams & string];
+
+/**
+ * Turns a stream image into plain values. Lambda and Pipes deliver binary attributes as base64 strings,
+ * the SDK's GetRecords as bytes; both become bytes here, so one codec decodes either. DynamoDB Local's
+ * stream images render an empty map as `{}` instead of `{ M: {} }`; that is read as the empty map. No
+ * image (a record's optional `NewImage`, `OldImage` or `Keys` left out) gives `undefined`.
+ *
+ * @example
+ * ```ts
+ * const keys = unmarshallImage(record.dynamodb?.Keys)   // Record<string, unknown> | undefined
+ * ```
+ */
+export function unmarshallImage(image: StreamImage): Record<string, unknown>;
+export function unmarshallImage(image: StreamImage | undefined): Record<string, unknown> | undefined;
+export function unmarshallImage(image: StreamImage | undefined): Record<string, unknown> | undefined {
+  return image === undefined ? undefined : unmarshall(normalizeMap(image) as Record<string, AttributeValue>);
+}
+
+function normalizeMap(map: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(map).map(([name, value]) => [name, normalizeValue(value)]));
+}
+
+function normalizeValue(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) return value;
+  const attribute = value as Record<string, unknown>;
+  if (Object.keys(attribute).length === 0) return { M: {} };
+  if (typeof attribute['B'] === 'string') return { B: Buffer.from(attribute['B'], 'base64') };
+  if (Array.isArray(attribute['BS'])) {
+    return { BS: attribute['BS'].map((member: unknown) => (typeof member === 'string' ? Buffer.from(member, 'base64') : member)) };
+  }
+  const map = attribute['M'];
+  if (typeof map === 'object' && map !== null && !Array.isArray(map)) return { M: normalizeMap(map as Record<string, unknown>) };
+  if (Array.isArray(attribute['L'])) return { L: attribute['L'].map(normalizeValue) };
+  return attribute;
+}
+
+/** The stream name an image's event marker names, or `undefined` for snapshots, sentinels and other items. */
+export function eventMarkerOf(image: StreamImage): string | undefined {
+  const marker = image[Layout.eventMarker] as { S?: unknown } | undefined;
+  return typeof marker?.S === 'string' ? marker.S : undefined;
+}
+
+/** Checks that no two streams store events under one marker, and indexes them by marker. */
+export function streamsByMarker<Streams extends Record<string, AnyEventStream>>(
+  streams: Streams,
+): Map<string, { key: string; stream: AnyEventStream }> {
+  const byMarker = new Map<string, { key: string; stream: AnyEventStream }>();
+  for (const [key, stream] of Object.entries(streams)) {
+    const other = byMarker.get(stream.name);
+    if (other !== undefined && other.stream !== stream) {
+      throw new ConfigurationError(
+        `Streams "${other.key}" and "${key}" both store events under the marker "${stream.name}": give each stream its own name.`,
+      );
+    }
+    byMarker.set(stream.name, { key, stream });
+  }
+  return byMarker;
+}
+
+/**
+ * One decoder for several streams. A stream record's image is one commit (an append's events); the
+ * decoder dispatches on its event marker and returns the commit's events in version order, or `undefined`
+ * for snapshots, idempotency sentinels, other streams' events and other items, and for no image at all (a
+ * REMOVE record has no `NewImage`: like an item that is no event, there is nothing to decode); a broken
+ * commit of one of these streams throws {@link DecodeError}.
+ *
+ * @example
+ * ```ts
+ * const decode = decoder({ Order: OrderEvents })
+ * const decoded = decode(record.dynamodb?.NewImage)
+ * if (decoded?.stream === 'Order') for (const event of decoded.events) console.log(event.version, event.type)
+ * ```
+ */
+export function decoder<Streams extends Record<string, AnyEventStream>>(
+  streams: Streams,
+): (image: StreamImage | undefined) => Decoded<Streams> | undefined {
+  const byMarker = streamsByMarker(streams);
+  return (image) => {
+    if (image === undefined) return undefined;
+    if (typeof image !== 'object' || image === null) throw new DecodeError('A stream image must be an object of attribute values.', undefined);
+    const marker = eventMarkerOf(image);
+    const target = marker === undefined ? undefined : byMarker.get(marker);
+    if (target === undefined) return undefined;
+    let item: Record<string, unknown>;
+    try {
+      item = unmarshallImage(image);
+    } catch (cause) {
+      throw new DecodeError(`An image of stream ${target.stream.name} holds attribute values that can't be read.`, target.stream.name, [], { cause });
+    }
+    return decodedCommit(target.key, target.stream.name, target.stream.decodeCommit(item)) as Decoded<Streams>;
+  };
+}
+
+/**
+ * A decoded commit, with the deprecated `event` that refuses to stand for a commit of several. `event` is
+ * not enumerable, so logging, spreading or comparing a decoded record never trips it.
+ */
+function decodedCommit(stream: string, streamName: string, events: ReadonlyArray<StreamEvent>) {
+  return Object.defineProperty({ stream, events }, 'event', {
+    enumerable: false,
+    get(): StreamEvent {
+      warnDeprecated(undefined, 'Decoded.event', 'Decoded.events');
+      const [only] = events;
+      if (events.length === 1 && only !== undefined) return only;
+      throw new DecodeError(
+        `The record holds ${events.length} events of stream ${streamName} (an append's commit): read \`events\`, which holds them all.`,
+        streamName,
+      );
+    },
+  });
+}
+
+/** Which event source mapping a filter pattern is for. */
+export interface EventFilterOptions {
+  /**
+   * `'dynamodb'`: a DynamoDB Streams mapping or a Pipe, which filter on the change record itself.
+   * `'kinesis'`: a Kinesis Data Streams mapping, which filters only on `data` (the change record,
+   * base64-decoded as JSON), so the pattern sits under `data`.
+   * @defaultValue 'dynamodb'
+   */
+  readonly source?: 'dynamodb' | 'kinesis';
+}
+
+/**
+ * The FilterCriteria pattern that keeps only INSERTs of these streams' events, for a Lambda event source
+ * mapping or a Pipe: `{ Filters: [{ Pattern: JSON.stringify(eventFilterPattern([OrderEvents])) }] }`; for a
+ * Kinesis mapping, `eventFilterPattern([OrderEvents], { source: 'kinesis' })`. Streams may be given by
+ * name, so infrastructure code computes it without a DynamoDB client.
+ */
+export function eventFilterPattern(streams: ReadonlyArray<AnyEventStream | string>, options: EventFilterOptions = {}): Record<string, unknown> {
+  const names = streams.map((stream) => (typeof stream === 'string' ? stream : stream.name));
+  const change = {
+    eventName: ['INSERT'],
+    dynamodb: { NewImage: { [Layout.eventMarker]: { S: [...new Set(names)] } } },
+  };
+  return options.source === 'kinesis' ? { data: change } : change;
+}

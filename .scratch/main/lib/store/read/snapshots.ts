@@ -1,0 +1,155 @@
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DecodeError, ValidationError } from '../../errors';
+import { asRequestError, compress, decompress, getItem, isConditionFailure } from '../../dynamo';
+import type { EventCodec } from '../codec';
+import { Layout, MAX_VERSION, partitionKeyOf, snapshotSortKey } from '../layout';
+import { describeDataIssues, jsonIssues } from '../plain-data';
+
+/** A fold's state as of a version, saved to shorten later loads. */
+export interface Snapshot<State> {
+  readonly version: number;
+  readonly state: State;
+  /** The version of the state's shape (see `snapshot.version` of `load`). @defaultValue 1 */
+  readonly stateVersion?: number | undefined;
+}
+
+/** Snapshots are kept per name, so two folds over one stream keep their own. */
+export const DEFAULT_SNAPSHOT_NAME = 'default';
+
+function snapshotKey(codec: EventCodec, streamId: string, sortKey: string): Record<string, string> {
+  return { [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId), [Layout.sortKey]: sortKey };
+}
+
+/**
+ * Saves a snapshot unless one at the same or a newer version exists: snapshots only move forward, so a
+ * slow writer can't replace a newer snapshot with an older one. Resolves `true` when it was written.
+ * The state is stored as JSON (compressed like event data when large), so it must survive JSON.
+ */
+export async function saveSnapshot<State>(
+  documents: DynamoDBDocumentClient,
+  table: string,
+  codec: EventCodec,
+  streamId: string,
+  snapshot: Snapshot<State>,
+  name = DEFAULT_SNAPSHOT_NAME,
+): Promise<boolean> {
+  validateSnapshot(codec, streamId, snapshot);
+  const stateVersion = snapshot.stateVersion ?? 1;
+  const json = JSON.stringify(snapshot.state);
+  const algorithm =
+    codec.compression !== false && Buffer.byteLength(json) > codec.compression.thresholdBytes ? codec.compression.algorithm : undefined;
+  try {
+    await documents.send(
+      new PutCommand({
+        TableName: table,
+        Item: {
+          ...snapshotKey(codec, streamId, snapshotSortKey(name)),
+          [Layout.snapshotMarker]: codec.streamName,
+          version: snapshot.version,
+          ...(stateVersion === 1 ? {} : { [stateVersionAttribute]: stateVersion }),
+          state: algorithm === undefined ? json : compress(json, algorithm),
+          ...(algorithm === undefined ? {} : { [Layout.encoding]: algorithm }),
+          timestamp: new Date().toISOString(),
+        },
+        ...forwardOnly(snapshot.version, stateVersion),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw asRequestError('PutItem', table, error);
+  }
+}
+
+/** On snapshot items: the version of the state's shape, absent for version 1 (and on those saved before it had one). */
+const stateVersionAttribute = 'stateVersion';
+
+/**
+ * The condition that keeps snapshots moving forward: a newer state version replaces any snapshot of an
+ * older one; within one state version, a later stream version replaces an earlier one; an older state
+ * version (code not yet deployed everywhere) replaces nothing newer.
+ */
+function forwardOnly(version: number, stateVersion: number) {
+  const sameStateVersion = stateVersion === 1 ? '(attribute_not_exists(#sv) OR #sv = :sv)' : '#sv = :sv';
+  const olderStateVersion = stateVersion === 1 ? '#sv < :sv' : '(attribute_not_exists(#sv) OR #sv < :sv)';
+  return {
+    ConditionExpression: `attribute_not_exists(#pk) OR ${olderStateVersion} OR (${sameStateVersion} AND #version < :version)`,
+    ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#version': 'version', '#sv': stateVersionAttribute },
+    ExpressionAttributeValues: { ':version': version, ':sv': stateVersion },
+  };
+}
+
+function validateSnapshot(codec: EventCodec, streamId: string, snapshot: Snapshot<unknown>): void {
+  const where = `A snapshot of ${codec.streamName} "${streamId}"`;
+  const { version, state } = snapshot;
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0 || version > MAX_VERSION) {
+    throw new ValidationError(`${where} needs a version that is an integer from 0 to ${MAX_VERSION}, got ${String(version)}.`, [
+      { path: ['version'], message: 'not a version' },
+    ]);
+  }
+  const stateVersion = snapshot.stateVersion ?? 1;
+  if (typeof stateVersion !== 'number' || !Number.isSafeInteger(stateVersion) || stateVersion < 1) {
+    throw new ValidationError(`${where} needs a state version that is an integer ≥ 1, got ${String(stateVersion)}.`, [
+      { path: ['stateVersion'], message: 'not an integer ≥ 1' },
+    ]);
+  }
+  const issues = jsonIssues(state, ['state']);
+  if (issues.length > 0)
+    throw new ValidationError(`${where} can't be stored: ${describeDataIssues(issues)}. A snapshot's state must be plain JSON.`, issues);
+}
+
+/**
+ * The latest snapshot of a stream instance under `name`, read strongly consistent unless `consistent` is
+ * false: at its key, else (a table written by 0.2, no snapshot saved since) at the key 0.2 used.
+ */
+export async function loadSnapshot<State>(
+  documents: DynamoDBDocumentClient,
+  table: string,
+  codec: EventCodec,
+  streamId: string,
+  name = DEFAULT_SNAPSHOT_NAME,
+  consistent = true,
+): Promise<Snapshot<State> | undefined> {
+  const item = await getItem(documents, table, snapshotKey(codec, streamId, snapshotSortKey(name)), consistent);
+  if (item !== undefined) return decodeSnapshot<State>(codec, streamId, name, item);
+  return loadLegacySnapshot<State>(documents, table, codec, streamId, name, consistent);
+}
+
+/**
+ * A snapshot saved by 0.2 under `snapshot#<name>`. Snapshots are saved under today's key only (the old
+ * item stays, unread once a new one exists), so this is read only while a stream has no newer snapshot.
+ */
+export async function loadLegacySnapshot<State>(
+  documents: DynamoDBDocumentClient,
+  table: string,
+  codec: EventCodec,
+  streamId: string,
+  name: string,
+  consistent: boolean,
+): Promise<Snapshot<State> | undefined> {
+  const item = await getItem(documents, table, snapshotKey(codec, streamId, Layout.legacySnapshotPrefix + name), consistent);
+  return item === undefined ? undefined : decodeSnapshot<State>(codec, streamId, name, item);
+}
+
+/** A stored snapshot item's snapshot; a broken one is a {@link DecodeError} saying to delete it. */
+export function decodeSnapshot<State>(codec: EventCodec, streamId: string, name: string, item: Readonly<Record<string, unknown>>): Snapshot<State> {
+  const { version, state } = item;
+  const encoding = item[Layout.encoding];
+  try {
+    const json = typeof encoding === 'string' && state instanceof Uint8Array ? decompress(state, encoding) : state;
+    const stateVersion = item[stateVersionAttribute];
+    if (typeof version !== 'number' || typeof json !== 'string' || (stateVersion !== undefined && typeof stateVersion !== 'number')) {
+      throw new Error('missing version or state');
+    }
+    return { version, state: JSON.parse(json) as State, ...(stateVersion === undefined ? {} : { stateVersion }) };
+  } catch (cause) {
+    throw new DecodeError(
+      `Snapshot "${name}" of ${codec.streamName} "${streamId}" can't be read; delete it to fold from version 1.`,
+      codec.streamName,
+      [],
+      {
+        cause,
+      },
+    );
+  }
+}

@@ -1,0 +1,222 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ValidationError } from '../errors';
+import { getItem, withSignal } from '../dynamo';
+import {
+  planCommits,
+  sendAppend,
+  sentinelKey,
+  appendWithRetries,
+  type AppendMode,
+  type AttemptOutcome,
+  type LostAppend,
+  fitsCommitPut,
+  sendCommitPut,
+  SentinelAttributes,
+  assertSameRequest,
+  requestHash,
+  type SentinelTtl,
+  sendInlineAppend,
+} from './append';
+import { fromCommitItem, writtenEvents, commitEndOf, validateMetadata, validateNewEvent, type EventCodec, type ValidEvent } from './codec';
+import { EventStreamDefaults } from './defaults';
+import { resolveCallRetry, validateAppendOptions, type AppendOptions } from './event-stream-options';
+import { readCommitHolding } from './read';
+import type { InlineResult } from './inline';
+import type { ProjectedRows } from './read-your-writes';
+import type { ReadRange, StreamEvent } from './types';
+
+/** What appending needs of its stream. */
+export interface AppendingStream {
+  readonly name: string;
+  readonly table: string;
+  readonly codec: EventCodec;
+  readonly documents: DynamoDBDocumentClient;
+  readonly sentinelTtl: SentinelTtl | undefined;
+  /** Whether each event is a commit of its own (see `EventStreamOptions.itemPerEvent`). */
+  readonly itemPerEvent: boolean;
+  version(streamId: string, options: { signal?: AbortSignal | undefined }): Promise<number>;
+  read(streamId: string, range: ReadRange): Promise<StreamEvent[]>;
+}
+
+/**
+ * The appends of one `EventStream`: validation, the request each try is (a conditional PutItem of the
+ * commit or a transaction, see `fitsCommitPut`), retries (`appendWithRetries`) and idempotent repeats.
+ */
+export class StreamAppends {
+  /** The request hash of each append in progress, by its validated events (the same options go with them). */
+  private readonly requestHashes = new WeakMap<ReadonlyArray<ValidEvent>, string>();
+
+  constructor(private readonly stream: AppendingStream) {}
+
+  /** Appends validated events in `mode` (see `AppendMode`): the result, or the race it lost when not at the head. */
+  async append(
+    streamId: string,
+    valid: ReadonlyArray<ValidEvent>,
+    options: AppendOptions,
+    mode: AppendMode,
+  ): Promise<AppendResult<StreamEvent> | LostAppend> {
+    return appendWithRetries({
+      streamName: this.stream.name,
+      streamId,
+      mode,
+      expectedVersion: options.expectedVersion,
+      retry: resolveCallRetry(options.retry, EventStreamDefaults.appendRetry, 'an append'),
+      signal: options.signal,
+      readHead: () => this.stream.version(streamId, { signal: options.signal }),
+      endsCommit: (version) => this.endsCommit(streamId, version, options.signal),
+      attempt: (expectedVersion) => this.attempt(streamId, expectedVersion, valid, options),
+    });
+  }
+
+  /**
+   * Whether a commit of the stream ends at `version`, the proof a caller's `expectedVersion` needs (an
+   * append there must neither leave a gap nor overlap a commit). An eventually consistent read that finds
+   * the commit holding `version` decides at half the units: no replica holds an item that was not
+   * committed, and commits are never changed or deleted. One that finds none (or only an earlier commit)
+   * may be behind, so a strongly consistent read decides.
+   */
+  private async endsCommit(streamId: string, version: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const documents = withSignal(this.stream.documents, signal);
+    const read = (consistent: boolean) => readCommitHolding(documents, this.stream.table, this.stream.codec, streamId, version, consistent);
+    const eventuallyConsistent = false;
+    const seen = await read(eventuallyConsistent);
+    if (seen !== undefined && seen.end >= version) return seen.end === version;
+    const commit = await read(true);
+    return commit !== undefined && commit.end === version;
+  }
+
+  /** The events of a commit that won a race, decoded; `undefined` when it can't be (the command then loads the stream again). */
+  decodeWinner(item: Record<string, unknown>): StreamEvent[] | undefined {
+    try {
+      return fromCommitItem(this.stream.codec, item);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** One try at `expectedVersion`: a conditional PutItem where it fits, else one transaction (with the inline rows asked for). */
+  private async attempt(
+    streamId: string,
+    expectedVersion: number,
+    events: ReadonlyArray<ValidEvent>,
+    options: AppendOptions,
+  ): Promise<AttemptOutcome<AppendResult<StreamEvent>>> {
+    const plan = {
+      table: this.stream.table,
+      streamId,
+      expectedVersion,
+      events,
+      appendedAt: Date.now(),
+      itemPerEvent: this.stream.itemPerEvent,
+      ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
+    };
+    const items = planCommits(this.stream.codec, plan);
+    const documents = withSignal(this.stream.documents, options.signal);
+    const written = this.written(items, events);
+    const inlineCount = options.inline?.length ?? 0;
+    const version = expectedVersion + events.length;
+    if (fitsCommitPut({ commitCount: items.length, idempotencyKey: options.idempotencyKey, inlineCount })) {
+      const outcome = await sendCommitPut(documents, this.stream.table, items[0] as Record<string, unknown>);
+      return outcome.kind === 'appended' ? { kind: 'appended', result: { version, events: written } } : this.lost(outcome.winner);
+    }
+    const { outcome, inline } =
+      inlineCount === 0
+        ? { outcome: await sendAppend(documents, this.stream.codec, plan, items), inline: undefined }
+        : await sendInlineAppend(documents, this.stream.codec, plan, items, written, options.inline ?? [], options.signal);
+    // The inline folds saw the very events returned here.
+    const withInline = inline === undefined ? {} : { inline };
+    switch (outcome.kind) {
+      case 'appended':
+        return { kind: 'appended', result: { version, events: written, ...withInline } };
+      case 'duplicate': {
+        const first = await this.firstResult(streamId, options.idempotencyKey as string, plan.requestHash as string, options.signal);
+        return first === 'contended' ? { kind: 'contended' } : { kind: 'appended', result: { ...first, ...withInline } };
+      }
+      case 'conflict':
+        // A Put's condition failed, so version expectedVersion + 1 is taken; by which commit, a cancelled
+        // transaction does not say.
+        return this.lost(undefined);
+      default:
+        // Only inline rows can be lost alone, and sendInlineAppend goes again without them.
+        return { kind: 'contended' };
+    }
+  }
+
+  /** The events the commits `items` hold, as a read would return them. */
+  private written(items: ReadonlyArray<Record<string, unknown>>, events: ReadonlyArray<ValidEvent>): StreamEvent[] {
+    const written: StreamEvent[] = [];
+    for (const item of items) written.push(...writtenEvents(this.stream.codec, item, events.slice(written.length)));
+    return written;
+  }
+
+  /** A try whose first version was taken, by `winner` when DynamoDB returned it: its end is a version known to end a commit. */
+  private lost(winner: Record<string, unknown> | undefined): AttemptOutcome<never> {
+    let winnerEnd: number | undefined;
+    try {
+      winnerEnd = winner === undefined ? undefined : commitEndOf(this.stream.codec, winner);
+    } catch {
+      winnerEnd = undefined;
+    }
+    return { kind: 'conflict', winner, winnerEnd };
+  }
+
+  private idempotency(idempotencyKey: string, events: ReadonlyArray<ValidEvent>, options: AppendOptions) {
+    // One append validates its events into one array and retries with it: hash it once, not on every try.
+    let hash = this.requestHashes.get(events);
+    if (hash === undefined) {
+      hash = requestHash({ events, expectedVersion: options.expectedVersion, request: options.request });
+      this.requestHashes.set(events, hash);
+    }
+    return {
+      idempotencyKey,
+      requestHash: hash,
+      ...(this.stream.sentinelTtl === undefined ? {} : { sentinelTtl: this.stream.sentinelTtl }),
+    };
+  }
+
+  /** The first append's result, once the sentinel shows this key was used, for this same request. */
+  private async firstResult(
+    streamId: string,
+    idempotencyKey: string,
+    hash: string,
+    signal: AbortSignal | undefined,
+  ): Promise<AppendResult<StreamEvent> | 'contended'> {
+    const sentinel = await getItem(
+      withSignal(this.stream.documents, signal),
+      this.stream.table,
+      sentinelKey(this.stream.codec, streamId, idempotencyKey),
+    );
+    // Expired and deleted since the transaction saw it: the key is free again, so try again.
+    if (sentinel === undefined) return 'contended';
+    assertSameRequest(sentinel, hash, { streamName: this.stream.name, streamId, idempotencyKey });
+    const fromVersion = Number(sentinel[SentinelAttributes.fromVersion]);
+    const toVersion = Number(sentinel[SentinelAttributes.toVersion]);
+    return { version: toVersion, events: await this.stream.read(streamId, { fromVersion, toVersion, signal }) };
+  }
+
+  /** The events of an append, validated with its options' metadata merged in; an invalid one is a `ValidationError`. */
+  validate(events: ReadonlyArray<unknown>, options: AppendOptions): ValidEvent[] {
+    if (!Array.isArray(events) || events.length === 0) {
+      throw new ValidationError(`An append to ${this.stream.name} needs at least one event.`, [{ path: [], message: 'no events' }]);
+    }
+    validateAppendOptions(this.stream.name, options);
+    const { metadata } = options;
+    return events.map((event, index) => {
+      const valid = validateNewEvent(this.stream.codec, event, index);
+      const merged = metadata === undefined ? valid : { ...valid, metadata: { ...metadata, ...valid.metadata } };
+      if (merged.metadata !== undefined) validateMetadata(this.stream.codec, index, merged.type, merged.metadata);
+      return merged;
+    });
+  }
+}
+
+/** What an append wrote. */
+export interface AppendResult<Event> {
+  /** The stream's version after the append: the last event's version. */
+  readonly version: number;
+  readonly events: ReadonlyArray<Event>;
+  /** With the `inline` option: which projections the append's transaction applied, and which it left to the projector. */
+  readonly inline?: InlineResult<Event> | undefined;
+  /** With `waitFor`: the rows each projection answered, by projection name. */
+  readonly projected?: ProjectedRows | undefined;
+}
