@@ -3,7 +3,7 @@
 // @opentelemetry/api: it needs no option of its own.
 // #region register
 import { context, metrics, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import * as hooks from '@opentelemetry/context-async-hooks';
 import {
   MeterProvider,
   PeriodicExportingMetricReader,
@@ -30,7 +30,7 @@ export function registerTelemetry(
   // Carries the active span across awaits: without it, no span
   // would have a parent.
   context.setGlobalContextManager(
-    new AsyncLocalStorageContextManager().enable(),
+    new hooks.AsyncLocalStorageContextManager().enable(),
   );
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
