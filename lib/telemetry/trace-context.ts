@@ -35,13 +35,21 @@ export function traceContextBytes(trace: TraceContext): Uint8Array | undefined {
   return trace.tracestate === undefined ? head : Buffer.concat([head, Buffer.from(trace.tracestate, 'utf8')]);
 }
 
+/** Each byte's two lowercase hex digits: the decode turns 25 bytes into text on every commit read, without a Buffer. */
+const HEX = Array.from({ length: 256 }, (_unused, byte) => byte.toString(16).padStart(2, '0'));
+
+function hex(bytes: Uint8Array, from: number, to: number): string {
+  let text = '';
+  for (let index = from; index < to; index++) text += HEX[bytes[index] as number];
+  return text;
+}
+
 /**
  * The trace context a stored attribute holds (see {@link traceContextBytes}), or `undefined` for none or
  * one no append writes: telemetry never fails a read, so a damaged context is dropped, not reported.
  */
 export function storedTraceContext(value: unknown): TraceContext | undefined {
   if (!(value instanceof Uint8Array) || value.length < HEAD_BYTES || value[0] !== 0) return undefined;
-  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  const traceparent = `00-${bytes.toString('hex', 1, 17)}-${bytes.toString('hex', 17, 25)}-${bytes.toString('hex', 25, HEAD_BYTES)}`;
-  return bytes.length === HEAD_BYTES ? { traceparent } : { traceparent, tracestate: bytes.toString('utf8', HEAD_BYTES) };
+  const traceparent = `00-${hex(value, 1, 17)}-${hex(value, 17, 25)}-${hex(value, 25, HEAD_BYTES)}`;
+  return value.length === HEAD_BYTES ? { traceparent } : { traceparent, tracestate: Buffer.from(value.subarray(HEAD_BYTES)).toString('utf8') };
 }

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventStream } from '../lib';
+import { traceContextBytes } from '../lib/telemetry';
+const client = new DynamoDBClient({ region: 'local', endpoint: 'http://127.0.0.1:1' });
+const stream = new EventStream({ client, table: 'bench', name: 'Order', streamId: ['orderId'], events: { ItemAdded: z.object({ sku: z.string(), price: z.number() }) } });
+const base = { pk: 'Order#o-1', sk: 'e#0000000001', _df: 'Order', ts: 1767225600000, type: 'ItemAdded', data: { sku: 'a', price: 1.5 } };
+const tc = traceContextBytes({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+const items = [base, { ...base, tc }];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const samples: number[][] = [[], []];
+for (let round = 0; round < 25; round++) items.forEach((item, i) => { const n = 100_000; const t = process.hrtime.bigint(); for (let k = 0; k < n; k++) stream.decodeCommit(item); if (round > 3) samples[i]!.push(Number(process.hrtime.bigint() - t) / n); });
+console.log(samples.map(median));
+client.destroy();
