@@ -7,6 +7,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as api from '@opentelemetry/api';
 import { linksOf } from '../../lib/telemetry/links';
 import { storedTraceContext, traceContextBytes } from '../../lib/telemetry/trace-context';
+import { z } from 'zod';
+import { EventStream, olderVersion } from 'dynafold';
+import { compress } from '../../lib/dynamo';
 import { orderStream } from '../support/orders';
 
 const client = new DynamoDBClient({ region: 'local', endpoint: 'http://127.0.0.1:1' });
@@ -96,4 +99,32 @@ test('links: one per append (per stream instance), its versions sorted; a contex
     ],
   ]);
   expect(links.every((link) => link.context.isRemote === true)).toBe(true);
+});
+
+test('compressed data and older versions of a type keep their commit’s context', () => {
+  const versioned = new EventStream({
+    client,
+    table: 'events',
+    name: 'Order',
+    streamId: ['orderId'],
+    events: { ItemAdded: z.object({ sku: z.string(), priceCents: z.number() }) },
+    versions: {
+      ItemAdded: {
+        older: [olderVersion(1, z.object({ sku: z.string(), price: z.number() }), (v1) => ({ sku: v1.sku, priceCents: v1.price * 100 }))],
+      },
+    },
+  });
+  const tc = traceContextBytes({ traceparent });
+  const item = {
+    ...commit(tc),
+    events: [
+      // Stored at version 1 (upcast on read), then compressed at today's version 2.
+      { type: 'ItemAdded', data: { sku: 'pen', price: 2 } },
+      { type: 'ItemAdded', tv: 2, enc: 'gzip', data: compress(JSON.stringify({ sku: 'ink', priceCents: 300 }), 'gzip') },
+    ],
+  };
+  expect(versioned.decodeCommit(item).map((event) => [event.data, event.trace])).toEqual([
+    [{ sku: 'pen', priceCents: 200 }, { traceparent }],
+    [{ sku: 'ink', priceCents: 300 }, { traceparent }],
+  ]);
 });

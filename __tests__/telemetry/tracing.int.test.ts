@@ -288,3 +288,19 @@ test('traceContext: false stores no context, and spans are still made', async ()
   expect(unmarshall(stored.Item ?? {})['tc']).toBeUndefined();
   expect((await quiet.read({ orderId: 'o-1' }))[0]?.trace).toBeUndefined();
 });
+
+test("with itemPerEvent, each event's item carries the append's context", async () => {
+  const events = await createTestTable(client, eventsTableDefinition, 'otel-per-event');
+  const perEvent = orderStream(client, events.name, { itemPerEvent: true });
+  await inRequestSpan('request', () =>
+    perEvent.append({ orderId: 'o-1' }, [
+      { type: 'OrderPlaced', data: { customer: 'ada' } },
+      { type: 'ItemAdded', data: { sku: 'pen', price: 2 } },
+    ]),
+  );
+  const { traceId, spanId } = idsOf(onlySpan(telemetry.spans(), 'append Order'));
+  for (const sk of ['e#0000000001', 'e#0000000002']) {
+    const stored = await client.send(new GetItemCommand({ TableName: events.name, Key: { pk: { S: 'Order#o-1' }, sk: { S: sk } } }));
+    expect(Buffer.from(unmarshall(stored.Item ?? {})['tc'] as Uint8Array).toString('hex')).toBe(`00${traceId}${spanId}01`);
+  }
+});
