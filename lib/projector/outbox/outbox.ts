@@ -3,6 +3,7 @@ import { ConfigurationError, MessageTooLargeError } from '../../errors';
 import { requireTableName } from '../../util';
 import type { ReadModel, StreamEvent } from '../../store';
 import { compress, decompress, TransactionLimits, itemSize, keyedTableDefinition } from '../../dynamo';
+import { storedTraceContext, traceContextBytes, type TraceContext } from '../../telemetry';
 
 /** A Put to send in the same transaction as the row (an outbox message). */
 export interface ExtraPut {
@@ -35,6 +36,11 @@ export interface OutboxMessage {
   readonly key: Readonly<Record<string, unknown>>;
   readonly message: unknown;
   readonly createdAt: string;
+  /**
+   * The trace context the event's append stored, when it did: to propagate with the message (the relay's
+   * publish span links to it too).
+   */
+  readonly trace?: TraceContext | undefined;
 }
 
 /** Outbox items' attributes. */
@@ -45,6 +51,8 @@ export const OutboxLayout = {
   marker: '_dfOutbox',
   /** On a message stored compressed: its algorithm. */
   encoding: 'enc',
+  /** On a message whose event carried a trace context: that context (see `StreamEvent.trace`). */
+  traceContext: 'tc',
 } as const;
 
 const REVISION_DIGITS = 12;
@@ -90,6 +98,7 @@ export class OutboxWriter {
     if (message === undefined) return undefined;
     const json = JSON.stringify(message);
     const compressed = Buffer.byteLength(json) > COMPRESS_ABOVE_BYTES;
+    const trace = event.trace === undefined ? undefined : traceContextBytes(event.trace);
     return {
       table: this.options.table,
       item: {
@@ -100,6 +109,7 @@ export class OutboxWriter {
         key,
         message: compressed ? compress(json, 'gzip') : (JSON.parse(json) as unknown),
         ...(compressed ? { [OutboxLayout.encoding]: 'gzip' } : {}),
+        ...(trace === undefined ? {} : { [OutboxLayout.traceContext]: trace }),
         createdAt: new Date().toISOString(),
       },
     };
@@ -135,6 +145,11 @@ export class OutboxBatch {
     this.bytes += size;
     return true;
   }
+}
+
+/** The trace context a stored outbox item carries, if any. */
+export function storedMessageTrace(item: Readonly<Record<string, unknown>>): TraceContext | undefined {
+  return storedTraceContext(item[OutboxLayout.traceContext]);
 }
 
 /** The message of a stored outbox item, decompressed where it was stored compressed. */

@@ -6,6 +6,7 @@ import { storedValueText } from './commit-keys';
 import { parsedData } from '../schema-issues';
 import { toTodaysData } from './upcast';
 import type { StreamEvent } from '../types';
+import type { TraceContext } from '../../telemetry';
 
 type Attributes = Readonly<Record<string, unknown>>;
 
@@ -17,6 +18,8 @@ export interface StoredEventPlace {
   readonly version: number;
   /** When its commit was appended (ISO 8601). */
   readonly timestamp: string;
+  /** The trace context its commit stored, handed to each of its events. */
+  readonly trace?: TraceContext | undefined;
 }
 
 /**
@@ -52,6 +55,7 @@ export function writtenEvent(codec: EventCodec, attributes: Attributes, event: V
     data: attributes[Layout.encoding] === undefined ? attributes['data'] : (JSON.parse(event.stored.json) as unknown),
     ...(attributes['metadata'] === undefined ? {} : { metadata: attributes['metadata'] as Record<string, unknown> }),
     timestamp: place.timestamp,
+    ...(place.trace === undefined ? {} : { trace: place.trace }),
   };
 }
 
@@ -98,6 +102,7 @@ export function decodeStoredEvent(codec: EventCodec, attributes: Attributes, pla
     data,
     ...(metadata !== undefined && typeof metadata === 'object' && metadata !== null ? { metadata: metadata as Record<string, unknown> } : {}),
     timestamp: place.timestamp,
+    ...(place.trace === undefined ? {} : { trace: place.trace }),
   };
 }
 
