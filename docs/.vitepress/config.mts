@@ -71,6 +71,7 @@ const guides: DefaultTheme.SidebarItem[] = [
   { text: 'The change feed', link: '/guides/change-feed' },
   { text: 'Services', link: '/guides/services' },
   { text: 'Operations', link: '/guides/operations' },
+  { text: 'Observability', link: '/guides/observability' },
   { text: 'Deploy', link: '/guides/deploy' },
   { text: 'Testing', link: '/guides/testing' },
 ];

@@ -210,6 +210,7 @@ export class ChangeFeedConsumer implements AsyncIterable<ChangeFeedBatch> {
     );
     const readerContext: Omit<ShardReaderContext, 'confirmClosed'> = {
       streamArn: options.streamArn,
+      consumer: options.consumer,
       api,
       batchSize: options.batchSize,
       pollIntervalMs: options.pollIntervalMs,

@@ -2,6 +2,7 @@ import { CheckpointStoreError, DynafoldError, LeaseHeldError, LeaseLostError } f
 import { backoffDelay, type Backoff, sleep, log, type Logger } from '../util';
 import { type CheckpointStore, type FeedKey, leaseWaitDelay, renewalDeadline } from './checkpoints';
 import type { ResolvedLease } from './options';
+import { countLeaseChange } from '../telemetry';
 
 /** Settings of a {@link FeedLease}. */
 export interface FeedLeaseOptions {
@@ -59,6 +60,7 @@ export class FeedLease {
       const result = await store.acquireLease(key, { owner: lease.owner, durationMs: lease.durationMs, now: this.now() });
       if (result.acquired) {
         this.expiresAtMs = result.expiresAt;
+        countLeaseChange(key.consumer, 'acquired');
         log(this.options.logger, 'info', { owner: lease.owner, expiresAt: result.expiresAt }, 'change feed lease taken');
         return;
       }
@@ -109,6 +111,7 @@ export class FeedLease {
     this.released = true;
     try {
       await this.options.store.releaseLease(this.options.key, this.options.lease.owner);
+      countLeaseChange(this.options.key.consumer, 'released');
       log(this.options.logger, 'info', { owner: this.options.lease.owner }, 'change feed lease released');
     } catch (error) {
       log(this.options.logger, 'warn', { err: error }, 'releasing the change feed lease failed; it lapses by itself');
@@ -116,6 +119,7 @@ export class FeedLease {
   }
 
   private lose(error: LeaseLostError): LeaseLostError {
+    if (this.lostError === undefined) countLeaseChange(this.options.key.consumer, 'lost');
     this.lostError ??= error;
     return error;
   }

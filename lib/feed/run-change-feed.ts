@@ -4,6 +4,7 @@ import { ConfigurationError } from '../errors';
 import type { AnyEventStream } from '../store';
 import type { ChangeFeedBatch, ChangeFeedRecord } from './batch';
 import { runBatches, type ChangeFeedSource } from './run-batches';
+import { Attr, inProcessSpan, processSpan } from '../telemetry';
 
 /**
  * Projections by name, as `processBatch` takes them.
@@ -82,10 +83,22 @@ export function runChangeFeed<P extends FeedProjections, St extends Record<strin
   // again by the next run), and the run rejects with the reason.
   const stop = () => void feed.stop();
   signal?.addEventListener('abort', stop, { once: true });
-  const run = runBatches(feed, async (batch) => {
-    const result = await processBatch<P, St, ChangeFeedRecord>(batch.records, { ...processOptions, source: 'lambda' });
-    return answerAfter(batch.records, result, { source: 'lambda' }, onBatch, batch);
-  });
+  const tables = [...Object.values(options.projections).flatMap((projection) => projection.streams), ...Object.values(options.streams ?? {})];
+  const run = runBatches(feed, (batch) =>
+    // The batch's span covers processBatch (which takes it as its own) and `onBatch`.
+    inProcessSpan(
+      processSpan(
+        'feed',
+        tables.map((stream) => stream.table),
+        batch.records.length,
+        { [Attr.messagingPartition]: batch.shardId },
+      ),
+      async () => {
+        const result = await processBatch<P, St, ChangeFeedRecord>(batch.records, { ...processOptions, source: 'lambda' });
+        return answerAfter(batch.records, result, { source: 'lambda' }, onBatch, batch);
+      },
+    ),
+  );
   return run
     .then(
       () => (signal?.aborted === true ? Promise.reject(signal.reason as unknown) : undefined),

@@ -7,6 +7,8 @@ import type { LambdaKinesisEvent, LambdaKinesisRecord, LambdaStreamEvent, Lambda
 import { answerAfter, processBatch, type OnBatch, type ProcessBatchOptions } from './process-batch';
 import type { RecordSource } from './records';
 import type { AnyProjection } from '../outcome';
+import { inProcessSpan } from '../telemetry';
+import { batchSpan } from './batch-telemetry';
 
 /** Options of a Lambda handler over records of type `R` in events of type `E`. */
 export interface LambdaHandlerOptions<
@@ -43,13 +45,16 @@ function handlerOf<P extends Record<string, AnyProjection>, St extends Record<st
   return async (event, context) => {
     const records = (event as { Records?: unknown } | undefined)?.Records;
     if (!Array.isArray(records)) throw new ValidationError(`The Lambda event has no Records array: is this a ${what} event?`);
-    const deadline = deadlineOf(context, reserveMs);
-    try {
-      const result = await processBatch(records as R[], { ...processOptions, source, signal: deadline?.signal });
-      return await answerAfter(records as R[], result, { source }, onBatch, event);
-    } finally {
-      deadline?.clear();
-    }
+    // The invocation's span covers the batch and `onBatch`; processBatch takes it as its own.
+    return inProcessSpan(batchSpan(source, options.projections, options.streams, records.length), async () => {
+      const deadline = deadlineOf(context, reserveMs);
+      try {
+        const result = await processBatch(records as R[], { ...processOptions, source, signal: deadline?.signal });
+        return await answerAfter(records as R[], result, { source }, onBatch, event);
+      } finally {
+        deadline?.clear();
+      }
+    });
   };
 }
 

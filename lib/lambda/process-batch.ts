@@ -4,6 +4,8 @@ import { batchResponse, type PartialBatchResponse } from './batch-response';
 import { log, resolveLogger, type Logger } from '../util';
 import { eventRef, type AnyProjection, type ApplyResult, type Entry, type MultiSourceRowOutcome, type RowOutcome } from '../outcome';
 import { imageReader, recordTime, type DecodeFailure, type RecordReading, type StreamRecordLike } from './records';
+import { Attr, inProcessSpan, type AttributeValue, type TracedSpan } from '../telemetry';
+import { batchSpan, measuresBatch, reportBatch, transportOf } from './batch-telemetry';
 
 /** Options of {@link processBatch}. */
 export interface ProcessBatchOptions<
@@ -114,6 +116,18 @@ export async function processBatch<
   R = StreamRecordLike,
 >(records: ReadonlyArray<R>, options: ProcessBatchOptions<P, St, R>): Promise<ProcessResult<P, St, R>> {
   if (!Array.isArray(records)) throw new ValidationError('processBatch expects an array of stream records (event.Records).');
+  // A transport (a Lambda handler, the change feed) started the batch's span already; processBatch called alone starts it.
+  const transport = transportOf(options);
+  const span = batchSpan(transport, options.projections, options.streams, records.length);
+  return inProcessSpan(span, (traced, started) => processRecords(records, options, traced, started.attributes?.[Attr.transport] ?? transport));
+}
+
+async function processRecords<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R>(
+  records: ReadonlyArray<R>,
+  options: ProcessBatchOptions<P, St, R>,
+  span: TracedSpan,
+  transport: AttributeValue,
+): Promise<ProcessResult<P, St, R>> {
   const started = performance.now();
   const projections = Object.entries<AnyProjection>(options.projections);
   const extra = Object.entries(options.streams ?? {});
@@ -158,6 +172,8 @@ export async function processBatch<
       decodeFailures.push({ position, record, error: failure });
     }
   });
+  // One link per append whose events the batch holds: one batch serves many traces.
+  if (span.recording) span.link(entries.map((entry) => entry.event));
 
   const logger = resolveLogger(options.logger);
   const results = await Promise.all(
@@ -188,19 +204,21 @@ export async function processBatch<
   for (const failure of decodeFailures) {
     if (options.onDecodeFailure !== 'skip' || isTransient(failure.error)) failed.add(failure.position);
   }
-  if (options.onMetrics !== undefined) {
-    const metrics = batchMetrics(
-      records,
-      projections.map(([name], index) => [name, results[index] as ApplyResult<StreamEvent, unknown, RowOutcome | MultiSourceRowOutcome>]),
-      decodeFailures.length,
-      performance.now() - started,
-    );
+  const named = projections.map(
+    ([name], index) => [name, results[index] as ApplyResult<StreamEvent, unknown, RowOutcome | MultiSourceRowOutcome>] as const,
+  );
+  const metrics = measuresBatch(options.onMetrics) ? batchMetrics(records, named, decodeFailures.length, performance.now() - started) : undefined;
+  if (options.onMetrics !== undefined && metrics !== undefined) {
     try {
       options.onMetrics(metrics);
     } catch (error) {
       log(logger, 'warn', { err: error }, 'onMetrics failed');
     }
   }
+  const decodeErrors = decodeFailures.map((failure) => failure.error);
+  const figures = metrics === undefined ? undefined : { ...metrics, failedRecords: failed.size };
+  const projectionNames = new Map(projections.map(([key, projection]) => [key, projection.name]));
+  reportBatch(span, String(transport), { results: named, names: projectionNames, failedRecords: failed.size, decodeErrors, figures });
   const failedRecords = [...failed].sort((a, b) => a - b);
   const names = new Map(extra.map(([key, stream]) => [stream.name, key]));
   return {

@@ -1,5 +1,6 @@
 import type { AnyEventStream, StreamEvent } from '../store';
 import { applyRow, withCallSignal, rowIdOf, type Operation, type RowRuntime, callContext, planRows } from './engine';
+import { Attr, inSpan, keyText, projectionSpan } from '../telemetry';
 
 /** What a rebuild wrote: each row's key and its checkpoint. No events: a rebuild replays no side effects. */
 export interface RebuildResult {
@@ -36,6 +37,16 @@ export async function rebuildStream<State>(
   streamId: string,
   signal?: AbortSignal,
 ): Promise<RebuildResult> {
+  const attributes = { [Attr.streamName]: stream.name, [Attr.streamId]: streamId };
+  return inSpan(projectionSpan('rebuild', projection.name, attributes), () => rebuildRows(projection, stream, streamId, signal));
+}
+
+async function rebuildRows<State>(
+  projection: RowRuntime<State>,
+  stream: AnyEventStream,
+  streamId: string,
+  signal: AbortSignal | undefined,
+): Promise<RebuildResult> {
   const runtime = withCallSignal(projection, signal);
   const events = await stream.read(streamId, { signal });
   const plan = planRows(
@@ -60,9 +71,11 @@ export async function rebuildRow<State>(
   key: Readonly<Record<string, unknown>>,
   signal?: AbortSignal,
 ): Promise<Readonly<Record<string, number>>> {
-  const runtime = withCallSignal(projection, signal);
-  const group = { rowId: rowIdOf(runtime, key), key, streamId: '', events: [] as StreamEvent[], positions: [] as number[] };
-  const outcome = await applyRow({ runtime, group, call: callContext(undefined, signal), operation: rebuilding<State>() });
-  if (outcome.status === 'failed') throw outcome.error;
-  return 'sources' in outcome ? outcome.sources : {};
+  return inSpan(projectionSpan('rebuild', projection.name, { [Attr.rowKey]: keyText(key) }), async () => {
+    const runtime = withCallSignal(projection, signal);
+    const group = { rowId: rowIdOf(runtime, key), key, streamId: '', events: [] as StreamEvent[], positions: [] as number[] };
+    const outcome = await applyRow({ runtime, group, call: callContext(undefined, signal), operation: rebuilding<State>() });
+    if (outcome.status === 'failed') throw outcome.error;
+    return 'sources' in outcome ? outcome.sources : {};
+  });
 }

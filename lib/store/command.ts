@@ -19,6 +19,7 @@ import {
 export type { Decider, LoadOptions, Loaded, SnapshotOptions } from './read';
 import type { InlineProjection, InlineResult } from './inline';
 import type { ProjectedRows, WaitForProjections } from './read-your-writes';
+import { Attr, SpanEvents, spanEvent } from '../telemetry';
 
 /** Options of `execute`. */
 export interface CommandOptions<State = unknown> extends LoadOptions<State> {
@@ -111,6 +112,7 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
       ...(options.inline === undefined ? {} : { inline: options.inline }),
     });
     if ('lostRace' in appended) {
+      spanEvent(SpanEvents.retry, { [Attr.attempt]: attempt + 1, [Attr.expectedVersion]: version, [Attr.version]: appended.actualVersion });
       const elapsed = Date.now() - started;
       if (!mayRetry(retry, attempt + 1, elapsed)) throw new ConcurrencyError(stream.name, streamId, version, appended.actualVersion);
       await sleep(Math.min(backoffDelay(attempt, retry.backoff), retry.maxElapsedMs - elapsed), options.signal);

@@ -34,6 +34,8 @@ export const EventStreamDefaults = {
   commandConsistentLoad: false,
   /** Whether each event of an append is an item of its own, for a rolling upgrade beside writers of 0.2 (see `itemPerEvent`). */
   itemPerEvent: false,
+  /** Whether an append stores the trace context of its span on its commit, when an OpenTelemetry SDK is registered (see `traceContext`). */
+  traceContext: true,
   /** Commits (items) per Query page when reading a stream. */
   readPageSize: 1000,
   /**

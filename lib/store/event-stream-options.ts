@@ -80,6 +80,13 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
    * @defaultValue none: no field is sealed
    */
   readonly personalData?: PersonalDataOptions<Events, Fields[number]> | undefined;
+  /**
+   * Store the W3C trace context of the append's span on each commit (28 bytes, once for all its
+   * events), so the spans that project its events link to it across the stream. Only with an OpenTelemetry
+   * SDK registered and a span active; `false` stores none.
+   * @defaultValue true ({@link EventStreamDefaults.traceContext})
+   */
+  readonly traceContext?: boolean | undefined;
 }
 
 /** Options of {@link EventStream.append}. */
@@ -189,6 +196,9 @@ export function validateStreamOptions(options: EventStreamOptions<string, Readon
   if (options.idempotencyTtl !== undefined) resolveIdempotencyTtl(options.idempotencyTtl, name);
   if (options.itemPerEvent !== undefined && typeof options.itemPerEvent !== 'boolean') {
     throw new ConfigurationError(`Stream ${name}: expected \`itemPerEvent\` to be a boolean, got ${JSON.stringify(options.itemPerEvent)}.`);
+  }
+  if (options.traceContext !== undefined && typeof options.traceContext !== 'boolean') {
+    throw new ConfigurationError(`Stream ${name}: expected \`traceContext\` to be a boolean, got ${JSON.stringify(options.traceContext)}.`);
   }
   const compression = options.compression;
   if (compression !== undefined && compression !== false) {

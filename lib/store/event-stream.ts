@@ -29,6 +29,7 @@ import type { NewEventOf } from './codec';
 import type { AppendResult } from './stream-appends';
 import { resolveIdempotencyTtl, validateStreamOptions, type AppendOptions, type EventStreamOptions } from './event-stream-options';
 import { TrailCollector, resolvePersonalData, type SubjectKeys, type Trail } from './erasure';
+import { Attr, inSpan, streamSpan } from '../telemetry';
 
 export type { AppendOptions, AppendRetry, EventStreamOptions } from './event-stream-options';
 
@@ -66,6 +67,8 @@ export class EventStream<
   readonly sentinelTtl: SentinelTtl | undefined;
   /** Whether each event of an append is an item of its own (see `EventStreamOptions.itemPerEvent`). */
   readonly itemPerEvent: boolean;
+  /** Whether appends store their span's trace context (see `EventStreamOptions.traceContext`). */
+  readonly storesTraceContext: boolean;
   /**
    * Whether folds (loads, projections) pass over an event: one of a type retired with
    * `retiredEvent({ skip: true })`; reads still return it. Absent when no type is, so folds ask nothing.
@@ -109,6 +112,7 @@ export class EventStream<
     this.documents = documentClient(options.client);
     this.sentinelTtl = options.idempotencyTtl === undefined ? undefined : resolveIdempotencyTtl(options.idempotencyTtl, options.name);
     this.itemPerEvent = options.itemPerEvent ?? EventStreamDefaults.itemPerEvent;
+    this.storesTraceContext = options.traceContext ?? EventStreamDefaults.traceContext;
   }
 
   /** The string form of a stream id: its composite values joined with `#`. */
@@ -144,6 +148,19 @@ export class EventStream<
       const result = await this.append(id, events, write);
       return { ...result, projected: await waitForProjections(result.events, waitFor, options.signal) };
     }
+    const counts = { [Attr.eventCount]: Array.isArray(events) ? events.length : undefined, [Attr.expectedVersion]: options.expectedVersion };
+    return inSpan(streamSpan('append', this, counts), async (span) => {
+      const result = await this.appendOnce(id, events, options);
+      span.set({ [Attr.streamId]: result.events[0]?.streamId, [Attr.version]: result.version });
+      return result;
+    });
+  }
+
+  private async appendOnce(
+    id: StreamIdOf<Fields> | string,
+    events: ReadonlyArray<NewEventOf<Events>>,
+    options: AppendOptions,
+  ): Promise<AppendResult<EventOf<Events>>> {
     const streamId = this.formatStreamId(id);
     const valid = this.appends.validate(events, options);
     const { signal } = options;
@@ -164,6 +181,15 @@ export class EventStream<
    * the commit that won (its events) when DynamoDB returned it, so the command can decide again without reading.
    */
   async appendAfterLoad(
+    streamId: string,
+    events: ReadonlyArray<NewEventOf<Events>>,
+    options: AppendOptions & { readonly expectedVersion: number },
+  ): Promise<AppendResult<EventOf<Events>> | LostRace<EventOf<Events>>> {
+    const attributes = { [Attr.streamId]: streamId, [Attr.eventCount]: events.length, [Attr.expectedVersion]: options.expectedVersion };
+    return inSpan(streamSpan('append', this, attributes), () => this.appendLoaded(streamId, events, options));
+  }
+
+  private async appendLoaded(
     streamId: string,
     events: ReadonlyArray<NewEventOf<Events>>,
     options: AppendOptions & { readonly expectedVersion: number },
@@ -328,7 +354,13 @@ export class EventStream<
     fold: Decider<State, EventOf<Events>, NewEventOf<Events>> | Omit<Decider<State, EventOf<Events>, NewEventOf<Events>>, 'decide'>,
     options: LoadOptions<State> = {},
   ): Promise<Loaded<State>> {
-    return loadState(this, this.formatStreamId(id), fold, options, readConsistency(options.consistent, true));
+    return inSpan(streamSpan('load', this), async (span) => {
+      const streamId = this.formatStreamId(id);
+      span.set({ [Attr.streamId]: streamId });
+      const loaded = await loadState(this, streamId, fold, options, readConsistency(options.consistent, true));
+      span.set({ [Attr.version]: loaded.version });
+      return loaded;
+    });
   }
 
   /**
@@ -341,7 +373,13 @@ export class EventStream<
     options: CommandOptions<State> = {},
   ): Promise<CommandResult<State, EventOf<Events>>> {
     const { waitFor, ...command } = options;
-    const result = await executeCommand(this, this.formatStreamId(id), decider, command);
+    const result = await inSpan(streamSpan('execute', this), async (span) => {
+      const streamId = this.formatStreamId(id);
+      span.set({ [Attr.streamId]: streamId });
+      const executed = await executeCommand(this, streamId, decider, command);
+      span.set({ [Attr.version]: executed.version, [Attr.eventCount]: executed.events.length });
+      return executed;
+    });
     // A command that decided nothing wrote nothing to wait for.
     return waitFor === undefined || result.events.length === 0
       ? result

@@ -49,6 +49,12 @@ export const Layout = {
    * 0.2's ISO `timestamp` took 33). The stream id and the version are stored only in `pk` and `sk`.
    */
   appendedAt: 'ts',
+  /**
+   * On commits: the W3C trace context of the append's span, once for all its events (binary: the
+   * traceparent's fields, then the tracestate's UTF-8; 28 bytes with its name), when a span was active and
+   * the stream stores it (`traceContext`). Absent otherwise.
+   */
+  traceContext: 'tc',
   eventPrefix: 'e#',
   /** Snapshots' sort keys: this, `#` and the snapshot's name. */
   snapshotPrefix: 'e$snapshot#',

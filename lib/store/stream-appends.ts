@@ -26,6 +26,7 @@ import { loadKeysOf } from './erasure';
 import type { InlineResult } from './inline';
 import type { ProjectedRows } from './read-your-writes';
 import type { ReadRange, StreamEvent } from './types';
+import { Attr, SpanEvents, countAppend, countConflict, currentTraceContext, spanEvent, withCapacity, type TraceContext } from '../telemetry';
 
 /** What appending needs of its stream. */
 export interface AppendingStream {
@@ -36,6 +37,8 @@ export interface AppendingStream {
   readonly sentinelTtl: SentinelTtl | undefined;
   /** Whether each event is a commit of its own (see `EventStreamOptions.itemPerEvent`). */
   readonly itemPerEvent: boolean;
+  /** Whether appends store the trace context of their span (see `EventStreamOptions.traceContext`). */
+  readonly storesTraceContext: boolean;
   version(streamId: string, options: { signal?: AbortSignal | undefined }): Promise<number>;
   read(streamId: string, range: ReadRange): Promise<StreamEvent[]>;
 }
@@ -59,6 +62,8 @@ export class StreamAppends {
   ): Promise<AppendResult<StreamEvent> | LostAppend> {
     // Personal fields are sealed once, before the first try: every try writes the same item.
     const events = await sealPersonalData(this.stream.codec, streamId, valid, options.signal);
+    // The append's span is active here: its context goes on every commit the append writes.
+    const trace = this.stream.storesTraceContext ? currentTraceContext() : undefined;
     return appendWithRetries({
       streamName: this.stream.name,
       streamId,
@@ -68,7 +73,14 @@ export class StreamAppends {
       signal: options.signal,
       readHead: () => this.stream.version(streamId, { signal: options.signal }),
       endsCommit: (version) => this.endsCommit(streamId, version, options.signal),
-      attempt: (expectedVersion) => this.attempt(streamId, expectedVersion, events, options),
+      attempt: async (expectedVersion) => {
+        const outcome = await this.attempt(streamId, expectedVersion, events, options, trace);
+        if (outcome.kind === 'conflict') {
+          countConflict(this.stream.name);
+          spanEvent(SpanEvents.conflict, { [Attr.expectedVersion]: expectedVersion });
+        }
+        return outcome;
+      },
     });
   }
 
@@ -105,6 +117,7 @@ export class StreamAppends {
     expectedVersion: number,
     events: ReadonlyArray<ValidEvent>,
     options: AppendOptions,
+    trace: TraceContext | undefined,
   ): Promise<AttemptOutcome<AppendResult<StreamEvent>>> {
     const plan = {
       table: this.stream.table,
@@ -113,16 +126,19 @@ export class StreamAppends {
       events,
       appendedAt: Date.now(),
       itemPerEvent: this.stream.itemPerEvent,
+      ...(trace === undefined ? {} : { trace }),
       ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
     };
     const items = planCommits(this.stream.codec, plan);
-    const documents = withSignal(this.stream.documents, options.signal);
+    const documents = withCapacity(withSignal(this.stream.documents, options.signal));
     const written = this.written(items, events);
     const inlineCount = options.inline?.length ?? 0;
     const version = expectedVersion + events.length;
     if (fitsCommitPut({ commitCount: items.length, idempotencyKey: options.idempotencyKey, inlineCount })) {
       const outcome = await sendCommitPut(documents, this.stream.table, items[0] as Record<string, unknown>);
-      return outcome.kind === 'appended' ? { kind: 'appended', result: { version, events: written } } : this.lost(outcome.winner);
+      if (outcome.kind !== 'appended') return this.lost(outcome.winner);
+      countAppend(this.stream.name, events.length);
+      return { kind: 'appended', result: { version, events: written } };
     }
     const { outcome, inline } =
       inlineCount === 0
@@ -132,6 +148,7 @@ export class StreamAppends {
     const withInline = inline === undefined ? {} : { inline };
     switch (outcome.kind) {
       case 'appended':
+        countAppend(this.stream.name, events.length);
         return { kind: 'appended', result: { version, events: written, ...withInline } };
       case 'duplicate': {
         const first = await this.firstResult(streamId, options.idempotencyKey as string, plan.requestHash as string, options.signal);

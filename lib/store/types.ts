@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { TraceContext } from '../telemetry';
 
 /** The zod schema of each event type's `data`, keyed by type name. */
 export type EventSchemas = Readonly<Record<string, z.ZodType>>;
@@ -19,6 +20,11 @@ export interface StreamEvent<Type extends string = string, Data = unknown> {
   readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   /** When the event was appended (ISO-8601). */
   readonly timestamp: string;
+  /**
+   * The trace context of the span that appended it, when one was active (an OpenTelemetry SDK registered)
+   * and the stream stores it (`traceContext`): spans that project the event link to it.
+   */
+  readonly trace?: TraceContext | undefined;
 }
 
 /** The union of a stream's events, one member per event type. */

@@ -1,9 +1,9 @@
 /**
  * `dynafold/types`: the types the core's signatures name that an app seldom writes: the parts of options
  * and results (read-your-writes waits, inline projections, retries and backoff, TTLs, compression, log
- * levels, poison policies), the shapes of schema evolution, the type of a `decoder()`, and the type-level
- * helpers that key, event and row types are computed with. Types only: importing it loads nothing. This
- * file is the subpath's public API.
+ * levels, poison policies, the trace context an event carries), the shapes of schema evolution, the type
+ * of a `decoder()`, and the type-level helpers that key, event and row types are computed with. Types only:
+ * importing it loads nothing. This file is the subpath's public API.
  */
 export type { ProjectedRow, ProjectedRows, ProjectionWaiter, WaitForProjections, WaitTiming } from '../store';
 export type { WaitForOptions } from '../projector';
@@ -14,3 +14,4 @@ export type { EventSchemas, StreamIdOf, Fold, CompressionOptions, CompressionAlg
 export type { Decoder } from '../store';
 export type { EventsOfStream, StreamIdOfStream, RowOfModel, CommonProjectionOptions, PoisonPolicy, ProjectionBatchResult } from '../projector';
 export type { Backoff, LogLevel, RetryOptions, Ttl } from '../util';
+export type { TraceContext } from '../telemetry';

@@ -23,6 +23,8 @@ assert.equal(typeof require('dynafold/outbox').OutboxRelay, 'function', 'dynafol
 assert.equal(typeof require('dynafold/erasure').SubjectKeys, 'function', 'dynafold/erasure: no SubjectKeys');
 assert.deepEqual(Object.keys(require('dynafold/types')), [], 'dynafold/types: values in a subpath of types');
 assert.equal(streamsLoaded(), false, 'dynafold/outbox, dynafold/erasure or dynafold/types loaded @aws-sdk/client-dynamodb-streams');
+// The app has no OpenTelemetry, an optional peer: everything loads, and the scenario's handler runs, without it.
+assert.throws(() => require.resolve('@opentelemetry/api'), /Cannot find module/);
 const feed = require('dynafold/feed');
 assert.equal(typeof feed.ChangeFeedConsumer, 'function');
 const sdk = require('@aws-sdk/client-dynamodb');

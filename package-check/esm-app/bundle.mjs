@@ -45,6 +45,8 @@ async function bundleHandler(format) {
   const commonjs = zodFiles.filter((input) => input.endsWith('.cjs'));
   assert.deepEqual(commonjs, [], `${format} bundle: zod's CommonJS build is in it beside its ESM one`);
   for (const name of CLI_DEPENDENCIES) assert.deepEqual(packageFolders(metafile, name), [], `${format} bundle: holds ${name}`);
+  // The app has no OpenTelemetry: the optional API's lookup builds without it (and fails, caught, at run time).
+  assert.deepEqual(packageFolders(metafile, '@opentelemetry/api'), [], `${format} bundle: holds @opentelemetry/api, which the app lacks`);
   if (format === 'esm') {
     const dynafoldCommonJs = Object.entries(metafile.inputs).filter(
       ([input, { format }]) => input.includes('node_modules/dynafold/') && format !== 'esm',

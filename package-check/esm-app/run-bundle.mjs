@@ -15,6 +15,8 @@ import { eventsTableDefinition, readModelTableDefinition } from 'dynafold';
 import { readStreamRecords, startDynamoLocal, toLambdaRecord } from 'dynafold/local';
 
 const files = process.argv.slice(2);
+// The handlers run without OpenTelemetry: the app has not installed its optional API (traced.mjs runs them with it).
+assert.throws(() => createRequire(import.meta.url).resolve('@opentelemetry/api'), /Cannot find module/);
 const dynamo = await startDynamoLocal();
 const { endpoint, region, credentials } = dynamo.clientConfig;
 Object.assign(process.env, {

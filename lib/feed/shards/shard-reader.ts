@@ -7,10 +7,13 @@ import { ChangeFeedDefaults } from '../options';
 import { abortable, classifyFailure } from './retry';
 import { streamAccessDenied, type RecordsPage, type StreamsApi } from './streams-api';
 import { TRIMMED_RETAKES, judgeTrimmedRead, type TrimmedVerdict } from './trimmed';
+import { recordIteratorAge } from '../../telemetry';
 
 /** What a shard reader needs from its feed. */
 export interface ShardReaderContext {
   readonly streamArn: string;
+  /** The feed's consumer name, which its metrics carry. @defaultValue the stream's ARN */
+  readonly consumer?: string | undefined;
   readonly api: StreamsApi;
   readonly batchSize: number;
   readonly pollIntervalMs: number;
@@ -61,6 +64,9 @@ export async function* readShard(
       }
       trimmedInARow = 0;
       meter.read(page.records.length, page.records.length >= context.batchSize);
+      // Records come in sequence order: the first is the oldest (ApproximateCreationDateTime, as Lambda's IteratorAge).
+      const created = page.records[0]?.dynamodb?.ApproximateCreationDateTime;
+      if (created instanceof Date) recordIteratorAge(context.consumer ?? context.streamArn, Date.now() - created.getTime());
       if (page.records.length > 0) {
         const batch = new PendingBatch(shardId, page.records, context.acknowledgements(shardId));
         yield batch;

@@ -9,6 +9,7 @@ import type { ProjectionRuntime } from '../runtime';
 import { backfillInstance, type InstanceRun, type Tally } from './instance';
 import { BackfillProgressStore, type SegmentProgress } from './progress';
 import { resolveBackfillOptions, type BackfillOptions, type BackfillProgress, type BackfillSettings } from './options';
+import { Attr, countBackfill, inSpan, projectionSpan } from '../../telemetry';
 
 /** The streams of a projection that share one events table: one scan lists the instances of them all. */
 interface TableScan {
@@ -23,6 +24,10 @@ interface TableScan {
  * the instances of the page it was in are applied again, which the rows' checkpoints make harmless.
  */
 export async function backfillRows<State>(runtime: ProjectionRuntime<State>, options: BackfillOptions): Promise<BackfillProgress> {
+  return inSpan(projectionSpan('backfill', runtime.name), () => backfillAll(runtime, options));
+}
+
+async function backfillAll<State>(runtime: ProjectionRuntime<State>, options: BackfillOptions): Promise<BackfillProgress> {
   const settings = resolveBackfillOptions(runtime.name, options);
   // Aborted already: no request starts, and nothing is saved that a later run would take for progress.
   settings.signal?.throwIfAborted();
@@ -79,7 +84,11 @@ export async function backfillRows<State>(runtime: ProjectionRuntime<State>, opt
   const outcomes = await Promise.allSettled(
     segments.map(async ({ scan, segment }, index) => {
       try {
-        await backfillSegment(runtime, settings, { scan, segment, resumed: saved[index], progress, tally, rate, limit, signal, report });
+        // A span per segment; its rows get none (`bulk`): a backfill writes far too many.
+        const attributes = { [Attr.segment]: segment, [Attr.dbCollection]: scan.table };
+        await inSpan(projectionSpan('backfill', runtime.name, attributes, true), () =>
+          backfillSegment(runtime, settings, { scan, segment, resumed: saved[index], progress, tally, rate, limit, signal, report }),
+        );
       } catch (error) {
         stop.abort(error);
         throw error;
@@ -179,6 +188,7 @@ async function backfillSegment<State>(runtime: ProjectionRuntime<State>, setting
         }),
       ),
     );
+    countBackfill(runtime.name, applied.filter((result) => result.status === 'fulfilled').length, 0);
     const failure = applied.find((result) => result.status === 'rejected');
     if (failure !== undefined) throw failure.reason;
     saved = {

@@ -5,6 +5,7 @@ import { deliver } from '../delivery';
 import { countsTowardsParking } from '../parking';
 import type { ProjectionRuntime } from '../runtime';
 import type { BackfillSettings } from './options';
+import { countBackfill } from '../../telemetry';
 
 /** The counts a backfill keeps as it goes. */
 export interface Tally {
@@ -76,10 +77,13 @@ async function applyInstance<State>(runtime: ProjectionRuntime<State>, stream: A
     );
     chunk = [];
     // Counted before a failure is thrown: what a failed row applied first stays applied when the instance is tried again.
+    let applied = 0;
     for (const outcome of result.outcomes) {
-      run.tally.events += outcome.applied.length;
+      applied += outcome.applied.length;
       if (outcome.status === 'parked') run.tally.rowsParked++;
     }
+    run.tally.events += applied;
+    countBackfill(runtime.name, 0, applied);
     run.tally.rowsWritten += result.stats.rowsWritten;
     const { rowsWritten, gapReads, lostRaces } = result.stats;
     const sent = 2 + rowsWritten + gapReads + 2 * lostRaces;

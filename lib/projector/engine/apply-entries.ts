@@ -1,4 +1,5 @@
 import { withSignal } from '../../dynamo';
+import { withCapacity } from '../../telemetry';
 import type { ApplyResult, Entry, FailedOutcome } from '../../outcome';
 import type { StreamEvent } from '../../store';
 import { Semaphore, type Logger } from '../../util';
@@ -59,8 +60,11 @@ export async function applyEntries<State>(
   return { outcomes: [...rows, ...keyFailures], ignored: [...plan.ignored, ...foreign].sort((a, b) => a - b), stats: call.stats };
 }
 
-/** The runtime as one call sees it: every request of its rows carries the call's signal. */
+/**
+ * The runtime as one call sees it: every request of its rows carries the call's signal, and tells the
+ * span it is sent in what it consumed (when one is traced).
+ */
 export function withCallSignal<State>(runtime: RowRuntime<State>, signal: AbortSignal | undefined): RowRuntime<State> {
-  if (signal === undefined) return runtime;
-  return { ...runtime, store: { ...runtime.store, documents: withSignal(runtime.store.documents, signal) } };
+  const documents = withCapacity(withSignal(runtime.store.documents, signal));
+  return documents === runtime.store.documents ? runtime : { ...runtime, store: { ...runtime.store, documents } };
 }

@@ -14,6 +14,7 @@ import { readRow, type ReadRow } from './read-rows';
 import type { CheckpointStrategy, RowRuntime } from './row-store';
 import { RowWatch } from './row-watch';
 import { writeRow } from './write-row';
+import { Attr, inChildSpan, rowSpan, type TracedSpan } from '../../telemetry';
 
 type Group = RowGroup<StreamEvent, Key>;
 
@@ -156,13 +157,23 @@ interface WriteAttempt<State> {
 /**
  * One read-fold-write of a row; `'lost'` when another writer changed it since it was read. A failure
  * leaves as an `EventFailure` naming the event it is put down to: the event whose `evolve` threw, else the
- * first event the write would have applied.
+ * first event the write would have applied. Traced as a child of the call's span, linked to the events'
+ * appends, with the row's key and the versions it applies.
  */
-async function tryWrite<State>({ application, group, row, contended }: WriteAttempt<State>): Promise<Step | 'lost'> {
+function tryWrite<State>(attempt: WriteAttempt<State>): Promise<Step | 'lost'> {
+  const { runtime } = attempt.application;
+  return inChildSpan(rowSpan(runtime.name, runtime.store.readModel.table, attempt.group.key), (span) => {
+    span.link(attempt.group.events);
+    return writeOnce(attempt, span);
+  });
+}
+
+async function writeOnce<State>({ application, group, row, contended }: WriteAttempt<State>, span: TracedSpan): Promise<Step | 'lost'> {
   const { runtime, call, operation } = application;
   let attempted = group.events[0] as StreamEvent;
   try {
     const built = await buildWrite({ runtime, group, call, row, fold: operation, attempting: (event) => (attempted = event) });
+    if (span.recording) span.set({ [Attr.eventVersions]: built.step.applied.map((event) => event.version), [Attr.rowWritten]: false });
     if (built.write === undefined) return built.step;
     // The first of several writes claims the row where other writers may race for it (this call lost a
     // race, or its fold fills a gap that another lane's events are in): a lost claim costs a small write,
@@ -174,9 +185,12 @@ async function tryWrite<State>({ application, group, row, contended }: WriteAtte
       return 'lost';
     }
     call.stats.rowsWritten++;
+    span.set({ [Attr.rowWritten]: true });
     return built.step;
   } catch (error) {
-    throw error instanceof EventFailure ? error : new EventFailure(attempted, error);
+    const failure = error instanceof EventFailure ? error : new EventFailure(attempted, error);
+    span.fail(failure.cause);
+    throw failure;
   }
 }
 

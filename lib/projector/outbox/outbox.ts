@@ -3,6 +3,7 @@ import { ConfigurationError, MessageTooLargeError } from '../../errors';
 import { requireTableName } from '../../util';
 import { openBlob, outboxContext, sealBlob, trailOf, type ReadModel, type StreamEvent, type SubjectKeys } from '../../store';
 import { compress, decompress, TransactionLimits, itemSize, keyedTableDefinition } from '../../dynamo';
+import { storedTraceContext, traceContextBytes, type TraceContext } from '../../telemetry';
 
 /** A Put to send in the same transaction as the row (an outbox message). */
 export interface ExtraPut {
@@ -35,6 +36,11 @@ export interface OutboxMessage {
   readonly key: Readonly<Record<string, unknown>>;
   readonly message: unknown;
   readonly createdAt: string;
+  /**
+   * The trace context the event's append stored, when it did: to propagate with the message (the relay's
+   * publish span links to it too).
+   */
+  readonly trace?: TraceContext | undefined;
 }
 
 /** Outbox items' attributes. */
@@ -47,6 +53,8 @@ export const OutboxLayout = {
   encoding: 'enc',
   /** On a message sealed for the subjects whose personal data its event holds: each one's share of its key (see `Layout.personal`). */
   personal: 'pd',
+  /** On a message whose event carried a trace context: that context (see `StreamEvent.trace`). */
+  traceContext: 'tc',
 } as const;
 
 const REVISION_DIGITS = 12;
@@ -101,6 +109,7 @@ export class OutboxWriter {
       trail === undefined
         ? undefined
         : sealBlob(trail, compressed ? (stored as Uint8Array) : Buffer.from(json, 'utf8'), outboxContext(partition, sortKey));
+    const trace = event.trace === undefined ? undefined : traceContextBytes(event.trace);
     return {
       table: this.options.table,
       item: {
@@ -112,6 +121,7 @@ export class OutboxWriter {
         message: sealed === undefined ? stored : sealed.body,
         ...(compressed ? { [OutboxLayout.encoding]: 'gzip' } : {}),
         ...(sealed === undefined ? {} : { [OutboxLayout.personal]: sealed.shares }),
+        ...(trace === undefined ? {} : { [OutboxLayout.traceContext]: trace }),
         createdAt: new Date().toISOString(),
       },
     };
@@ -147,6 +157,11 @@ export class OutboxBatch {
     this.bytes += size;
     return true;
   }
+}
+
+/** The trace context a stored outbox item carries, if any. */
+export function storedMessageTrace(item: Readonly<Record<string, unknown>>): TraceContext | undefined {
+  return storedTraceContext(item[OutboxLayout.traceContext]);
 }
 
 /**

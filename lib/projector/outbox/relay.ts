@@ -3,8 +3,9 @@ import { DeleteCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient }
 import { log, Semaphore, requireFunction, requireInteger, requireTableName, resolveLogger, type Logger } from '../../util';
 import { abortReason, cancelled, documentClient, pages, request, withSignal } from '../../dynamo';
 import { BatchResponse, type PartialBatchResponse, type RecordReading, type StreamRecordLike } from '../../lambda';
-import { OutboxLayout, sealedSubjects, storedMessage, type OutboxMessage } from './outbox';
+import { OutboxLayout, sealedSubjects, storedMessage, storedMessageTrace, type OutboxMessage } from './outbox';
 import type { SubjectKeys } from '../../store';
+import { inSpan, publishSpan } from '../../telemetry';
 
 /** Options of {@link OutboxRelay}. */
 export interface OutboxRelayOptions {
@@ -169,12 +170,19 @@ export class OutboxRelay {
           erased++;
           log(this.logger, 'info', { partition, id: item['id'] }, 'outbox message deleted unpublished: a subject of its personal data was forgotten');
         } else {
-          await this.options.publish({
+          const trace = storedMessageTrace(item);
+          const message: OutboxMessage = {
             id: String(item['id']),
             projection: String(item[OutboxLayout.marker]),
             key: item['key'] as Record<string, unknown>,
             message: stored.message,
             createdAt: String(item['createdAt']),
+            ...(trace === undefined ? {} : { trace }),
+          };
+          // A span per message, linked to the append of the event it is for: `publish` runs inside it.
+          await inSpan(publishSpan(this.options.table, message.projection, message.id), (span) => {
+            span.link([{ ...eventOfMessage(message.id), trace }]);
+            return this.options.publish(message);
           });
           published++;
         }
@@ -190,6 +198,13 @@ export class OutboxRelay {
     }
     return { published, erased };
   }
+}
+
+/** The event a message id names (`<stream name>#<stream id>#<version>`; stream names hold no `#`). */
+function eventOfMessage(id: string): { streamName: string; streamId: string; version: number } {
+  const first = id.indexOf('#');
+  const last = id.lastIndexOf('#');
+  return { streamName: id.slice(0, first), streamId: id.slice(first + 1, last), version: Number(id.slice(last + 1)) };
 }
 
 /** The row partition an outbox INSERT record names, or `undefined` for anything else. */

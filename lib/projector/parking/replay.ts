@@ -20,6 +20,7 @@ import {
 import type { ProjectionRuntime } from '../runtime';
 import { errorOf } from './policy';
 import { countFailure, parkedRows } from './updates';
+import { Attr, inSpan, keyText, projectionSpan } from '../../telemetry';
 
 type Outcome = RowOutcome | MultiSourceRowOutcome;
 
@@ -73,6 +74,16 @@ export async function replayParked<State>(
   requireRowKey(projection, key);
   // Aborted already: no request starts.
   if (signal?.aborted === true) throw abortReason(signal);
+  const attributes = { [Attr.rowKey]: keyText(key), [Attr.replaySkip]: skip !== undefined };
+  return inSpan(projectionSpan('replay', projection.name, attributes), () => replayRow(projection, key, skip, signal));
+}
+
+async function replayRow<State>(
+  projection: ProjectionRuntime<State>,
+  key: Key,
+  skip: EventRef | 'failing' | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Outcome | undefined> {
   const runtime = withCallSignal(projection, signal);
   const call = callContext<StreamEvent>(undefined, signal);
   let row: ReadRow<State>;

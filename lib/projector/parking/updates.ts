@@ -15,6 +15,7 @@ import {
 } from '../engine';
 import type { ProjectionRuntime } from '../runtime';
 import { countsTowardsParking, errorOf } from './policy';
+import { Attr, SpanEvents, errorAttributes, keyText, spanEvent } from '../../telemetry';
 
 /**
  * Counts a failed attempt on the row, and parks it once it reached `afterAttempts` (or, when it is parked
@@ -94,6 +95,12 @@ export async function countFailure(
     return 'counted';
   }
   logRow(runtime, call, 'error', { ...details, attempts: parked.attempts }, 'row parked: its events are set aside until retryParked or skipParked');
+  spanEvent(SpanEvents.rowParked, {
+    [Attr.projection]: runtime.name,
+    [Attr.rowKey]: keyText(group.key),
+    [Attr.attempt]: parked.attempts,
+    ...errorAttributes(failure.error),
+  });
   return parked;
 }
 

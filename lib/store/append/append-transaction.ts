@@ -4,6 +4,7 @@ import { TransactionLimits, asRequestError, cancellationCodes, itemSize } from '
 import { type EventCodec, type ValidEvent, toCommitItem, storedEventAttributes } from '../codec';
 import { Layout, MAX_VERSION, partitionKeyOf } from '../layout';
 import { SentinelAttributes, expiresAt, type SentinelTtl } from './idempotency';
+import type { TraceContext } from '../../telemetry';
 
 type Put = NonNullable<NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number]['Put']>;
 import type { TransactPut } from '../inline';
@@ -23,6 +24,8 @@ export interface AppendPlan {
   readonly appendedAt: number;
   /** Each event a commit of its own (`EventStreamOptions.itemPerEvent`), as writers of 0.2 can safely meet. */
   readonly itemPerEvent?: boolean | undefined;
+  /** The trace context of the append's span, stored on each commit (see `EventStreamOptions.traceContext`). */
+  readonly trace?: TraceContext | undefined;
 }
 
 /** How a cancelled append transaction failed. */
@@ -79,10 +82,10 @@ function cutIntoCommits(codec: EventCodec, plan: AppendPlan): Record<string, unk
   // Each event's attributes once (its data compressed once), shared by every commit tried.
   const stored = plan.events.map((event) => storedEventAttributes(codec, event));
   if (plan.itemPerEvent === true) {
-    return stored.map((event, index) => toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + index, [event], plan.appendedAt));
+    return stored.map((event, index) => toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + index, [event], plan.appendedAt, plan.trace));
   }
   const commitOf = (from: number, to: number) =>
-    toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + from, stored.slice(from, to), plan.appendedAt);
+    toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + from, stored.slice(from, to), plan.appendedAt, plan.trace);
   const whole = commitOf(0, plan.events.length);
   if (itemSize(whole) <= TransactionLimits.itemBytes) return [whole];
   const commits: Record<string, unknown>[] = [];

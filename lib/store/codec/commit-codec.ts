@@ -4,6 +4,7 @@ import { appendedAtOf, commitSpanOf, whereItem, type CommitSpan } from './commit
 import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf } from '../layout';
 import { decodeStoredEvent, writtenEvent, type StoredEventPlace } from './stored-event';
 import type { StreamEvent } from '../types';
+import { storedTraceContext, traceContextBytes, type TraceContext } from '../../telemetry';
 
 type Item = Readonly<Record<string, unknown>>;
 
@@ -19,7 +20,7 @@ const everyVersion: VersionRange = { fromVersion: 1, toVersion: MAX_VERSION };
  * The item that stores events as one commit of the stream instance `streamId`, from version `first`,
  * appended at `appendedAt` (epoch ms), given each event's stored attributes (`storedEventAttributes`): one
  * event at the top level, as every item before commits held one, or several in a list beside their
- * count (see `Layout`).
+ * count (see `Layout`). `trace`: the append's trace context, stored once for all its events.
  */
 export function toCommitItem(
   codec: EventCodec,
@@ -27,6 +28,7 @@ export function toCommitItem(
   first: number,
   events: ReadonlyArray<Readonly<Record<string, unknown>>>,
   appendedAt: number,
+  trace?: TraceContext,
 ): Record<string, unknown> {
   const item: Record<string, unknown> = {
     [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId),
@@ -34,6 +36,8 @@ export function toCommitItem(
     [Layout.eventMarker]: codec.streamName,
     [Layout.appendedAt]: appendedAt,
   };
+  const stored = trace === undefined ? undefined : traceContextBytes(trace);
+  if (stored !== undefined) item[Layout.traceContext] = stored;
   const [only] = events;
   if (events.length === 1 && only !== undefined) return Object.assign(item, only);
   item[Layout.eventCount] = events.length;
@@ -50,11 +54,12 @@ export function fromCommitItem(codec: EventCodec, item: Item, range: VersionRang
   const span = commitSpanOf(codec, item);
   const events: StreamEvent[] = [];
   const timestamp = appendedAtOf(codec, item);
+  const trace = storedTraceContext(item[Layout.traceContext]);
   const stored = storedEventsOf(codec, item, span);
   const from = Math.max(0, range.fromVersion - span.first);
   const to = Math.min(span.count - 1, range.toVersion - span.first);
   for (let index = from; index <= to; index++) {
-    events.push(decodeStoredEvent(codec, stored[index] as Item, placeOf(codec, item, span, index, timestamp)));
+    events.push(decodeStoredEvent(codec, stored[index] as Item, placeOf(codec, item, span, index, timestamp, trace)));
   }
   return events;
 }
@@ -66,8 +71,9 @@ export function fromCommitItem(codec: EventCodec, item: Item, range: VersionRang
 export function writtenEvents(codec: EventCodec, item: Item, events: ReadonlyArray<ValidEvent>): StreamEvent[] {
   const span = commitSpanOf(codec, item);
   const timestamp = appendedAtOf(codec, item);
+  const trace = storedTraceContext(item[Layout.traceContext]);
   return storedEventsOf(codec, item, span).map((stored, index) =>
-    writtenEvent(codec, stored, events[index] as ValidEvent, placeOf(codec, item, span, index, timestamp)),
+    writtenEvent(codec, stored, events[index] as ValidEvent, placeOf(codec, item, span, index, timestamp, trace)),
   );
 }
 
@@ -95,8 +101,15 @@ function isMap(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
 }
 
-function placeOf(codec: EventCodec, item: Item, span: CommitSpan, index: number, timestamp: string): StoredEventPlace {
+function placeOf(
+  codec: EventCodec,
+  item: Item,
+  span: CommitSpan,
+  index: number,
+  timestamp: string,
+  trace: TraceContext | undefined,
+): StoredEventPlace {
   const version = span.first + index;
   const where = span.count === 1 ? whereItem(codec, item) : `${whereItem(codec, item)}, event ${index + 1} of ${span.count} (version ${version})`;
-  return { where, streamId: span.streamId, version, timestamp };
+  return { where, streamId: span.streamId, version, timestamp, trace };
 }

@@ -8,6 +8,7 @@ import { toTodaysData } from './upcast';
 import type { StreamEvent } from '../types';
 import { openSealedFields, withTrail } from '../erasure';
 import { partitionKeyOf } from '../layout';
+import type { TraceContext } from '../../telemetry';
 
 type Attributes = Readonly<Record<string, unknown>>;
 
@@ -19,6 +20,8 @@ export interface StoredEventPlace {
   readonly version: number;
   /** When its commit was appended (ISO 8601). */
   readonly timestamp: string;
+  /** The trace context its commit stored, handed to each of its events. */
+  readonly trace?: TraceContext | undefined;
 }
 
 /**
@@ -56,6 +59,7 @@ export function writtenEvent(codec: EventCodec, attributes: Attributes, event: V
     data,
     ...(attributes['metadata'] === undefined ? {} : { metadata: attributes['metadata'] as Record<string, unknown> }),
     timestamp: place.timestamp,
+    ...(place.trace === undefined ? {} : { trace: place.trace }),
   };
   return withTrail(written, event.personal?.trail);
 }
@@ -120,6 +124,7 @@ export function decodeStoredEvent(codec: EventCodec, attributes: Attributes, pla
     data,
     ...(metadata !== undefined && typeof metadata === 'object' && metadata !== null ? { metadata: metadata as Record<string, unknown> } : {}),
     timestamp: place.timestamp,
+    ...(place.trace === undefined ? {} : { trace: place.trace }),
   };
   return withTrail(event, opened?.trail);
 }

@@ -1,0 +1,15 @@
+// Traces and metrics through `@opentelemetry/api`, an optional peer dependency looked for on first use
+// (otel-api): spans around the operations (spans), the trace context an append stores with its events and
+// the links to it (trace-context, links), and the metrics (metrics), under the names of one table (names).
+// Without the API, or with no SDK registered, every function here costs a variable read and records nothing.
+export { Attr, DB_SYSTEM, MessagingSystem, Metrics, SpanEvents } from './names';
+export type { MetricDefinition, MetricKind } from './names';
+export { storedTraceContext, traceContextBytes } from './trace-context';
+export type { TraceContext } from './trace-context';
+export { currentTraceContext, errorAttributes, inChildSpan, inProcessSpan, inSpan, spanEvent } from './spans';
+export { keyText, processSpan, projectionSpan, publishSpan, rowSpan, streamSpan } from './operation-spans';
+export type { Transport } from './operation-spans';
+export type { AttributeValue, LinkableEvent, SpanAttributes, SpanRole, SpanSpec, TracedSpan } from './spans';
+export { withCapacity } from './capacity';
+export { countAppend, countBackfill, countConflict, countLeaseChange, metricsActive, recordBatch, recordIteratorAge, recordLag } from './metrics';
+export type { BatchFigures, ProjectionFigures } from './metrics';
