@@ -7,32 +7,15 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DecodeError, EventStream, PersonalDataTamperedError, SubjectKeyMissingError, ValidationError, isTransient } from 'dynafold';
 import { processBatch } from 'dynafold/lambda';
-import { createTestTables, type TestTables } from 'dynafold/testing';
-import {
-  customerEventSchemas,
-  customerProfileProjection,
-  customerProfiles,
-  customerStream,
-  subjectKeys,
-  testKeyProvider,
-} from '../support/customers';
-import { testClient } from '../support/dynamo';
+import { customerEventSchemas, customerProfileProjection } from '../support/customers';
+import { customerSetupOfFile } from '../support/customer-setup';
 import { plaintextIn, scanTable } from '../support/plaintext';
 import { asLambdaRecord, readStreamRecords } from '../support/stream-records';
 
-const client = testClient();
-const provider = testKeyProvider();
-let tables: TestTables;
-const customers = () => customerStream(client, tables.events as string, subjectKeys(client, tables.subjectKeys as string, provider));
+const setup = customerSetupOfFile('erasure-bad');
+const { client, tables } = setup;
+const customers = () => setup.customers();
 const registered = (name: string) => ({ type: 'Registered', data: { name, email: `${name.toLowerCase()}@example.com`, country: 'UK' } }) as const;
-
-beforeAll(async () => {
-  tables = await createTestTables(client, { prefix: 'erasure-bad', readModels: [customerProfiles(client, 'shape-only')], subjectKeys: true });
-});
-afterAll(async () => {
-  await tables.delete();
-  client.destroy();
-});
 
 const commitKey = (customerId: string, version: number) => ({
   pk: { S: `Customer#${customerId}` },
@@ -101,7 +84,7 @@ test('a key the table lacks, for a subject never forgotten, is SubjectKeyMissing
   const records = (await readStreamRecords(tables.eventsStreamArn as string))
     .filter((record) => record.eventName === 'INSERT' && JSON.stringify(record.dynamodb?.Keys).includes('Customer#b-4'))
     .map(asLambdaRecord);
-  const profiles = customerProfiles(client, tables.readModels as string);
+  const profiles = setup.profiles();
   const result = await processBatch(records, { projections: { profiles: customerProfileProjection(customers(), profiles) }, logger: false });
   expect(result.decodeFailures.map((failure) => (failure.error as Error).name)).toEqual(['SubjectKeyMissingError']);
   expect(result.response.batchItemFailures).toEqual([{ itemIdentifier: records[0]?.dynamodb?.SequenceNumber }]);
@@ -128,9 +111,7 @@ test('a subject id that is none is a ValidationError naming the event and the fi
 });
 
 test('large data still compresses, many events are one commit, an idempotent append repeats: none in the clear', async () => {
-  const Customers = customerStream(client, tables.events as string, subjectKeys(client, tables.subjectKeys as string, provider), {
-    compression: { thresholdBytes: 64 },
-  });
+  const Customers = setup.customers(setup.keys(), { compression: { thresholdBytes: 64 } });
   const long = 'Margaret Hamilton '.repeat(20);
   const events = [
     { type: 'Registered', data: { name: long, email: 'margaret@example.com', country: 'US '.repeat(40) } },

@@ -6,29 +6,15 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import { DecodeError, EventStream, SubjectForgottenError, ValidationError, olderVersion } from 'dynafold';
-import { createTestTables, type TestTables } from 'dynafold/testing';
-import {
-  Erased,
-  customerProfileProjection,
-  customerProfiles,
-  customerStream,
-  evolveCustomer,
-  noCustomer,
-  profileOf,
-  subjectKeys,
-  testKeyProvider,
-  type CustomerEvent,
-} from '../support/customers';
-import { testClient } from '../support/dynamo';
+import { Erased, customerProfileProjection, evolveCustomer, noCustomer, profileOf, type CustomerEvent } from '../support/customers';
+import { customerSetupOfFile } from '../support/customer-setup';
 import { plaintextIn, scanTable } from '../support/plaintext';
 import { countRequests } from '../support/requests';
 
-const client = testClient();
+const setup = customerSetupOfFile('forget');
+const { client, tables } = setup;
 const requests = countRequests(client);
-const provider = testKeyProvider();
-let tables: TestTables;
-const keys = (cacheLifetimeMs?: number) =>
-  subjectKeys(client, tables.subjectKeys as string, provider, cacheLifetimeMs === undefined ? {} : { cacheLifetimeMs });
+const keys = (cacheLifetimeMs?: number) => setup.keys(cacheLifetimeMs === undefined ? {} : { cacheLifetimeMs });
 
 const registered = (name: string) => ({ type: 'Registered', data: { name, email: `${name.toLowerCase()}@example.com`, country: 'UK' } }) as const;
 const referred = (friendId: string, friendName: string) => ({ type: 'Referred', data: { friendId, friendName } }) as const;
@@ -36,22 +22,14 @@ const moved = (street: string) => ({ type: 'AddressChanged', data: { address: { 
 const ordered = (orderId: string) => ({ type: 'OrderPlaced', data: { orderId, total: 10 } }) as const;
 const fold = { initial: noCustomer, evolve: evolveCustomer };
 
-beforeAll(async () => {
-  tables = await createTestTables(client, { prefix: 'forget', readModels: [customerProfiles(client, 'shape-only')], subjectKeys: true });
-});
-afterAll(async () => {
-  await tables.delete();
-  client.destroy();
-});
-
 test('a forgotten subject reads redacted everywhere, the others in the clear; the key is gone and the marker stays', async () => {
   const writer = keys();
-  const Customers = customerStream(client, tables.events as string, writer);
+  const Customers = setup.customers(writer);
   await Customers.append({ customerId: 'f-1' }, [registered('Ada'), moved('Engine Row')]);
   await Customers.append({ customerId: 'f-1' }, [referred('f-2', 'Grace'), ordered('o-1')]);
   await Customers.append({ customerId: 'f-2' }, [registered('Grace')]);
   // A process that already read them, whose cache lives on; and one whose cache expires at once.
-  const other = customerStream(client, tables.events as string, keys(0));
+  const other = setup.customers(keys(0));
   expect((await other.read({ customerId: 'f-2' }))[0]?.data).toMatchObject({ name: 'Grace' });
 
   const forgotten = await writer.forget('f-2');
@@ -79,15 +57,13 @@ test('a forgotten subject reads redacted everywhere, the others in the clear; th
 
 test('no new key is ever made for a forgotten subject: its personal data is refused and nothing is written, other data goes on', async () => {
   const writer = keys();
-  const Customers = customerStream(client, tables.events as string, writer);
+  const Customers = setup.customers(writer);
   await writer.forget('f-3');
   requests.reset();
   await expect(Customers.append({ customerId: 'f-3' }, [registered('Linus')])).rejects.toThrow(SubjectForgottenError);
   expect(requests.count('PutItemCommand') + requests.count('TransactWriteItemsCommand')).toBe(0);
   // Another process, which never saw the subject, learns it from the marker.
-  await expect(customerStream(client, tables.events as string, keys()).append({ customerId: 'f-3' }, [registered('Linus')])).rejects.toThrow(
-    /was forgotten at/,
-  );
+  await expect(setup.customers(keys()).append({ customerId: 'f-3' }, [registered('Linus')])).rejects.toThrow(/was forgotten at/);
   await expect(Customers.append({ customerId: 'f-4' }, [referred('f-3', 'Linus')])).rejects.toThrow(SubjectForgottenError);
   expect(await Customers.version({ customerId: 'f-3' })).toBe(0);
   expect(await Customers.version({ customerId: 'f-4' })).toBe(0);
@@ -99,7 +75,7 @@ test('no new key is ever made for a forgotten subject: its personal data is refu
 
 test('a snapshot that holds a forgotten subject’s data is left unread: the load folds the redacted events instead', async () => {
   const writer = keys();
-  const Customers = customerStream(client, tables.events as string, writer);
+  const Customers = setup.customers(writer);
   await Customers.append({ customerId: 'f-5' }, [registered('Ada'), referred('f-6', 'Grace')]);
   await Customers.append({ customerId: 'f-5' }, [ordered('o-1'), ordered('o-2')]);
   const options = { snapshot: { every: 2 } };
@@ -126,7 +102,7 @@ test('a snapshot that holds a forgotten subject’s data is left unread: the loa
 
 test('a snapshot saved by hand is sealed for the subjects of the events it stands on', async () => {
   const writer = keys();
-  const Customers = customerStream(client, tables.events as string, writer);
+  const Customers = setup.customers(writer);
   await Customers.append({ customerId: 'f-7' }, [registered('Ada'), referred('f-8', 'Grace')]);
   expect(await Customers.saveSnapshot({ customerId: 'f-7' }, { version: 2, state: { said: 'Ada and Grace' } })).toBe(true);
   const item = (await scanTable(client, tables.events as string)).find(([label]) => label.includes('Customer#f-7') && label.includes('snapshot'));
@@ -138,8 +114,8 @@ test('a snapshot saved by hand is sealed for the subjects of the events it stand
 
 test('projections keep working after a forget, and a rebuild leaves no personal value in the rows', async () => {
   const writer = keys();
-  const Customers = customerStream(client, tables.events as string, writer);
-  const profiles = customerProfiles(client, tables.readModels as string);
+  const Customers = setup.customers(writer);
+  const profiles = setup.profiles();
   const projection = customerProfileProjection(Customers, profiles);
   await Customers.append({ customerId: 'f-9' }, [registered('Barbara'), moved('Liskov Lane')]);
   await projection.catchUp({ customerId: 'f-9' });

@@ -5,33 +5,18 @@
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { OutboxRelay, type OutboxMessage } from 'dynafold/outbox';
-import { createTestTables, type TestTables } from 'dynafold/testing';
-import { customerProfileProjection, customerProfiles, customerStream, subjectKeys, testKeyProvider } from '../support/customers';
-import { testClient } from '../support/dynamo';
+import { customerProfileProjection } from '../support/customers';
+import { customerSetupOfFile } from '../support/customer-setup';
 import { plaintextIn, recordValues, scanTable } from '../support/plaintext';
 import { readStreamRecords } from '../support/stream-records';
 
-const client = testClient();
-const provider = testKeyProvider();
-let tables: TestTables;
-
-beforeAll(async () => {
-  tables = await createTestTables(client, {
-    prefix: 'erasure-outbox',
-    readModels: [customerProfiles(client, 'shape-only')],
-    outbox: true,
-    subjectKeys: true,
-  });
-});
-afterAll(async () => {
-  await tables.delete();
-  client.destroy();
-});
+const setup = customerSetupOfFile('erasure-outbox', { outbox: true });
+const { client, tables } = setup;
 
 test('messages are sealed in the outbox and its stream; the relay publishes them opened, and erases those of a forgotten subject', async () => {
-  const keys = subjectKeys(client, tables.subjectKeys as string, provider);
-  const Customers = customerStream(client, tables.events as string, keys);
-  const projection = customerProfileProjection(Customers, customerProfiles(client, tables.readModels as string), { outbox: tables.outbox as string });
+  const keys = setup.keys();
+  const Customers = setup.customers(keys);
+  const projection = customerProfileProjection(Customers, setup.profiles(), { outbox: tables.outbox as string });
   await Customers.append({ customerId: 'o-1' }, [{ type: 'Registered', data: { name: 'Ada Lovelace', email: 'ada@example.com', country: 'UK' } }]);
   await Customers.append({ customerId: 'o-1' }, [{ type: 'Referred', data: { friendId: 'o-2', friendName: 'Grace Hopper' } }]);
   await Customers.append({ customerId: 'o-1' }, [{ type: 'OrderPlaced', data: { orderId: 'x-1', total: 3 } }]);
@@ -48,7 +33,7 @@ test('messages are sealed in the outbox and its stream; the relay publishes them
   const relay = new OutboxRelay({
     client,
     table: tables.outbox as string,
-    keys: subjectKeys(client, tables.subjectKeys as string, provider),
+    keys: setup.keys(),
     publish: async (message) => void published.push(message),
     logger: false,
   });
@@ -60,9 +45,9 @@ test('messages are sealed in the outbox and its stream; the relay publishes them
 });
 
 test('a relay without keys fails the row of a sealed message and leaves it for the next pass', async () => {
-  const keys = subjectKeys(client, tables.subjectKeys as string, provider);
-  const Customers = customerStream(client, tables.events as string, keys);
-  const projection = customerProfileProjection(Customers, customerProfiles(client, tables.readModels as string), { outbox: tables.outbox as string });
+  const keys = setup.keys();
+  const Customers = setup.customers(keys);
+  const projection = customerProfileProjection(Customers, setup.profiles(), { outbox: tables.outbox as string });
   await Customers.append({ customerId: 'o-3' }, [{ type: 'Registered', data: { name: 'Alan Turing', email: 'alan@example.com', country: 'UK' } }]);
   await projection.catchUp({ customerId: 'o-3' });
   const result = await new OutboxRelay({ client, table: tables.outbox as string, publish: async () => undefined, logger: false }).drainAll();

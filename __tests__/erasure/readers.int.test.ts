@@ -5,7 +5,7 @@
  */
 import { SubjectKeyNotLoadedError, decoder } from 'dynafold';
 import { processBatch } from 'dynafold/lambda';
-import { createTestTables, projectionSpec, type TestTables } from 'dynafold/testing';
+import { projectionSpec } from 'dynafold/testing';
 import {
   customerProfileProjection,
   customerProfiles,
@@ -13,20 +13,16 @@ import {
   evolveCustomer,
   noCustomer,
   profileOf,
-  subjectKeys,
-  testKeyProvider,
   type CustomerEvent,
 } from '../support/customers';
-import { testClient } from '../support/dynamo';
+import { customerSetupOfFile } from '../support/customer-setup';
 import { plaintextIn, recordValues, scanTable } from '../support/plaintext';
 import { asLambdaRecord, readStreamRecords } from '../support/stream-records';
 import { orderStream } from '../support/orders';
 
-const client = testClient();
-const provider = testKeyProvider();
-let tables: TestTables;
-const keys = () => subjectKeys(client, tables.subjectKeys as string, provider);
-const customers = () => customerStream(client, tables.events as string, keys());
+const setup = customerSetupOfFile('readers');
+const { client, tables } = setup;
+const customers = () => setup.customers();
 
 /** What the tests append: personal data (the secrets) of ada (c-1) and of her friend grace (c-9). */
 const secrets = ['Ada Lovelace', 'ada@example.com', 'Grace Hopper', 'Analytical Street'];
@@ -34,14 +30,6 @@ const registered = { type: 'Registered', data: { name: 'Ada Lovelace', email: 'a
 const moved = { type: 'AddressChanged', data: { address: { street: 'Analytical Street', city: 'London' } } } as const;
 const referred = { type: 'Referred', data: { friendId: 'c-9', friendName: 'Grace Hopper' } } as const;
 const ordered = (orderId: string) => ({ type: 'OrderPlaced', data: { orderId, total: 10 } }) as const;
-
-beforeAll(async () => {
-  tables = await createTestTables(client, { prefix: 'readers', readModels: [customerProfiles(client, 'shape-only')], subjectKeys: true });
-});
-afterAll(async () => {
-  await tables.delete();
-  client.destroy();
-});
 
 test('an append returns what a read returns, and writes no personal field in the clear: not in the item, not in its stream record', async () => {
   const Customers = customers();
@@ -117,7 +105,7 @@ test('the decoder opens a batch once its keys are loaded, and says so when they 
 
 test('a batch of records, its gap reads, catch-up, rebuild and backfill fold the personal data into rows', async () => {
   const Customers = customers();
-  const profiles = customerProfiles(client, tables.readModels as string);
+  const profiles = setup.profiles();
   const projection = customerProfileProjection(Customers, profiles);
   await Customers.append({ customerId: 'c-5' }, [registered]);
   await Customers.append({ customerId: 'c-5' }, [moved]);
@@ -143,10 +131,8 @@ test('a batch of records, its gap reads, catch-up, rebuild and backfill fold the
 });
 
 test('the test kit’s projection spec delivers sealed records every way and checks the rows', async () => {
-  const keyTable = tables.subjectKeys as string;
   await projectionSpec(
-    ({ events, readModels }) =>
-      customerProfileProjection(customerStream(client, events, subjectKeys(client, keyTable, provider)), customerProfiles(client, readModels)),
+    ({ events, readModels }) => customerProfileProjection(customerStream(client, events, setup.keys()), customerProfiles(client, readModels)),
     { deliveries: ['inOrder', 'shuffled', 'duplicated'] },
   )
     .given([

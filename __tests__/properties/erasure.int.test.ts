@@ -1,19 +1,8 @@
 import fc from 'fast-check';
 import { SubjectForgottenError, type StreamEvent } from 'dynafold';
 import { lambdaHandler } from 'dynafold/lambda';
-import { createTestTables, type TestTables } from 'dynafold/testing';
-import {
-  Erased,
-  customerProfileProjection,
-  customerProfiles,
-  customerStream,
-  evolveCustomer,
-  noCustomer,
-  profileOf,
-  subjectKeys,
-  testKeyProvider,
-  type CustomerEvent,
-} from '../support/customers';
+import { Erased, customerProfileProjection, evolveCustomer, noCustomer, profileOf, testKeyProvider, type CustomerEvent } from '../support/customers';
+import { CustomerSetup, createCustomerTables } from '../support/customer-setup';
 import { deliver, deliveries, propertySettings, propertyTimeout, type Delivery } from '../support/delivery';
 import { testClient } from '../support/dynamo';
 import { plaintextIn, recordValues, scanTable } from '../support/plaintext';
@@ -117,16 +106,11 @@ test(
   async () => {
     await fc.assert(
       fc.asyncProperty(steps, deliveries, async (history, delivery) => {
-        const tables = await createTestTables(client, {
-          prefix: 'prop-erasure',
-          readModels: [customerProfiles(client, 'shape-only')],
-          outbox: true,
-          subjectKeys: true,
-        });
+        const setup = new CustomerSetup(client, provider, await createCustomerTables(client, 'prop-erasure', { outbox: true }));
         try {
-          await runCase(++cases, tables, history, delivery);
+          await runCase(++cases, setup, history, delivery);
         } finally {
-          await tables.delete();
+          await setup.tables.delete();
         }
       }),
       propertySettings(10),
@@ -135,10 +119,11 @@ test(
   propertyTimeout(10),
 );
 
-async function runCase(n: number, tables: TestTables, history: ReadonlyArray<Step>, delivery: Delivery): Promise<void> {
-  const keys = subjectKeys(client, tables.subjectKeys as string, provider);
-  const Customers = customerStream(client, tables.events as string, keys);
-  const profiles = customerProfiles(client, tables.readModels as string);
+async function runCase(n: number, setup: CustomerSetup, history: ReadonlyArray<Step>, delivery: Delivery): Promise<void> {
+  const { tables } = setup;
+  const keys = setup.keys();
+  const Customers = setup.customers(keys);
+  const profiles = setup.profiles();
   const projection = customerProfileProjection(Customers, profiles, { outbox: tables.outbox as string });
   const handler = lambdaHandler({ projections: { profiles: projection }, logger: false });
   const appended: CustomerEvent[] = [];
@@ -223,9 +208,7 @@ async function runCase(n: number, tables: TestTables, history: ReadonlyArray<Ste
   // The rest intact, every read, load and row the fold of the history as it reads now.
   for (const customerId of customers) {
     const expected = appended.filter((event) => event.streamId === customerId).map((event) => redacted(event, forgotten));
-    const events = (await customerStream(client, tables.events as string, subjectKeys(client, tables.subjectKeys as string, provider)).read({
-      customerId,
-    })) as StreamEvent[];
+    const events = (await setup.customers().read({ customerId })) as StreamEvent[];
     expect(events.map(({ version, type, data }) => ({ version, type, data }))).toEqual(
       expected.map(({ version, type, data }) => ({ version, type, data })),
     );

@@ -5,7 +5,7 @@
  */
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { Projection, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { Projection } from 'dynafold';
 import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { kinesisHandler } from 'dynafold/lambda';
 import { toKinesisRecord } from 'dynafold/local';
@@ -13,9 +13,10 @@ import { OutboxRelay, outboxTableDefinition, type OutboxMessage } from 'dynafold
 import { localFeed, streamsClient } from '../feed/support';
 import { lambdaStreamEvent } from '../fixtures/dynamodb-stream-event';
 import { createTestTable, testClient } from '../support/dynamo';
-import { initialSummary, orderSummaries, orderSummaryProjection, type OrderSummary } from '../support/order-projection';
+import { createOrderSummaryTables } from '../support/order-tables';
+import { initialSummary, type OrderSummary } from '../support/order-projection';
 import { evolveSummary } from '../support/order-projection';
-import { orderStream, type OrderEvent } from '../support/orders';
+import type { OrderEvent, orderStream } from '../support/orders';
 import { insertsOnly, readStreamRecords } from '../support/stream-records';
 import { counted, idsOf, linkTargets, measured, onlySpan, parentOf, registerTelemetry, spansNamed } from '../support/telemetry';
 
@@ -29,19 +30,7 @@ afterAll(async () => {
 });
 beforeEach(() => telemetry.reset());
 
-async function setUp(prefix: string) {
-  const events = await createTestTable(client, eventsTableDefinition, `${prefix}-events`);
-  const stream = orderStream(client, events.name);
-  const views = await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name)]), `${prefix}-views`);
-  const summaries = orderSummaries(client, views.name);
-  return {
-    stream,
-    summaries,
-    projection: orderSummaryProjection(stream, summaries),
-    eventsTable: events.name,
-    streamArn: events.streamArn as string,
-  };
-}
+const setUp = (prefix: string) => createOrderSummaryTables(client, prefix);
 
 /** Appends inside a span of its own (a request's), and answers the append span's ids. */
 async function appendTraced(stream: ReturnType<typeof orderStream>, orderId: string, events: Parameters<typeof stream.append>[1]) {

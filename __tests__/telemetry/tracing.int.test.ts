@@ -8,11 +8,12 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import Fastify from 'fastify';
-import { ConcurrencyError, EventStream, Projection, ValidationError, eventsTableDefinition, readModelTableDefinition } from 'dynafold';
+import { ConcurrencyError, EventStream, Projection, ValidationError, eventsTableDefinition } from 'dynafold';
 import { lambdaHandler } from 'dynafold/lambda';
 import { lambdaStreamEvent } from '../fixtures/dynamodb-stream-event';
 import { createTestTable, testClient } from '../support/dynamo';
-import { initialSummary, orderSummaries, orderSummaryProjection, type OrderSummary } from '../support/order-projection';
+import { createOrderSummaryTables } from '../support/order-tables';
+import { initialSummary, orderSummaryProjection, type OrderSummary } from '../support/order-projection';
 import { orderStream } from '../support/orders';
 import { insertsOnly, readStreamRecords } from '../support/stream-records';
 import { counted, idsOf, linkTargets, measured, onlySpan, parentOf, registerTelemetry, spansNamed } from '../support/telemetry';
@@ -25,14 +26,7 @@ afterAll(async () => {
 });
 beforeEach(() => telemetry.reset());
 
-async function setUp(prefix: string) {
-  const events = await createTestTable(client, eventsTableDefinition, `${prefix}-events`);
-  const stream = orderStream(client, events.name);
-  const views = await createTestTable(client, (name) => readModelTableDefinition(name, [orderSummaries(client, name)]), `${prefix}-views`);
-  const summaries = orderSummaries(client, views.name);
-  const projection = orderSummaryProjection(stream, summaries);
-  return { stream, summaries, projection, eventsTable: events.name, streamArn: events.streamArn as string, viewsTable: views.name };
-}
+const setUp = (prefix: string) => createOrderSummaryTables(client, prefix);
 
 /** Runs `fn` inside a span of its own: a request's, say, as an HTTP instrumentation starts it. */
 function inRequestSpan<T>(name: string, fn: () => Promise<T>): Promise<T> {

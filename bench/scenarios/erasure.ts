@@ -12,7 +12,7 @@ import { planSealing, sealFields } from '../../lib/store/erasure/seal-events';
 import { billed } from '../cost/billed';
 import { clients, createTable } from '../support/local';
 import type { Row, Scenario, ScenarioContext, ScenarioResult } from '../support/report';
-import { median } from '../support/stats';
+import { nsPerCall } from '../support/stats';
 
 const Registered = z.object({ name: z.string(), email: z.string(), country: z.string() });
 const data = { name: 'Ada Lovelace', email: 'ada.lovelace@example.com', country: 'UK' };
@@ -28,20 +28,6 @@ function streams(client: DynamoDBClient, table: string, keys: SubjectKeys) {
       personalData: { keys, events: { Registered: { subject: { streamId: 'customerId' }, fields: { name: '[erased]', email: '[erased]' } } } },
     }),
   };
-}
-
-/** Nanoseconds per call of each candidate: the median of `rounds` loops of `count` calls, taking turns (see `upcast`). */
-function nsPerCall(candidates: ReadonlyArray<() => unknown>, count: number, rounds: number): number[] {
-  for (const call of candidates) for (let i = 0; i < count; i++) call();
-  const samples = candidates.map((): number[] => []);
-  for (let round = 0; round < rounds; round++) {
-    candidates.forEach((call, index) => {
-      const start = process.hrtime.bigint();
-      for (let i = 0; i < count; i++) call();
-      samples[index]?.push(Number(process.hrtime.bigint() - start) / count);
-    });
-  }
-  return samples.map(median);
 }
 
 /**

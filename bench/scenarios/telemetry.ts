@@ -12,7 +12,7 @@ import { traceContextBytes } from '../../lib/telemetry';
 import { asLambdaRecord, readAllRecords } from '../support/records';
 import { clients, createTable } from '../support/local';
 import type { Row, Scenario, ScenarioContext, ScenarioResult } from '../support/report';
-import { median } from '../support/stats';
+import { median, nsPerCall } from '../support/stats';
 
 const events = { OrderPlaced: z.object({ customer: z.string() }), ItemAdded: z.object({ sku: z.string(), price: z.number() }) };
 const summary = z.object({ orderId: z.string(), customer: z.string(), items: z.number(), version: z.number() });
@@ -30,20 +30,6 @@ function commit(count: number, withTrace: boolean): Record<string, unknown> {
     ...(count === 1 ? stored[0] : { count, events: stored }),
     ...(withTrace ? { tc: traceContext } : {}),
   };
-}
-
-/** Nanoseconds per call of each candidate: the median of `rounds` timed loops, the candidates taking turns. */
-function nsPerCall(candidates: ReadonlyArray<() => unknown>, count: number, rounds: number): number[] {
-  for (const call of candidates) for (let i = 0; i < count; i++) call();
-  const samples = candidates.map((): number[] => []);
-  for (let round = 0; round < rounds; round++) {
-    candidates.forEach((call, index) => {
-      const start = process.hrtime.bigint();
-      for (let i = 0; i < count; i++) call();
-      samples[index]?.push(Number(process.hrtime.bigint() - start) / count);
-    });
-  }
-  return samples.map(median);
 }
 
 type Variant = 'none' | 'context' | 'sdk';

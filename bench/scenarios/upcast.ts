@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import { EventStream, olderVersion } from 'dynafold';
 import type { Row, Scenario, ScenarioContext, ScenarioResult } from '../support/report';
-import { median } from '../support/stats';
+import { nsPerCall } from '../support/stats';
 
 const ItemAddedV1 = z.object({ sku: z.string(), price: z.number() });
 const ItemAddedV2 = z.object({ sku: z.string(), priceCents: z.number().int() });
@@ -39,23 +39,6 @@ const item = (data: Record<string, unknown>, typeVersion?: number) => ({
 });
 
 /**
- * Nanoseconds per decode of each candidate: the median of `rounds` timed loops of `count` decodes, the
- * candidates taking turns in every round, so that none is favoured by when the JIT got to it.
- */
-function nsPerDecode(candidates: ReadonlyArray<() => unknown>, count: number, rounds: number): number[] {
-  for (const decode of candidates) for (let i = 0; i < count; i++) decode(); // warm up
-  const samples = candidates.map((): number[] => []);
-  for (let round = 0; round < rounds; round++) {
-    candidates.forEach((decode, index) => {
-      const start = process.hrtime.bigint();
-      for (let i = 0; i < count; i++) decode();
-      samples[index]?.push(Number(process.hrtime.bigint() - start) / count);
-    });
-  }
-  return samples.map(median);
-}
-
-/**
  * What upcasting costs on the decode every reader goes through (pure CPU, no DynamoDB): an event at
  * today's version of a type with versions, against the same stream without versions (the target: the
  * same within noise), and an event stored at version 1, upcast twice.
@@ -72,7 +55,7 @@ export const upcast: Scenario = {
       const today = item({ sku: 'a', priceCents: 150, quantity: 2 }, 3);
       const todayPlain = item({ sku: 'a', priceCents: 150, quantity: 2 });
       const old = item({ sku: 'a', price: 1.5 });
-      const [plainNs = NaN, todayNs = NaN, upcastNs = NaN] = nsPerDecode(
+      const [plainNs = NaN, todayNs = NaN, upcastNs = NaN] = nsPerCall(
         [() => plain.decodeItem(todayPlain), () => versioned.decodeItem(today), () => versioned.decodeItem(old)],
         count,
         rounds,

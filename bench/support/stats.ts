@@ -22,6 +22,24 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * Nanoseconds per call of each candidate (pure CPU): the median of `rounds` timed loops of `count` calls,
+ * after a warm-up loop of each, the candidates taking turns in every round so that none is favoured by
+ * when the JIT got to it.
+ */
+export function nsPerCall(candidates: ReadonlyArray<() => unknown>, count: number, rounds: number): number[] {
+  for (const call of candidates) for (let i = 0; i < count; i++) call();
+  const samples = candidates.map((): number[] => []);
+  for (let round = 0; round < rounds; round++) {
+    candidates.forEach((call, index) => {
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < count; i++) call();
+      samples[index]?.push(Number(process.hrtime.bigint() - start) / count);
+    });
+  }
+  return samples.map(median);
+}
+
 /** Runs `run` and resolves its result with the milliseconds it took. */
 export async function timed<T>(run: () => Promise<T>): Promise<{ result: T; ms: number }> {
   const start = performance.now();
