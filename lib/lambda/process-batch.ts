@@ -131,47 +131,7 @@ async function processRecords<P extends Record<string, AnyProjection>, St extend
   const started = performance.now();
   const projections = Object.entries<AnyProjection>(options.projections);
   const extra = Object.entries(options.streams ?? {});
-  // Keys name where each stream came from, so a marker shared by two streams is reported by both names.
-  const decode = decoder(
-    Object.fromEntries([
-      ...projections.flatMap(([name, projection]) => projection.streams.map((stream) => [`projections.${name}.${stream.name}`, stream] as const)),
-      ...extra.map(([name, stream]) => [`streams.${name}`, stream] as const),
-    ]),
-  );
-
-  const readImage = imageReader(options);
-  const images = records.map((record) => {
-    try {
-      return { image: readImage(record) };
-    } catch (error) {
-      return { error };
-    }
-  });
-  // The keys of every subject whose personal data the batch holds, in one read, before any record decodes.
-  const keysFailure = await decode
-    .loadKeys(
-      images.map((read) => read.image),
-      { signal: options.signal },
-    )
-    .then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-  const entries: Entry<StreamEvent>[] = [];
-  const decodeFailures: DecodeFailure<R>[] = [];
-  images.forEach((read, position) => {
-    const record = records[position] as R;
-    try {
-      if ('error' in read) throw read.error;
-      // A record is one commit: each of its events is an entry at the record's position.
-      const decoded = read.image === undefined ? undefined : decode(read.image);
-      for (const event of decoded?.events ?? []) entries.push({ event, position });
-    } catch (error) {
-      // A key the batch could not load fails its records with why (a throttled read passes by itself).
-      const failure = keysFailure !== undefined && DynafoldError.is(error, 'erasure.keyNotLoaded') ? keysFailure : error;
-      decodeFailures.push({ position, record, error: failure });
-    }
-  });
+  const { entries, decodeFailures } = await decodeRecords(records, options, projections, extra);
   // One link per append whose events the batch holds: one batch serves many traces.
   if (span.recording) span.link(entries.map((entry) => entry.event));
 
@@ -232,6 +192,60 @@ async function processRecords<P extends Record<string, AnyProjection>, St extend
     failedRecords,
     response: batchResponse(records, failedRecords, options),
   };
+}
+
+/**
+ * Decodes a batch's records into entries (a record is one commit: each of its events an entry at the
+ * record's position), and the records that failed to decode with why.
+ */
+async function decodeRecords<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R>(
+  records: ReadonlyArray<R>,
+  options: ProcessBatchOptions<P, St, R>,
+  projections: ReadonlyArray<readonly [string, AnyProjection]>,
+  extra: ReadonlyArray<readonly [string, AnyEventStream]>,
+): Promise<{ entries: Entry<StreamEvent>[]; decodeFailures: DecodeFailure<R>[] }> {
+  // Keys name where each stream came from, so a marker shared by two streams is reported by both names.
+  const decode = decoder(
+    Object.fromEntries([
+      ...projections.flatMap(([name, projection]) => projection.streams.map((stream) => [`projections.${name}.${stream.name}`, stream] as const)),
+      ...extra.map(([name, stream]) => [`streams.${name}`, stream] as const),
+    ]),
+  );
+
+  const readImage = imageReader(options);
+  const images = records.map((record) => {
+    try {
+      return { image: readImage(record) };
+    } catch (error) {
+      return { error };
+    }
+  });
+  // The keys of every subject whose personal data the batch holds, in one read, before any record decodes.
+  const keysFailure = await decode
+    .loadKeys(
+      images.map((read) => read.image),
+      { signal: options.signal },
+    )
+    .then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+  const entries: Entry<StreamEvent>[] = [];
+  const decodeFailures: DecodeFailure<R>[] = [];
+  images.forEach((read, position) => {
+    const record = records[position] as R;
+    try {
+      if ('error' in read) throw read.error;
+      // A record is one commit: each of its events is an entry at the record's position.
+      const decoded = read.image === undefined ? undefined : decode(read.image);
+      for (const event of decoded?.events ?? []) entries.push({ event, position });
+    } catch (error) {
+      // A key the batch could not load fails its records with why (a throttled read passes by itself).
+      const failure = keysFailure !== undefined && DynafoldError.is(error, 'erasure.keyNotLoaded') ? keysFailure : error;
+      decodeFailures.push({ position, record, error: failure });
+    }
+  });
+  return { entries, decodeFailures };
 }
 
 /**
