@@ -31,14 +31,21 @@ afterAll(() => client.destroy());
 const payload = z.object({ writer: z.number(), append: z.number(), event: z.number() });
 
 interface Writer {
-  /** `head`: no expectedVersion; `read`: the version read just before; `stale`: one behind that. */
-  readonly mode: 'head' | 'read' | 'stale';
+  /**
+   * `head`: no expectedVersion; `read`: the version read just before; `stale`: one behind that (inside a
+   * commit, at times); `own`: the version of its own last append (0 at first), which its stream remembers
+   * ending a commit, so the append is not read first, however stale.
+   */
+  readonly mode: 'head' | 'read' | 'stale' | 'own';
+  /** Which of two `EventStream`s of the same stream it writes through (two processes): each remembers what it saw. */
+  readonly instance: 0 | 1;
   readonly appends: ReadonlyArray<{ readonly events: number; readonly key?: 'k1' | 'k2'; readonly repeats: number }>;
 }
 
 const writers = fc.array(
   fc.record({
-    mode: fc.constantFrom('head' as const, 'read' as const, 'stale' as const),
+    mode: fc.constantFrom('head' as const, 'read' as const, 'stale' as const, 'own' as const),
+    instance: fc.constantFrom(0 as const, 1 as const),
     appends: fc.array(
       fc.record({
         events: fc.integer({ min: 1, max: 3 }),
@@ -56,26 +63,37 @@ test(
   async () => {
     await fc.assert(
       fc.asyncProperty(writers, fc.constantFrom('a', 'b'), async (all: Writer[], id) => {
-        const stream = new EventStream({ client, table, name: `Concurrent${++cases}`, streamId: ['id'], events: { Wrote: payload } });
+        const name = `Concurrent${++cases}`;
+        const instances = [0, 1].map(() => new EventStream({ client, table, name, streamId: ['id'], events: { Wrote: payload } }));
+        const stream = instances[0] as (typeof instances)[0];
         type Result = { writer: number; append: number; outcome: 'appended' | 'conflict'; version?: number; events?: ReadonlyArray<unknown> };
         const results: Result[] = [];
         await Promise.all(
           all.map(async (writer, w) => {
+            const through = instances[writer.instance] as (typeof instances)[0];
+            let own = 0;
             for (const [a, append] of writer.appends.entries()) {
               // An idempotency key names one append: the writer's own key, repeated concurrently as retries would be.
               const idempotencyKey = append.key === undefined ? undefined : `${append.key}-${w}-${a}`;
               const events = Array.from({ length: append.events }, (_, e) => ({ type: 'Wrote' as const, data: { writer: w, append: a, event: e } }));
               const expectedVersion =
-                writer.mode === 'head' ? undefined : Math.max(0, (await stream.version({ id })) - (writer.mode === 'stale' ? 1 : 0));
+                writer.mode === 'head'
+                  ? undefined
+                  : writer.mode === 'own'
+                    ? own
+                    : Math.max(0, (await through.version({ id })) - (writer.mode === 'stale' ? 1 : 0));
               const attempts = await Promise.allSettled(
                 Array.from({ length: idempotencyKey === undefined ? 1 : append.repeats }, () =>
-                  stream.append({ id }, events, {
+                  through.append({ id }, events, {
                     ...(expectedVersion === undefined ? {} : { expectedVersion }),
                     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
                   }),
                 ),
               );
               for (const attempt of attempts) {
+                // Its next append goes on from this one's result, or from the version the conflict reported.
+                if (attempt.status === 'fulfilled') own = attempt.value.version;
+                else if (attempt.reason instanceof ConcurrencyError) own = attempt.reason.actualVersion;
                 if (attempt.status === 'fulfilled')
                   results.push({ writer: w, append: a, outcome: 'appended', version: attempt.value.version, events: attempt.value.events });
                 else {

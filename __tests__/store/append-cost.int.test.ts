@@ -14,11 +14,14 @@ const requests = countRequests(client);
 const rival = testClient();
 let Orders: ReturnType<typeof orderStream>;
 let RivalOrders: ReturnType<typeof orderStream>;
+/** The writer's table through a stream that has seen none of its appends (another process's, say), on the counted client. */
+let Elsewhere: ReturnType<typeof orderStream>;
 
 beforeAll(async () => {
   const { name } = await createTestTable(client, eventsTableDefinition, 'appendcost');
   Orders = orderStream(client, name);
   RivalOrders = orderStream(rival, name);
+  Elsewhere = orderStream(client, name, { rememberedVersions: 0 });
 });
 afterAll(() => {
   client.destroy();
@@ -70,19 +73,19 @@ describe('which request an append is', () => {
     await Orders.append(id, [added('b')]);
     expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
     requests.reset();
-    // The caller's number is not proof that a commit ends at version 2: the commit holding it is read first
-    // (an eventually consistent Query of one item, half a read unit, where a transaction with a
-    // ConditionCheck billed 4 write units).
+    // A caller's number the stream has not seen end a commit is no proof that one ends at version 2: the
+    // commit holding it is read first (an eventually consistent Query of one item, half a read unit, where
+    // a transaction with a ConditionCheck billed 4 write units).
     const replicas = watchReplicas(client);
     try {
-      await Orders.append(id, [added('c')], { expectedVersion: 2 });
+      await Elsewhere.append(id, [added('c')], { expectedVersion: 2 });
       expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
       expect(queryConsistency(replicas)).toEqual([false]);
       // A version that is not there yet is a ConcurrencyError, with nothing written: the eventually
       // consistent read that misses it is not the last word, a strongly consistent one is.
       requests.reset();
       replicas.reads.length = 0;
-      const ahead = Orders.append(id, [added('x')], { expectedVersion: 7 });
+      const ahead = Elsewhere.append(id, [added('x')], { expectedVersion: 7 });
       await expect(ahead).rejects.toBeInstanceOf(ConcurrencyError);
       await expect(ahead).rejects.toMatchObject({ expectedVersion: 7, actualVersion: 3 });
       // The two proof reads, then the head the error reports.
@@ -102,7 +105,7 @@ describe('which request an append is', () => {
     const replicas = watchReplicas(client);
     replicas.lagQuery = () => [];
     try {
-      const appended = await Orders.append(id, [added('c')], { expectedVersion: 2 });
+      const appended = await Elsewhere.append(id, [added('c')], { expectedVersion: 2 });
       expect(appended.version).toBe(3);
       expect(queryConsistency(replicas)).toEqual([false, true]);
       expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3]);
@@ -128,11 +131,75 @@ describe('which request an append is', () => {
     await PerEvent.append(id, [added('a'), added('b'), added('c')], { expectedVersion: 0 });
     expect(sent()).toEqual({ TransactWriteItemsCommand: 1 });
     requests.reset();
-    await PerEvent.append(id, [added('d')], { expectedVersion: 3 });
+    await orderStream(client, Orders.table, { itemPerEvent: true, rememberedVersions: 0 }).append(id, [added('d')], { expectedVersion: 3 });
     // A version of its own holds each event, so every one of them ends a commit.
     expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
     expect((await Orders.read(id)).map((event) => event.version)).toEqual([1, 2, 3, 4]);
     expect(() => orderStream(client, Orders.table, { itemPerEvent: 'yes' as unknown as boolean })).toThrow(/`itemPerEvent` to be a boolean/);
+  });
+
+  test('a writer going on from its own last result appends with one PutItem, one event or five', async () => {
+    const id = freshId();
+    let version = 0;
+    requests.reset();
+    for (const count of [1, 5, 1, 5]) {
+      version = (
+        await Orders.append(
+          id,
+          range(1, count).map((n) => added(`${version}-${n}`)),
+          { expectedVersion: version },
+        )
+      ).version;
+    }
+    expect(version).toBe(12);
+    expect(sent()).toEqual({ PutItemCommand: 4 });
+    expect((await Orders.read(id)).map((event) => event.version)).toEqual(range(1, 12));
+  });
+
+  test('the version a load, a read of the head or a ConcurrencyError saw needs no proof read either', async () => {
+    const id = freshId();
+    await RivalOrders.append(id, [added('a'), added('b'), added('c')], { expectedVersion: 0 });
+    // A load (eventually consistent, through a snapshot page or not) ends on the head's commit.
+    for (const options of [{ consistent: false }, { snapshot: { name: 'cost' } }]) {
+      const Loader = orderStream(client, Orders.table);
+      const { version } = await Loader.load(id, order, options);
+      requests.reset();
+      await Loader.append(id, [added(`after-${version}`)], { expectedVersion: version });
+      expect(sent()).toEqual({ PutItemCommand: 1 });
+    }
+    const Reader = orderStream(client, Orders.table);
+    const head = await Reader.version(id);
+    requests.reset();
+    await Reader.append(id, [added('after-version')], { expectedVersion: head });
+    expect(sent()).toEqual({ PutItemCommand: 1 });
+    // A stale version: the error reads the head, which the retry goes on from without another proof read.
+    await RivalOrders.append(id, [added('rival')]);
+    const stale = Reader.append(id, [added('stale')], { expectedVersion: head + 1 });
+    await expect(stale).rejects.toMatchObject({ expectedVersion: head + 1, actualVersion: head + 2 });
+    requests.reset();
+    await Reader.append(id, [added('retried')], { expectedVersion: head + 2 });
+    expect(sent()).toEqual({ PutItemCommand: 1 });
+    expect((await Orders.read(id)).map((event) => event.version)).toEqual(range(1, head + 3));
+  });
+
+  test('a remembered version proves nothing for another instance, another version or past its capacity', async () => {
+    const Small = orderStream(client, Orders.table, { rememberedVersions: 2 });
+    const [a, b, c] = [freshId(), freshId(), freshId()];
+    for (const id of [a, b, c]) await Small.append(id, [added('x'), added('y')], { expectedVersion: 0 });
+    // c and b are remembered; a, the least recently used of three, is not.
+    requests.reset();
+    await Small.append(c, [added('z')], { expectedVersion: 2 });
+    await Small.append(b, [added('z')], { expectedVersion: 2 });
+    expect(sent()).toEqual({ PutItemCommand: 2 });
+    requests.reset();
+    await Small.append(a, [added('z')], { expectedVersion: 2 });
+    expect(sent()).toEqual({ QueryCommand: 1, PutItemCommand: 1 });
+    // Version 1 is inside b's first commit: what the stream remembers of b (its end, 3) does not vouch for it.
+    requests.reset();
+    await expect(Small.append(b, [added('w')], { expectedVersion: 1 })).rejects.toMatchObject({ expectedVersion: 1, actualVersion: 3 });
+    expect(requests.count('PutItemCommand') + requests.count('TransactWriteItemsCommand')).toBe(0);
+    expect(() => orderStream(client, Orders.table, { rememberedVersions: -1 })).toThrow(/`rememberedVersions` to be an integer of at least 0/);
+    expect(() => orderStream(client, Orders.table, { rememberedVersions: 1.5 })).toThrow(/`rememberedVersions`/);
   });
 
   test('a caller-supplied version inside a commit is a ConcurrencyError, with nothing written', async () => {

@@ -14,7 +14,7 @@ export const orderEventSchemas = {
 export function orderStream(
   client: DynamoDBClient,
   table: string,
-  options: { name?: string; compression?: CompressionOptions; itemPerEvent?: boolean } = {},
+  options: { name?: string; compression?: CompressionOptions; itemPerEvent?: boolean; rememberedVersions?: number } = {},
 ) {
   return new EventStream({
     client,
@@ -24,6 +24,7 @@ export function orderStream(
     events: orderEventSchemas,
     ...(options.compression === undefined ? {} : { compression: options.compression }),
     ...(options.itemPerEvent === undefined ? {} : { itemPerEvent: options.itemPerEvent }),
+    ...(options.rememberedVersions === undefined ? {} : { rememberedVersions: options.rememberedVersions }),
   });
 }
 

@@ -36,6 +36,11 @@ export const EventStreamDefaults = {
   itemPerEvent: false,
   /** Whether an append stores the trace context of its span on its commit, when an OpenTelemetry SDK is registered (see `traceContext`). */
   traceContext: true,
+  /**
+   * For how many stream instances an `EventStream` remembers the last version it saw end a commit, so an
+   * append at it needs no proof read (see `rememberedVersions`): 10,000, about 100 bytes each.
+   */
+  rememberedVersions: 10_000,
   /** Commits (items) per Query page when reading a stream. */
   readPageSize: 1000,
   /**

@@ -1,6 +1,16 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError, ValidationError } from '../errors';
-import { isWellFormed, resolveRetry, resolveTtl, requireTableName, type ResolvedRetry, type ResolvedTtl, type RetryOptions, type Ttl } from '../util';
+import {
+  isWellFormed,
+  requireInteger,
+  resolveRetry,
+  resolveTtl,
+  requireTableName,
+  type ResolvedRetry,
+  type ResolvedTtl,
+  type RetryOptions,
+  type Ttl,
+} from '../util';
 import type { CompressionOptions } from '../dynamo';
 import { EventStreamDefaults } from './defaults';
 import { Layout } from './layout';
@@ -87,6 +97,17 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
    * @defaultValue true ({@link EventStreamDefaults.traceContext})
    */
   readonly traceContext?: boolean | undefined;
+  /**
+   * For how many stream instances (the most recently used) the stream remembers the last version it saw
+   * end a commit: what it appended, the head a load or `version` read, the commit that beat an append.
+   * An append whose `expectedVersion` is that version is written without the read that otherwise proves
+   * it (see `append`): a writer going on from its own last result appends with one request. Commits are
+   * never changed or deleted, so what it remembers stays true; only deleting a table's items under a
+   * running stream (a test that recreates the table under the same name) would make it wrong: give such
+   * a test a new `EventStream`, or 0 here. 0 remembers nothing, and every such append is read first.
+   * @defaultValue 10,000 instances ({@link EventStreamDefaults.rememberedVersions}), about 1 MB at most
+   */
+  readonly rememberedVersions?: number | undefined;
 }
 
 /** Options of {@link EventStream.append}. */
@@ -200,6 +221,8 @@ export function validateStreamOptions(options: EventStreamOptions<string, Readon
   if (options.traceContext !== undefined && typeof options.traceContext !== 'boolean') {
     throw new ConfigurationError(`Stream ${name}: expected \`traceContext\` to be a boolean, got ${JSON.stringify(options.traceContext)}.`);
   }
+  if (options.rememberedVersions !== undefined) requireInteger('rememberedVersions', options.rememberedVersions, 0, undefined, `Stream ${name}`);
+
   const compression = options.compression;
   if (compression !== undefined && compression !== false) {
     if (compression.algorithm !== undefined && compression.algorithm !== 'gzip' && compression.algorithm !== 'brotli') {

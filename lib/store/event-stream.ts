@@ -21,7 +21,7 @@ import { joinComposite, splitComposite, eventCodec, type EventCodec, fromCommitI
 import { assertKeyLength, documentClient, withSignal } from '../dynamo';
 import { EventStreamDefaults } from './defaults';
 import { MAX_VERSION, partitionKeyOf } from './layout';
-import type { SentinelTtl } from './append';
+import { KnownCommitEnds, type SentinelTtl } from './append';
 import { StreamAppends } from './stream-appends';
 import { waitForProjections } from './read-your-writes';
 import type { EventOf, EventSchemas, ReadRange, StreamIdOf } from './types';
@@ -76,6 +76,8 @@ export class EventStream<
   readonly skipsInFolds: ((event: { readonly type: string }) => boolean) | undefined;
   /** The key store of the stream's personal data (`personalData.keys`), if it declares any. */
   readonly subjectKeys: SubjectKeys | undefined;
+  /** @internal The last version seen to end a commit, per recently used instance (see `rememberedVersions`). */
+  readonly commitEnds: KnownCommitEnds;
   private readonly appends: StreamAppends = new StreamAppends(this);
 
   constructor(options: EventStreamOptions<Name, Fields, Events>) {
@@ -113,6 +115,7 @@ export class EventStream<
     this.sentinelTtl = options.idempotencyTtl === undefined ? undefined : resolveIdempotencyTtl(options.idempotencyTtl, options.name);
     this.itemPerEvent = options.itemPerEvent ?? EventStreamDefaults.itemPerEvent;
     this.storesTraceContext = options.traceContext ?? EventStreamDefaults.traceContext;
+    this.commitEnds = new KnownCommitEnds(options.rememberedVersions ?? EventStreamDefaults.rememberedVersions);
   }
 
   /** The string form of a stream id: its composite values joined with `#`. */
@@ -133,8 +136,8 @@ export class EventStream<
    * Appends events as one item, a commit, once the version before them is known to end a commit: one
    * conditional PutItem, or ONE TransactWriteItems with an `idempotencyKey`, `inline` rows, or events too
    * large together for one item (then cut into several commits). With `expectedVersion` (read first when
-   * ≥ 1: an eventually consistent Query of one item, strongly consistent if that does not find it), a
-   * stream at another version fails with `ConcurrencyError` (expected and actual version) and nothing is
+   * ≥ 1 and not the version this stream last saw end a commit, see `rememberedVersions`: an eventually
+   * consistent Query of one item, strongly consistent if that does not find it), a stream at another version fails with `ConcurrencyError` (expected and actual version) and nothing is
    * written; without it the events go at the head (read first), retried on conflict. With
    * `idempotencyKey`, a repeated append returns the first result.
    */
@@ -203,7 +206,10 @@ export class EventStream<
 
   /** The stream instance's current version (0 when it has no events), strongly consistent. */
   async version(id: StreamIdOf<Fields> | string, options: { signal?: AbortSignal | undefined } = {}): Promise<number> {
-    return readHead(withSignal(this.documents, options.signal), this.table, this.codec, this.formatStreamId(id));
+    const streamId = this.formatStreamId(id);
+    const head = await readHead(withSignal(this.documents, options.signal), this.table, this.codec, streamId);
+    this.commitEnds.remember(streamId, head);
+    return head;
   }
 
   /** Events of a stream instance in version order, paged, strongly consistent: from `fromVersion` (default 1) to `toVersion` (default the head). */
@@ -321,12 +327,20 @@ export class EventStream<
   }
 
   /** @internal A load's events (see `LoadTarget.loadEvents`). */
-  loadEvents(streamId: string, range: LoadRange, reading: { consistent: boolean; signal: AbortSignal | undefined }): AsyncGenerator<EventOf<Events>> {
+  async *loadEvents(
+    streamId: string,
+    range: LoadRange,
+    reading: { consistent: boolean; signal: AbortSignal | undefined },
+  ): AsyncGenerator<EventOf<Events>> {
     const versions = { fromVersion: range.fromVersion, toVersion: range.toVersion ?? MAX_VERSION };
     const paging = { pageSize: EventStreamDefaults.readPageSize, consistent: reading.consistent, afterCommitEnd: range.afterCommitEnd === true };
-    return readEvents(withSignal(this.documents, reading.signal), this.table, this.codec, streamId, versions, paging) as AsyncGenerator<
-      EventOf<Events>
-    >;
+    let last: number | undefined;
+    for await (const event of readEvents(withSignal(this.documents, reading.signal), this.table, this.codec, streamId, versions, paging)) {
+      last = event.version;
+      yield event as EventOf<Events>;
+    }
+    // Read to the head, the last event ends the newest commit (reads return whole commits but at a bound asked for).
+    if (range.toVersion === undefined && last !== undefined) this.commitEnds.remember(streamId, last);
   }
 
   /**
@@ -342,6 +356,9 @@ export class EventStream<
     const documents = withSignal(this.documents, reading.signal);
     const snapshotName = name ?? DEFAULT_SNAPSHOT_NAME;
     const page = await readSnapshotPage(documents, this.table, this.codec, streamId, snapshotName, reading);
+    // The page reads down from the head: its newest event ends the newest commit.
+    const head = page.newest.at(-1);
+    if (head !== undefined) this.commitEnds.remember(streamId, head.version);
     const typed = page as SnapshotPage<EventOf<Events>>;
     if (page.snapshot !== undefined || page.from === 1) return typed;
     const legacy = await loadLegacySnapshot(documents, this.table, this.codec, streamId, snapshotName, reading.consistent);

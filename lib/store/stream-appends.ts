@@ -17,6 +17,7 @@ import {
   type SentinelTtl,
   sendInlineAppend,
   sealPersonalData,
+  type KnownCommitEnds,
 } from './append';
 import { fromCommitItem, writtenEvents, commitEndOf, validateMetadata, validateNewEvent, type EventCodec, type ValidEvent } from './codec';
 import { EventStreamDefaults } from './defaults';
@@ -39,6 +40,8 @@ export interface AppendingStream {
   readonly itemPerEvent: boolean;
   /** Whether appends store the trace context of their span (see `EventStreamOptions.traceContext`). */
   readonly storesTraceContext: boolean;
+  /** The versions seen to end a commit (see `KnownCommitEnds`): an append at one needs no proof read. */
+  readonly commitEnds: KnownCommitEnds;
   version(streamId: string, options: { signal?: AbortSignal | undefined }): Promise<number>;
   read(streamId: string, range: ReadRange): Promise<StreamEvent[]>;
 }
@@ -64,7 +67,7 @@ export class StreamAppends {
     const events = await sealPersonalData(this.stream.codec, streamId, valid, options.signal);
     // The append's span is active here: its context goes on every commit the append writes.
     const trace = this.stream.storesTraceContext ? currentTraceContext() : undefined;
-    return appendWithRetries({
+    const outcome = await appendWithRetries({
       streamName: this.stream.name,
       streamId,
       mode,
@@ -82,23 +85,28 @@ export class StreamAppends {
         return outcome;
       },
     });
+    if ('version' in outcome) this.stream.commitEnds.remember(streamId, outcome.version);
+    return outcome;
   }
 
   /**
    * Whether a commit of the stream ends at `version`, the proof a caller's `expectedVersion` needs (an
-   * append there must neither leave a gap nor overlap a commit). An eventually consistent read that finds
+   * append there must neither leave a gap nor overlap a commit). A version this stream saw end a commit
+   * needs no read (`KnownCommitEnds`). Else an eventually consistent read that finds
    * the commit holding `version` decides at half the units: no replica holds an item that was not
    * committed, and commits are never changed or deleted. One that finds none (or only an earlier commit)
    * may be behind, so a strongly consistent read decides.
    */
   private async endsCommit(streamId: string, version: number, signal: AbortSignal | undefined): Promise<boolean> {
+    if (this.stream.commitEnds.holds(streamId, version)) return true;
     const documents = withSignal(this.stream.documents, signal);
     const read = (consistent: boolean) => readCommitHolding(documents, this.stream.table, this.stream.codec, streamId, version, consistent);
     const eventuallyConsistent = false;
     const seen = await read(eventuallyConsistent);
-    if (seen !== undefined && seen.end >= version) return seen.end === version;
-    const commit = await read(true);
-    return commit !== undefined && commit.end === version;
+    const found = seen !== undefined && seen.end >= version ? seen : await read(true);
+    const ends = found !== undefined && found.end === version;
+    if (ends) this.stream.commitEnds.remember(streamId, version);
+    return ends;
   }
 
   /** The events of a commit that won a race, decoded; `undefined` when it can't be (the command then loads the stream again). */
@@ -136,7 +144,7 @@ export class StreamAppends {
     const version = expectedVersion + events.length;
     if (fitsCommitPut({ commitCount: items.length, idempotencyKey: options.idempotencyKey, inlineCount })) {
       const outcome = await sendCommitPut(documents, this.stream.table, items[0] as Record<string, unknown>);
-      if (outcome.kind !== 'appended') return this.lost(outcome.winner);
+      if (outcome.kind !== 'appended') return this.lost(streamId, outcome.winner);
       countAppend(this.stream.name, events.length);
       return { kind: 'appended', result: { version, events: written } };
     }
@@ -157,7 +165,7 @@ export class StreamAppends {
       case 'conflict':
         // A Put's condition failed, so version expectedVersion + 1 is taken; by which commit, a cancelled
         // transaction does not say.
-        return this.lost(undefined);
+        return this.lost(streamId, undefined);
       default:
         // Only inline rows can be lost alone, and sendInlineAppend goes again without them.
         return { kind: 'contended' };
@@ -172,13 +180,14 @@ export class StreamAppends {
   }
 
   /** A try whose first version was taken, by `winner` when DynamoDB returned it: its end is a version known to end a commit. */
-  private lost(winner: Record<string, unknown> | undefined): AttemptOutcome<never> {
+  private lost(streamId: string, winner: Record<string, unknown> | undefined): AttemptOutcome<never> {
     let winnerEnd: number | undefined;
     try {
       winnerEnd = winner === undefined ? undefined : commitEndOf(this.stream.codec, winner);
     } catch {
       winnerEnd = undefined;
     }
+    if (winnerEnd !== undefined) this.stream.commitEnds.remember(streamId, winnerEnd);
     return { kind: 'conflict', winner, winnerEnd };
   }
 

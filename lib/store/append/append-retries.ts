@@ -31,7 +31,7 @@ export interface AppendTries<Result> {
   readonly retry: ResolvedRetry;
   readonly signal: AbortSignal | undefined;
   readHead(): Promise<number>;
-  /** Whether a commit ends at `version` (a read that can't miss it): proves a caller's `expectedVersion` before writing. */
+  /** Whether a commit ends at `version` (known, or a read that can't miss it): proves a caller's `expectedVersion` before writing. */
   endsCommit(version: number): Promise<boolean>;
   /** One try at `expectedVersion`, a version known to end a commit (or 0): its writes need only not overwrite. */
   attempt(expectedVersion: number): Promise<AttemptOutcome<Result>>;
@@ -52,9 +52,10 @@ export async function appendWithRetries<Result>(tries: AppendTries<Result>): Pro
   // commit can start inside the new one, since that would need a commit ending inside it, which would have
   // to start at its first version too. Two writers at one head thus collide on one key, and one wins.
   // A version read from the table ends a commit: the head, `execute`'s load, the end of the commit that
-  // beat this try. A caller's `expectedVersion` is no proof, so it is read once (`endsCommit`: half a read
-  // unit when an eventually consistent read finds the commit holding it, where a ConditionCheck bills two
-  // write units, and the append can stay one PutItem).
+  // beat this try. A caller's `expectedVersion` is no proof unless the stream saw a commit end there (its
+  // own last append, a load: `KnownCommitEnds`); otherwise it is read once (`endsCommit`: half a read unit
+  // when an eventually consistent read finds the commit holding it, where a ConditionCheck bills two write
+  // units, and the append can stay one PutItem).
   let known = mode === 'head' ? undefined : tries.expectedVersion;
   let proven = mode !== 'expected' || tries.expectedVersion === 0;
   for (let attempt = 1; ; attempt++) {
