@@ -105,7 +105,7 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
    * never changed or deleted, so what it remembers stays true; only deleting a table's items under a
    * running stream (a test that recreates the table under the same name) would make it wrong: give such
    * a test a new `EventStream`, or 0 here. 0 remembers nothing, and every such append is read first.
-   * @defaultValue 10,000 instances ({@link EventStreamDefaults.rememberedVersions}), about 1 MB at most
+   * @defaultValue 10,000 instances ({@link EventStreamDefaults.rememberedVersions}): about 1 MB for ids of a few dozen characters
    */
   readonly rememberedVersions?: number | undefined;
 }
