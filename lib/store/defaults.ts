@@ -38,7 +38,8 @@ export const EventStreamDefaults = {
   traceContext: true,
   /**
    * For how many stream instances an `EventStream` remembers the last version it saw end a commit, so an
-   * append at it needs no proof read (see `rememberedVersions`): 10,000, about 100 bytes each for ids of a few dozen characters.
+   * append at it needs no proof read (see `rememberedVersions`): 10,000, about 100 bytes each for ids of a
+   * few dozen characters.
    */
   rememberedVersions: 10_000,
   /** Commits (items) per Query page when reading a stream. */
