@@ -222,7 +222,6 @@ export function validateStreamOptions(options: EventStreamOptions<string, Readon
     throw new ConfigurationError(`Stream ${name}: expected \`traceContext\` to be a boolean, got ${JSON.stringify(options.traceContext)}.`);
   }
   if (options.rememberedVersions !== undefined) requireInteger('rememberedVersions', options.rememberedVersions, 0, undefined, `Stream ${name}`);
-
   const compression = options.compression;
   if (compression !== undefined && compression !== false) {
     if (compression.algorithm !== undefined && compression.algorithm !== 'gzip' && compression.algorithm !== 'brotli') {

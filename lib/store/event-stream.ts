@@ -137,8 +137,9 @@ export class EventStream<
    * conditional PutItem, or ONE TransactWriteItems with an `idempotencyKey`, `inline` rows, or events too
    * large together for one item (then cut into several commits). With `expectedVersion` (read first when
    * ≥ 1 and not the version this stream last saw end a commit, see `rememberedVersions`: an eventually
-   * consistent Query of one item, strongly consistent if that does not find it), a stream at another version fails with `ConcurrencyError` (expected and actual version) and nothing is
-   * written; without it the events go at the head (read first), retried on conflict. With
+   * consistent Query of one item, strongly consistent if that does not find it), a stream at another
+   * version fails with `ConcurrencyError` (expected and actual version) and nothing is written; without
+   * it the events go at the head (read first), retried on conflict. With
    * `idempotencyKey`, a repeated append returns the first result.
    */
   async append(
@@ -339,7 +340,7 @@ export class EventStream<
       last = event.version;
       yield event as EventOf<Events>;
     }
-    // Read to the head, the last event ends the newest commit (reads return whole commits but at a bound asked for).
+    // Read to the head, the last event ends the newest commit (a read trims commits only at the bounds asked for).
     if (range.toVersion === undefined && last !== undefined) this.commitEnds.remember(streamId, last);
   }
 

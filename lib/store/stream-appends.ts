@@ -92,10 +92,10 @@ export class StreamAppends {
   /**
    * Whether a commit of the stream ends at `version`, the proof a caller's `expectedVersion` needs (an
    * append there must neither leave a gap nor overlap a commit). A version this stream saw end a commit
-   * needs no read (`KnownCommitEnds`). Else an eventually consistent read that finds
-   * the commit holding `version` decides at half the units: no replica holds an item that was not
-   * committed, and commits are never changed or deleted. One that finds none (or only an earlier commit)
-   * may be behind, so a strongly consistent read decides.
+   * needs no read (`KnownCommitEnds`). Else an eventually consistent read that finds the commit holding
+   * `version` decides at half the units: no replica holds an item that was not committed, and commits are
+   * never changed or deleted. One that finds none (or only an earlier commit) may be behind, so a strongly
+   * consistent read decides.
    */
   private async endsCommit(streamId: string, version: number, signal: AbortSignal | undefined): Promise<boolean> {
     if (this.stream.commitEnds.holds(streamId, version)) return true;

@@ -31,7 +31,7 @@ export interface AppendTries<Result> {
   readonly retry: ResolvedRetry;
   readonly signal: AbortSignal | undefined;
   readHead(): Promise<number>;
-  /** Whether a commit ends at `version` (known, or a read that can't miss it): proves a caller's `expectedVersion` before writing. */
+  /** Whether a commit ends at `version` (known, or read so as not to miss it): proves a caller's `expectedVersion` before writing. */
   endsCommit(version: number): Promise<boolean>;
   /** One try at `expectedVersion`, a version known to end a commit (or 0): its writes need only not overwrite. */
   attempt(expectedVersion: number): Promise<AttemptOutcome<Result>>;

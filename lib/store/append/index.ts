@@ -1,6 +1,8 @@
 // Appends: the commit's transaction or single Put (append-transaction, commit-put), idempotency sentinels
-// (idempotency), inline projections in the append's transaction (inline-append) and the retries of a lost race
-// (append-retries) and the versions known to end a commit that spare them a read (known-commit-ends), and the personal fields sealed before the first try (seal-personal). `stream-appends.ts` above puts them together for `EventStream.append`.
+// (idempotency), inline projections in the append's transaction (inline-append), the retries of a lost race
+// (append-retries), the versions known to end a commit, which spare an append its proof read
+// (known-commit-ends), and the personal fields sealed before the first try (seal-personal).
+// `stream-appends.ts` above puts them together for `EventStream.append`.
 export { appendWithRetries } from './append-retries';
 export type { AppendMode, AttemptOutcome, LostAppend } from './append-retries';
 export { planCommits, sendAppend, sentinelKey } from './append-transaction';
