@@ -97,14 +97,17 @@ describe('round trip through the table and its stream', () => {
     expect(Date.parse(appended[0]?.timestamp ?? '')).not.toBeNaN();
   });
 
-  test('an append is one item, a commit: its keys, marker, append time in epoch ms, count and events; the id and versions only in its keys', async () => {
+  test('an append is one item, a commit: its keys, marker, append time in epoch ms, append id, count and events; the id and versions only in its keys', async () => {
     const [placed, added] = appended;
     const commit = await rawItem('Order', 'rt-1', 1);
-    expect(Object.keys(commit ?? {}).sort()).toEqual(['_df', 'count', 'events', 'pk', 'sk', 'ts']);
+    expect(Object.keys(commit ?? {}).sort()).toEqual(['_df', 'ap', 'count', 'events', 'pk', 'sk', 'ts']);
+    // The append's id: 8 base64url characters, so a retried Put knows the commit as its own.
+    expect(commit?.['ap']?.S).toMatch(/^[A-Za-z0-9_-]{8}$/);
     expect(commit).toEqual({
       pk: { S: 'Order#rt-1' },
       sk: { S: 'e#0000000001' },
       _df: { S: 'Order' },
+      ap: { S: commit?.['ap']?.S },
       ts: { N: String(Date.parse(added?.timestamp ?? '')) },
       count: { N: '3' },
       events: {

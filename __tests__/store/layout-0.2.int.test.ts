@@ -138,7 +138,7 @@ describe('a stream of 0.2 events 1..3 and new events after them', () => {
     expect(events.slice(3)).toEqual([...fourth.events, ...fifth.events]);
     for (const event of events.slice(3)) {
       const item = await rawItem('mixed', event.version);
-      expect(Object.keys(item).sort()).toEqual(['_df', 'data', 'pk', 'sk', 'ts', 'type']);
+      expect(Object.keys(item).sort()).toEqual(['_df', 'ap', 'data', 'pk', 'sk', 'ts', 'type']);
       expect(typeof item['ts']).toBe('number');
       expect(new Date(item['ts'] as number).toISOString()).toBe(event.timestamp);
       expect(orders.decodeItem(item)).toEqual(event);

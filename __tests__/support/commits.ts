@@ -5,7 +5,7 @@ import { storedEventAttributes } from '../../lib/store/codec/stored-event';
 
 /** The commit of one event, as an append of it writes. */
 export function toEventItem(codec: EventCodec, streamId: string, version: number, event: ValidEvent, appendedAt: number) {
-  return toCommitItem(codec, streamId, version, [storedEventAttributes(codec, event)], appendedAt);
+  return toCommitItem(codec, streamId, version, [storedEventAttributes(codec, event)], { appendedAt });
 }
 
 /** The one event a commit of one holds. */

@@ -43,7 +43,7 @@ test('with no SDK registered, appends store no trace context, events carry none,
   ]);
   expect(appended.every((event) => !('trace' in event))).toBe(true);
   const stored = await client.send(new GetItemCommand({ TableName: events.name, Key: { pk: { S: 'Order#o-1' }, sk: { S: 'e#0000000001' } } }));
-  expect(Object.keys(unmarshall(stored.Item ?? {})).sort()).toEqual(['_df', 'count', 'events', 'pk', 'sk', 'ts']);
+  expect(Object.keys(unmarshall(stored.Item ?? {})).sort()).toEqual(['_df', 'ap', 'count', 'events', 'pk', 'sk', 'ts']);
   const read = await stream.read({ orderId: 'o-1' });
   expect(read.every((event) => !('trace' in event))).toBe(true);
   await stream.execute({ orderId: 'o-1' }, { initial: 0, evolve: (count) => count + 1, decide: () => [{ type: 'OrderShipped', data: {} }] });

@@ -55,6 +55,11 @@ export const Layout = {
    * the stream stores it (`traceContext`). Absent otherwise.
    */
   traceContext: 'tc',
+  /**
+   * On commits: the id of the append that wrote it (8 characters, see `newWriteId`), so that an append whose
+   * request DynamoDB applied but whose answer was lost knows its own commit when the SDK's retry meets it.
+   */
+  appendId: 'ap',
   eventPrefix: 'e#',
   /** Snapshots' sort keys: this, `#` and the snapshot's name. */
   snapshotPrefix: 'e$snapshot#',

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ValidationError } from '../errors';
-import { getItem, withSignal } from '../dynamo';
+import { getItem, newWriteId, withSignal } from '../dynamo';
 import {
   planCommits,
   sendAppend,
@@ -67,6 +67,8 @@ export class StreamAppends {
     const events = await sealPersonalData(this.stream.codec, streamId, valid, options.signal);
     // The append's span is active here: its context goes on every commit the append writes.
     const trace = this.stream.storesTraceContext ? currentTraceContext() : undefined;
+    // One id for every try: whichever lands, a retry of its request knows the commit as this append's.
+    const appendId = newWriteId();
     const outcome = await appendWithRetries({
       streamName: this.stream.name,
       streamId,
@@ -77,7 +79,7 @@ export class StreamAppends {
       readHead: () => this.stream.version(streamId, { signal: options.signal }),
       endsCommit: (version) => this.endsCommit(streamId, version, options.signal),
       attempt: async (expectedVersion) => {
-        const outcome = await this.attempt(streamId, expectedVersion, events, options, trace);
+        const outcome = await this.attempt(streamId, expectedVersion, events, options, { trace, appendId });
         if (outcome.kind === 'conflict') {
           countConflict(this.stream.name);
           spanEvent(SpanEvents.conflict, { [Attr.expectedVersion]: expectedVersion });
@@ -125,7 +127,7 @@ export class StreamAppends {
     expectedVersion: number,
     events: ReadonlyArray<ValidEvent>,
     options: AppendOptions,
-    trace: TraceContext | undefined,
+    { trace, appendId }: { readonly trace: TraceContext | undefined; readonly appendId: string },
   ): Promise<AttemptOutcome<AppendResult<StreamEvent>>> {
     const plan = {
       table: this.stream.table,
@@ -134,6 +136,7 @@ export class StreamAppends {
       events,
       appendedAt: Date.now(),
       itemPerEvent: this.stream.itemPerEvent,
+      appendId,
       ...(trace === undefined ? {} : { trace }),
       ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
     };
@@ -143,7 +146,7 @@ export class StreamAppends {
     const inlineCount = options.inline?.length ?? 0;
     const version = expectedVersion + events.length;
     if (fitsCommitPut({ commitCount: items.length, idempotencyKey: options.idempotencyKey, inlineCount })) {
-      const outcome = await sendCommitPut(documents, this.stream.table, items[0] as Record<string, unknown>);
+      const outcome = await sendCommitPut(documents, this.stream.table, items[0] as Record<string, unknown>, appendId);
       if (outcome.kind !== 'appended') return this.lost(streamId, outcome.winner);
       countAppend(this.stream.name, events.length);
       return { kind: 'appended', result: { version, events: written } };

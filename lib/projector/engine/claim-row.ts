@@ -1,10 +1,9 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { RowAttributes } from '../../store';
-import { asRequestError, isConditionFailure } from '../../dynamo';
 import type { Key } from './plan-rows';
 import type { ReadRow } from './read-rows';
 import type { RowStore } from './row-store';
-import { rowCondition, rowPut, stubItem } from './write-row';
+import { nextWrite, writeIdOf, writesOf } from './row-writes';
+import { rowCondition, rowPut, sendRowWrite, stubItem } from './write-row';
 
 /**
  * Marks a row `more` before the first of a fold's several writes (an outbox's messages past one
@@ -15,29 +14,22 @@ import { rowCondition, rowPut, stubItem } from './write-row';
  * another writer changed the row first.
  */
 export async function claimRow<State>(store: RowStore, read: ReadRow<State>, key: Key): Promise<ReadRow<State> | undefined> {
-  const table = store.readModel.table;
-  try {
-    if (!read.exists) {
-      const item = stubItem(store, read, key, { checkpoints: new Map(), removed: false, more: true });
-      // The stub holds no revision of its own: the fold's first write is the row's first revision.
-      delete item[RowAttributes.revision];
-      await store.documents.send(new PutCommand(rowPut(store, read, item)));
-      return { ...read, exists: true, stub: true, more: true };
-    }
-    const { condition, names, values } = rowCondition(store, read);
-    await store.documents.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: store.readModel.keyOf(key),
-        UpdateExpression: 'SET #more = :claim',
-        ConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...values, ':claim': true },
-      }),
-    );
-    return { ...read, more: true };
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw asRequestError(read.exists ? 'UpdateItem' : 'PutItem', table, error);
+  if (!read.exists) {
+    const item = stubItem(store, read, key, { checkpoints: new Map(), removed: false, more: true });
+    // The stub holds no revision of its own: the fold's first write is the row's first revision.
+    delete item[RowAttributes.revision];
+    const claimed = await sendRowWrite(store, 'PutItem', writeIdOf(item) as string, rowPut(store, read, item));
+    return claimed ? { ...read, exists: true, stub: true, more: true, writes: writesOf(item) } : undefined;
   }
+  const { condition, names, values } = rowCondition(store, read);
+  const write = nextWrite(read.writes);
+  const claimed = await sendRowWrite(store, 'UpdateItem', write.id, {
+    TableName: store.readModel.table,
+    Key: store.readModel.keyOf(key),
+    UpdateExpression: 'SET #more = :claim, #writes = :claimWrites',
+    ConditionExpression: condition,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ...values, ':claim': true, ':claimWrites': write.writes },
+  });
+  return claimed ? { ...read, more: true, writes: write.writes } : undefined;
 }

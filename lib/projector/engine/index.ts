@@ -22,4 +22,5 @@ export { eventsAbove } from './read-gaps';
 export type { FailureRecord, ParkedRecord } from './row-marks';
 export { rowIdOf } from './row-store';
 export type { CheckpointStrategy, RowBasics, RowRuntime, RowStore } from './row-store';
-export { rowCondition, rowPut } from './write-row';
+export { rowCondition, rowPut, sendRowWrite } from './write-row';
+export { nextWrite } from './row-writes';

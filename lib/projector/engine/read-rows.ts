@@ -6,6 +6,7 @@ import { backoffDelay, sleep, type Backoff } from '../../util';
 import { ProjectionDefaults } from '../defaults';
 import type { Key } from './plan-rows';
 import { recordsFromItem, type RowRecords } from './row-marks';
+import { writesOf } from './row-writes';
 import type { RowStore, StoredCheckpoints } from './row-store';
 
 /** A row as read for a fold: its state, checkpoints and what the conditional write must find unchanged. */
@@ -21,6 +22,8 @@ export interface ReadRow<State> extends StoredCheckpoints, RowRecords {
   readonly stub: boolean;
   /** Its writer has another write of the same fold to come (see `RowAttributes.more`). */
   readonly more: boolean;
+  /** The ids of its last writes (see `RowWrites`), which the next write's condition must find unchanged. */
+  readonly writes: string | undefined;
 }
 
 /** A stored item as the fold sees it. */
@@ -37,6 +40,7 @@ export function rowFromItem<State>(store: RowStore, item: Readonly<Record<string
       createdAt: undefined,
       stub: false,
       more: false,
+      writes: undefined,
       failures: undefined,
       parked: undefined,
       skippedEvents: [],
@@ -57,6 +61,7 @@ export function rowFromItem<State>(store: RowStore, item: Readonly<Record<string
     state: removed || stub ? undefined : (state as State),
     stub,
     more: item[RowAttributes.more] === true,
+    writes: writesOf(item),
     ...recordsFromItem(item),
     ...store.checkpoints.fromItem(item),
     revision: typeof revision === 'number' ? revision : undefined,

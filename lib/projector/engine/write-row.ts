@@ -1,6 +1,7 @@
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { RowAttributes } from '../../store';
-import { asRequestError, cancellationCodes, isConditionFailure } from '../../dynamo';
+import { asRequestError, cancellationCodes, sendConditional } from '../../dynamo';
+import { holdsWrite, nextWrite, writeIdOf } from './row-writes';
 import type { ExtraPut } from '../outbox';
 import { markRecords, recordsCondition, type RowMarks } from './row-marks';
 import type { Key } from './plan-rows';
@@ -39,6 +40,7 @@ function markBookkeeping(store: RowStore, read: ReadRow<unknown>, item: Record<s
   store.checkpoints.mark(item, marks.checkpoints);
   if (store.revision) item[RowAttributes.revision] = (read.revision ?? 0) + 1;
   if (marks.more === true) item[RowAttributes.more] = true;
+  item[RowAttributes.writes] = nextWrite(read.writes).writes;
   markRecords(item, read, marks);
 }
 
@@ -51,7 +53,8 @@ export interface RowCondition {
 
 /**
  * The condition that what was read is still there: no row; else the same checkpoint and revision (or
- * still none), the same `more` mark, and the same records (failure count, parked record).
+ * still none), the same `more` mark, the same records (failure count, parked record) and the same last
+ * writes (see `RowWrites`: a write in between, whatever it changed, is another writer's).
  */
 export function rowCondition(store: RowStore, read: ReadRow<unknown>): RowCondition {
   const names: Record<string, string> = { '#pk': store.readModel.key.pk.field };
@@ -79,6 +82,13 @@ export function rowCondition(store: RowStore, read: ReadRow<unknown>): RowCondit
     parts.push('attribute_not_exists(#more)');
   }
   parts.push(...recordsCondition(read, names, values));
+  names['#writes'] = RowAttributes.writes;
+  if (read.writes === undefined) {
+    parts.push('attribute_not_exists(#writes)');
+  } else {
+    values[':writes'] = read.writes;
+    parts.push('#writes = :writes');
+  }
   return { condition: parts.join(' AND '), names, values };
 }
 
@@ -105,6 +115,28 @@ export function rowPut(
 }
 
 /**
+ * Sends a single conditional write of a row (a Put or an Update whose input is `input`), asking for the row
+ * on a failed condition: resolves whether it was written, by this request or by its own earlier attempt
+ * (the row then holds its id `writeId`: see `RowWrites`).
+ */
+export async function sendRowWrite(store: RowStore, operation: 'PutItem' | 'UpdateItem', writeId: string, input: RowWriteInput): Promise<boolean> {
+  const asked = { ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  const outcome = await sendConditional(
+    operation,
+    store.readModel.table,
+    () =>
+      operation === 'PutItem'
+        ? store.documents.send(new PutCommand(asked as PutCommandInput))
+        : store.documents.send(new UpdateCommand(asked as UpdateCommandInput)),
+    (row) => holdsWrite(row, writeId),
+  );
+  return outcome.kind === 'written';
+}
+
+/** A row write's input: a Put's or an Update's. */
+export type RowWriteInput = PutCommandInput | UpdateCommandInput;
+
+/**
  * Writes a row whole, conditioned on what was read. With extra Puts (outbox messages) it is one
  * TransactWriteItems, so the row and its messages are written together or not at all. Resolves `false`
  * when another writer got there first (or DynamoDB cancelled the transaction for a concurrent one).
@@ -116,23 +148,18 @@ export async function writeRow(
   extras: ReadonlyArray<ExtraPut> = [],
 ): Promise<boolean> {
   const put = rowPut(store, read, item);
+  if (extras.length === 0) return sendRowWrite(store, 'PutItem', writeIdOf(item) as string, put);
   try {
-    if (extras.length === 0) {
-      await store.documents.send(new PutCommand(put));
-    } else {
-      await store.documents.send(
-        new TransactWriteCommand({
-          TransactItems: [{ Put: put }, ...extras.map((extra) => ({ Put: { TableName: extra.table, Item: extra.item } }))],
-        }),
-      );
-    }
+    // A transaction needs no id to know itself: the SDK sends a repeat with the same ClientRequestToken.
+    await store.documents.send(
+      new TransactWriteCommand({
+        TransactItems: [{ Put: put }, ...extras.map((extra) => ({ Put: { TableName: extra.table, Item: extra.item } }))],
+      }),
+    );
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
     const codes = cancellationCodes(error);
     if (codes !== undefined && (codes[0] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict'))) return false;
-    throw extras.length === 0
-      ? asRequestError('PutItem', store.readModel.table, error)
-      : asRequestError('TransactWriteItems', [store.readModel.table, ...extras.map((extra) => extra.table)], error);
+    throw asRequestError('TransactWriteItems', [store.readModel.table, ...extras.map((extra) => extra.table)], error);
   }
 }

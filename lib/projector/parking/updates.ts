@@ -4,7 +4,9 @@ import { eventRef, type ParkedRow } from '../../outcome';
 import { RowAttributes, instanceKey, type StreamEvent } from '../../store';
 import { log, type LogLevel } from '../../util';
 import {
+  nextWrite,
   rowCondition,
+  sendRowWrite,
   type CallContext,
   type FailureRecord,
   type Key,
@@ -68,7 +70,11 @@ export async function recordFailure(
     values[':model'] = store.readModel.name;
     sets.push('#stub = :true', '#model = :model');
   }
-  const written = await update(store, group.key, `SET ${sets.join(', ')}${remove}`, condition, names, values);
+  const write = nextWrite(row.writes);
+  names['#writes'] = RowAttributes.writes;
+  values[':nextWrites'] = write.writes;
+  sets.push('#writes = :nextWrites');
+  const written = await update(store, group.key, write.id, `SET ${sets.join(', ')}${remove}`, condition, names, values);
   if (!written) return 'lost';
   return parked === undefined ? undefined : withoutSeen(parked);
 }
@@ -123,9 +129,12 @@ function logRow(
 export async function noteParkedEvents(store: RowStore, group: RowGroup<StreamEvent, Key>, parked: ParkedRecord): Promise<ParkedRow | 'lost'> {
   const { through, grew } = reachedThrough(parked.through, group);
   if (!grew) return withoutSeen(parked);
+  // Conditioned on the parked record alone (any write that changes it moves `seen` on): it adds to the
+  // record whatever else happens to the row, and a repeat of it that meets its own update adds nothing.
   const written = await update(
     store,
     group.key,
+    undefined,
     'SET #parked.#through = :through, #parked.#seen = :next',
     '#parked.#seen = :seen',
     { '#parked': RowAttributes.parked, '#through': 'through', '#seen': 'seen' },
@@ -175,25 +184,30 @@ export async function* parkedRows(store: RowStore, signal?: AbortSignal): AsyncG
   for await (const items of scan) for (const item of items) yield withoutSeen(item[RowAttributes.parked] as ParkedRecord);
 }
 
+/**
+ * An update of a row's records, conditioned as `condition` says. `writeId`: the write's id, when it stores
+ * one among the row's last writes (see `RowWrites`), so that a repeat of it by the SDK knows its own update.
+ */
 async function update(
   store: RowStore,
   key: Key,
+  writeId: string | undefined,
   expression: string,
   condition: string,
   names: Record<string, string>,
   values: Record<string, unknown>,
 ): Promise<boolean> {
+  const input = {
+    TableName: store.readModel.table,
+    Key: store.readModel.keyOf(key),
+    UpdateExpression: expression,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+  if (writeId !== undefined) return sendRowWrite(store, 'UpdateItem', writeId, input);
   try {
-    await store.documents.send(
-      new UpdateCommand({
-        TableName: store.readModel.table,
-        Key: store.readModel.keyOf(key),
-        UpdateExpression: expression,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
+    await store.documents.send(new UpdateCommand(input));
     return true;
   } catch (error) {
     if (isConditionFailure(error)) return false;

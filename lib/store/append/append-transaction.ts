@@ -26,6 +26,8 @@ export interface AppendPlan {
   readonly itemPerEvent?: boolean | undefined;
   /** The trace context of the append's span, stored on each commit (see `EventStreamOptions.traceContext`). */
   readonly trace?: TraceContext | undefined;
+  /** The append's id, stored on each commit: a retry of a request that was applied knows its own commit by it. */
+  readonly appendId: string;
 }
 
 /** How a cancelled append transaction failed. */
@@ -81,11 +83,11 @@ export function planCommits(codec: EventCodec, plan: AppendPlan): Record<string,
 function cutIntoCommits(codec: EventCodec, plan: AppendPlan): Record<string, unknown>[] {
   // Each event's attributes once (its data compressed once), shared by every commit tried.
   const stored = plan.events.map((event) => storedEventAttributes(codec, event));
+  const stamp = { appendedAt: plan.appendedAt, trace: plan.trace, appendId: plan.appendId };
   if (plan.itemPerEvent === true) {
-    return stored.map((event, index) => toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + index, [event], plan.appendedAt, plan.trace));
+    return stored.map((event, index) => toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + index, [event], stamp));
   }
-  const commitOf = (from: number, to: number) =>
-    toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + from, stored.slice(from, to), plan.appendedAt, plan.trace);
+  const commitOf = (from: number, to: number) => toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + from, stored.slice(from, to), stamp);
   const whole = commitOf(0, plan.events.length);
   if (itemSize(whole) <= TransactionLimits.itemBytes) return [whole];
   const commits: Record<string, unknown>[] = [];

@@ -1,7 +1,6 @@
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { asRequestError, isConditionFailure } from '../../dynamo';
+import { sendConditional } from '../../dynamo';
+import { isCommitOf } from '../codec';
 import { Layout } from '../layout';
 
 /** How a conditional Put of one commit ended. */
@@ -25,24 +24,30 @@ export function fitsCommitPut(append: {
 
 /**
  * Writes one commit unless its first version exists: a write unit per KB where a transaction bills two.
- * A lost race answers the commit that won, so the writer can go on from it without reading the stream again.
+ * A lost race answers the commit that won, so the writer can go on from it without reading the stream
+ * again. A commit that carries this append's id is its own (the SDK sent the Put again after DynamoDB
+ * applied it and the answer was lost: see `sendConditional`).
  */
-export async function sendCommitPut(documents: DynamoDBDocumentClient, table: string, item: Record<string, unknown>): Promise<CommitPutOutcome> {
-  try {
-    await documents.send(
-      new PutCommand({
-        TableName: table,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': Layout.partitionKey },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { kind: 'appended' };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw asRequestError('PutItem', table, error);
-    // The document client leaves an error's item as DynamoDB sent it (attribute values, not plain data).
-    const old = (error as { Item?: Record<string, AttributeValue> | undefined }).Item;
-    return { kind: 'conflict', winner: old === undefined ? undefined : unmarshall(old) };
-  }
+export async function sendCommitPut(
+  documents: DynamoDBDocumentClient,
+  table: string,
+  item: Record<string, unknown>,
+  appendId: string,
+): Promise<CommitPutOutcome> {
+  const outcome = await sendConditional(
+    'PutItem',
+    table,
+    () =>
+      documents.send(
+        new PutCommand({
+          TableName: table,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': Layout.partitionKey },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    (winner) => isCommitOf(winner, appendId),
+  );
+  return outcome.kind === 'written' ? { kind: 'appended' } : { kind: 'conflict', winner: outcome.item };
 }

@@ -16,33 +16,47 @@ export interface VersionRange {
 
 const everyVersion: VersionRange = { fromVersion: 1, toVersion: MAX_VERSION };
 
+/** What a commit records of the append that wrote it, once for all its events. */
+export interface CommitStamp {
+  /** When the append took place, in epoch milliseconds. */
+  readonly appendedAt: number;
+  /** The trace context of the append's span, when the stream stores it. */
+  readonly trace?: TraceContext | undefined;
+  /** The append's id (see `Layout.appendId`). */
+  readonly appendId?: string | undefined;
+}
+
 /**
- * The item that stores events as one commit of the stream instance `streamId`, from version `first`,
- * appended at `appendedAt` (epoch ms), given each event's stored attributes (`storedEventAttributes`): one
- * event at the top level, as every item before commits held one, or several in a list beside their
- * count (see `Layout`). `trace`: the append's trace context, stored once for all its events.
+ * The item that stores events as one commit of the stream instance `streamId`, from version `first`, given
+ * each event's stored attributes (`storedEventAttributes`) and the append's `stamp`: one event at the top
+ * level, as every item before commits held one, or several in a list beside their count (see `Layout`).
  */
 export function toCommitItem(
   codec: EventCodec,
   streamId: string,
   first: number,
   events: ReadonlyArray<Readonly<Record<string, unknown>>>,
-  appendedAt: number,
-  trace?: TraceContext,
+  stamp: CommitStamp,
 ): Record<string, unknown> {
   const item: Record<string, unknown> = {
     [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId),
     [Layout.sortKey]: eventSortKey(first),
     [Layout.eventMarker]: codec.streamName,
-    [Layout.appendedAt]: appendedAt,
+    [Layout.appendedAt]: stamp.appendedAt,
   };
-  const stored = trace === undefined ? undefined : traceContextBytes(trace);
+  if (stamp.appendId !== undefined) item[Layout.appendId] = stamp.appendId;
+  const stored = stamp.trace === undefined ? undefined : traceContextBytes(stamp.trace);
   if (stored !== undefined) item[Layout.traceContext] = stored;
   const [only] = events;
   if (events.length === 1 && only !== undefined) return Object.assign(item, only);
   item[Layout.eventCount] = events.length;
   item[Layout.events] = events;
   return item;
+}
+
+/** Whether `item` is a commit the append `appendId` wrote. */
+export function isCommitOf(item: Readonly<Record<string, unknown>>, appendId: string): boolean {
+  return item[Layout.appendId] === appendId;
 }
 
 /**

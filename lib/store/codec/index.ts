@@ -2,7 +2,8 @@
 // (commit-codec, commit-keys), a stored event read back and upcast to today's version (stored-event, upcast,
 // event-versions), composite ids (composite). For the store's other parts; not re-exported by lib/index.ts
 // but for the public names the store's index lists.
-export { fromCommitItem, toCommitItem, writtenEvents } from './commit-codec';
+export { fromCommitItem, toCommitItem, writtenEvents, isCommitOf } from './commit-codec';
+export type { CommitStamp } from './commit-codec';
 export type { VersionRange } from './commit-codec';
 export { commitCountOf, commitEndOf, commitFirstVersionOf } from './commit-keys';
 export { joinComposite, splitComposite } from './composite';

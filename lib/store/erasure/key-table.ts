@@ -1,7 +1,7 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoRequestError, ValidationError } from '../../errors';
-import { KeyLimits, asRequestError, isConditionFailure, keyedTableDefinition, request } from '../../dynamo';
+import { KeyLimits, keyedTableDefinition, newWriteId, request, sendConditional } from '../../dynamo';
 import { ILL_FORMED, backoffDelay, isWellFormed, sleep } from '../../util';
 import { SubjectKeysDefaults } from './defaults';
 import { storedBytes } from './cipher';
@@ -23,6 +23,8 @@ export const KeyTableLayout = {
   createdAt: 'createdAt',
   /** When the subject was forgotten (ISO 8601): the marker. */
   forgottenAt: 'forgottenAt',
+  /** The id of the forget that left the marker (see `markForgotten`). */
+  forgottenBy: 'forgottenBy',
 } as const;
 
 /** A subject id is part of a partition key; longer ones are refused before anything is sent. */
@@ -111,32 +113,41 @@ export async function readKeyRecord(documents: DynamoDBDocumentClient, table: st
   return recordOf(result.Item);
 }
 
-/** Stores a new subject's wrapped key unless the table holds something for it already; resolves whether it did. */
+/**
+ * Stores a new subject's wrapped key unless the table holds something for it already; resolves whether it
+ * did. A repeat of the Put by the SDK (its answer lost) that meets this very key, the same wrapped bytes,
+ * is this call's own.
+ */
 export async function putNewKey(
   documents: DynamoDBDocumentClient,
   table: string,
   subject: string,
   key: { readonly wrapped: Uint8Array; readonly provider: string },
 ): Promise<boolean> {
-  try {
-    await documents.send(
-      new PutCommand({
-        TableName: table,
-        Item: {
-          ...keyOf(subject),
-          [KeyTableLayout.wrappedKey]: key.wrapped,
-          [KeyTableLayout.provider]: key.provider,
-          [KeyTableLayout.createdAt]: new Date().toISOString(),
-        },
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': KeyTableLayout.partitionKey },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw asRequestError('PutItem', table, error);
-  }
+  const outcome = await sendConditional(
+    'PutItem',
+    table,
+    () =>
+      documents.send(
+        new PutCommand({
+          TableName: table,
+          Item: {
+            ...keyOf(subject),
+            [KeyTableLayout.wrappedKey]: key.wrapped,
+            [KeyTableLayout.provider]: key.provider,
+            [KeyTableLayout.createdAt]: new Date().toISOString(),
+          },
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': KeyTableLayout.partitionKey },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    (item) => {
+      const stored = storedBytes(item[KeyTableLayout.wrappedKey]);
+      return stored !== undefined && Buffer.from(stored).equals(key.wrapped);
+    },
+  );
+  return outcome.kind === 'written';
 }
 
 /** What forgetting a subject found and left. */
@@ -151,28 +162,38 @@ export interface ForgetRecord {
 
 /**
  * Deletes a subject's wrapped key and leaves the marker, in one UpdateItem: the time of the first forget
- * is kept, and a subject the table never held gets the marker too.
+ * is kept, and a subject the table never held gets the marker too. The marker names the forget that left
+ * it (a new id per call): when the answer is lost and the SDK sends the update again, the repeat finds
+ * the marker its own and reports what the first attempt did. That attempt deleted a key exactly when the
+ * item has one's `createdAt`: a key is only ever made before the marker, which no key outlives.
  */
 export async function markForgotten(documents: DynamoDBDocumentClient, table: string, subject: string): Promise<ForgetRecord> {
   const now = new Date().toISOString();
+  const forgetId = newWriteId();
   const result = await request('UpdateItem', table, () =>
     documents.send(
       new UpdateCommand({
         TableName: table,
         Key: keyOf(subject),
-        UpdateExpression: 'SET #forgottenAt = if_not_exists(#forgottenAt, :now) REMOVE #wrappedKey, #provider',
+        UpdateExpression:
+          'SET #forgottenAt = if_not_exists(#forgottenAt, :now), #forgottenBy = if_not_exists(#forgottenBy, :forgetId) REMOVE #wrappedKey, #provider',
         ExpressionAttributeNames: {
           '#forgottenAt': KeyTableLayout.forgottenAt,
+          '#forgottenBy': KeyTableLayout.forgottenBy,
           '#wrappedKey': KeyTableLayout.wrappedKey,
           '#provider': KeyTableLayout.provider,
         },
-        ExpressionAttributeValues: { ':now': now },
+        ExpressionAttributeValues: { ':now': now, ':forgetId': forgetId },
         ReturnValues: 'ALL_OLD',
       }),
     ),
   );
   const before = result.Attributes ?? {};
   const earlier = before[KeyTableLayout.forgottenAt];
+  if (typeof earlier === 'string' && before[KeyTableLayout.forgottenBy] === forgetId) {
+    // This call's own first attempt left the marker: it did what a first forget does.
+    return { forgottenAt: earlier, alreadyForgotten: false, keyDeleted: before[KeyTableLayout.createdAt] !== undefined };
+  }
   return {
     forgottenAt: typeof earlier === 'string' ? earlier : now,
     alreadyForgotten: typeof earlier === 'string',

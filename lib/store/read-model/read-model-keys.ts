@@ -51,6 +51,11 @@ export const RowAttributes = {
    * past one transaction): another write of it is coming. Other writers watch the row instead of racing.
    */
   more: '_more',
+  /**
+   * The ids of the row's last writes, newest last (see `RowWrites`): a write whose answer was lost and
+   * that the SDK sent again knows, by its id here, that the row it meets is its own.
+   */
+  writes: '_w',
 } as const;
 
 /** A key attribute's value; the model name first, so several models can share a table and its indexes. */

@@ -1,0 +1,106 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { seededRandom } from '../../chaos/random';
+
+/** The DynamoDB operations that write, by the names a client's commands have (low-level and document client). */
+const WRITES: ReadonlyMap<string, WriteOperation> = new Map([
+  ['PutItemCommand', 'PutItem'],
+  ['PutCommand', 'PutItem'],
+  ['UpdateItemCommand', 'UpdateItem'],
+  ['UpdateCommand', 'UpdateItem'],
+  ['DeleteItemCommand', 'DeleteItem'],
+  ['DeleteCommand', 'DeleteItem'],
+  ['TransactWriteItemsCommand', 'TransactWriteItems'],
+  ['TransactWriteCommand', 'TransactWriteItems'],
+  ['BatchWriteItemCommand', 'BatchWriteItem'],
+  ['BatchWriteCommand', 'BatchWriteItem'],
+]);
+
+export type WriteOperation = 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'TransactWriteItems' | 'BatchWriteItem';
+
+/** A write whose answer was lost after DynamoDB applied it. */
+export interface LostAnswer {
+  readonly operation: WriteOperation;
+  /** The table it wrote (the first item's, for a transaction or a batch). */
+  readonly table: string | undefined;
+}
+
+/** Which writes lose their answer. */
+export interface LostAnswers {
+  /**
+   * Loses the answer of the next `count` writes that are `operation` (any write when omitted) and match
+   * `where`; `meanwhile` runs after each was applied and before the SDK sends it again (other traffic).
+   */
+  loseNext(
+    count?: number,
+    operation?: WriteOperation,
+    where?: (input: Readonly<Record<string, unknown>>) => boolean,
+    meanwhile?: () => Promise<unknown>,
+  ): void;
+  /** Loses the answer of this share (0..1) of every write from now on, drawn from `seed`'s sequence. */
+  loseAtRate(rate: number, seed: number): void;
+  /** Stops losing answers and forgets those lost so far. */
+  stop(): void;
+  /** Every answer lost so far. */
+  readonly lost: ReadonlyArray<LostAnswer>;
+}
+
+/**
+ * Loses the answers of writes sent through `client` (and the document clients made from it, which share
+ * its middleware stack) AFTER DynamoDB applied them: the request reaches DynamoDB Local, then the attempt
+ * fails with a `TimeoutError`, as when a connection drops before the answer arrives. The middleware sits
+ * inside the SDK's retry loop, so the SDK sends the same request again, as it does in production.
+ */
+export function loseAnswers(client: DynamoDBClient): LostAnswers {
+  const lost: LostAnswer[] = [];
+  let pending: Array<{
+    operation: WriteOperation | undefined;
+    where: ((input: Readonly<Record<string, unknown>>) => boolean) | undefined;
+    meanwhile: (() => Promise<unknown>) | undefined;
+  }> = [];
+  let random: (() => number) | undefined;
+  let rate = 0;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const operation = WRITES.get(context.commandName ?? '');
+      if (operation === undefined) return next(args);
+      const input = ((args as unknown as { input?: Record<string, unknown> }).input ?? {}) as Record<string, unknown>;
+      const chosen = pending.findIndex((entry) => (entry.operation ?? operation) === operation && (entry.where?.(input) ?? true));
+      const drawn = chosen === -1 && random !== undefined && random() < rate;
+      if (chosen === -1 && !drawn) return next(args);
+      const meanwhile = pending[chosen]?.meanwhile;
+      if (chosen !== -1) pending = pending.filter((_entry, index) => index !== chosen);
+      await next(args);
+      await meanwhile?.();
+      lost.push({ operation, table: tableOf(input) });
+      throw Object.assign(new Error('Answer lost after the write was applied (injected)'), { name: 'TimeoutError', $metadata: {} });
+    },
+    // Inside the SDK's retry loop (its retry middleware is finalizeRequest/high): the SDK retries the write.
+    { step: 'finalizeRequest', priority: 'low', name: `loseAnswers-${Math.random().toString(36).slice(2)}` },
+  );
+  return {
+    loseNext(count = 1, operation, where, meanwhile) {
+      for (let n = 0; n < count; n++) pending.push({ operation, where, meanwhile });
+    },
+    loseAtRate(share, seed) {
+      rate = share;
+      random = seededRandom(seed);
+    },
+    stop() {
+      pending = [];
+      random = undefined;
+      lost.length = 0;
+    },
+    lost,
+  };
+}
+
+function tableOf(input: Readonly<Record<string, unknown>>): string | undefined {
+  if (typeof input['TableName'] === 'string') return input['TableName'];
+  const transact = input['TransactItems'];
+  if (Array.isArray(transact)) {
+    const first = transact[0] as Record<string, { TableName?: string } | undefined> | undefined;
+    return Object.values(first ?? {}).find((action) => action?.TableName !== undefined)?.TableName;
+  }
+  const batch = input['RequestItems'];
+  return batch !== null && typeof batch === 'object' ? Object.keys(batch)[0] : undefined;
+}
