@@ -49,7 +49,7 @@ test('a forgotten subject reads redacted everywhere, the others in the clear; th
     expect((await reader.load({ customerId: 'f-1' }, fold)).state).toEqual(events.reduce(evolveCustomer, noCustomer));
   }
   const keyItem = await client.send(new GetItemCommand({ TableName: tables.subjectKeys, Key: { pk: { S: 'subject#f-2' }, sk: { S: 'key' } } }));
-  expect(Object.keys(keyItem.Item ?? {}).sort()).toEqual(['createdAt', 'forgottenAt', 'pk', 'sk']);
+  expect(Object.keys(keyItem.Item ?? {}).sort()).toEqual(['createdAt', 'forgottenAt', 'forgottenBy', 'pk', 'sk']);
 
   // Idempotent: the first time stands.
   expect(await writer.forget('f-2')).toMatchObject({ alreadyForgotten: true, keyDeleted: false, forgottenAt: forgotten.forgottenAt });

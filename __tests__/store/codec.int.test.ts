@@ -130,6 +130,7 @@ describe('round trip through the table and its stream', () => {
       pk: { S: 'SingleOrder#rt-single' },
       sk: { S: 'e#0000000001' },
       _df: { S: 'SingleOrder' },
+      ap: { S: expect.stringMatching(/^[A-Za-z0-9_-]{8}$/) },
       type: { S: 'ItemAdded' },
       ts: { N: String(Date.parse(single.events[0]?.timestamp ?? '')) },
       data: { M: { sku: { S: 'tea' }, price: { N: '4.2' } } },
