@@ -3,12 +3,15 @@
  * the row it wrote (or a later writer's). Each event must be in exactly one call's `applied`, and a
  * failure counted once per delivery, whatever answer is lost.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { eventsTableDefinition, readModelTableDefinition, type RowOutcome } from 'dynafold';
-import { createTestTable, testClient } from '../support/dynamo';
+import { quickRetries } from '../../chaos/faults';
+import { createTestTable, localConfig, testClient } from '../support/dynamo';
 import { accountModel, accountsProjection, ledgerStream, type LedgerEvent } from '../support/ledger';
 import { loseAnswers } from '../support/lost-answers';
 import { orderSummaries, orderSummaryProjection } from '../support/order-projection';
 import { orderStream, type OrderEvent } from '../support/orders';
+import { outboxTableDefinition } from 'dynafold/outbox';
 
 const client = testClient();
 const answers = loseAnswers(client);
@@ -26,8 +29,17 @@ beforeAll(async () => {
     )
   ).name;
 });
-afterEach(() => answers.stop());
-afterAll(() => client.destroy());
+// A client whose SDK tries a request twice: after a lost answer and a throttled retry, it gives up.
+const brief = new DynamoDBClient({ ...localConfig(), retryStrategy: quickRetries(2, 5) });
+const briefAnswers = loseAnswers(brief);
+afterEach(() => {
+  answers.stop();
+  briefAnswers.stop();
+});
+afterAll(() => {
+  client.destroy();
+  brief.destroy();
+});
 
 /** Every event of every outcome's `applied`, as `streamId@version`: the README's side-effect loop. */
 function sideEffects(outcomes: ReadonlyArray<RowOutcome>): string[] {
@@ -49,7 +61,7 @@ test("two lost answers in a batch of 15 events: every event is in its call's app
     ]);
     batch.push(...written.events);
   }
-  answers.loseNext(2, 'PutItem', toRows);
+  answers.loseNext({ count: 2, operation: 'PutItem', where: toRows });
   const { outcomes } = await projection.applyBatch(batch);
   expect(answers.lost).toHaveLength(2);
   expect(outcomes.every((outcome) => outcome.status === 'applied')).toBe(true);
@@ -69,7 +81,7 @@ test("a lost answer whose retry meets a later writer's row: each call reports it
   const second = (await stream.append(id, [{ type: 'ItemAdded', data: { sku: 'pen', price: 2 } }])).events;
   const later: RowOutcome[] = [];
   // The first call's write lands; before the SDK sends it again, another call writes the next event to the row.
-  answers.loseNext(1, 'PutItem', toRows, async () => later.push(...(await projection.applyBatch(second)).outcomes));
+  answers.loseNext({ operation: 'PutItem', where: toRows, meanwhile: async () => later.push(...(await projection.applyBatch(second)).outcomes) });
   const { outcomes } = await projection.applyBatch(first);
   expect(later).toHaveLength(1);
   expect(sideEffects(outcomes)).toEqual([`${id.orderId}@1`]);
@@ -85,7 +97,7 @@ test('a failure counted towards parking whose answer is lost is counted once', a
     isPoison: (event: LedgerEvent) => event.type === 'Deposited' && event.data.amount === 13,
   });
   const written = (await stream.append({ id: `count-${models}` }, [{ type: 'Deposited', data: { owner: 'x', amount: 13 } }])).events;
-  answers.loseNext(1, 'UpdateItem', toRows);
+  answers.loseNext({ operation: 'UpdateItem', where: toRows });
   expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'failed' });
   expect(answers.lost).toHaveLength(1);
   const row = await accounts.readModel.getItem({ id: `count-${models}` });
@@ -99,7 +111,7 @@ test('an inline append whose transaction answer is lost writes its events and ro
   const stream = orderStream(client, eventsTable);
   const projection = orderSummaryProjection(stream, orderSummaries(client, viewsTable, `Inline${++models}`));
   const id = { orderId: `inline-${models}` };
-  answers.loseNext(1, 'TransactWriteItems');
+  answers.loseNext({ operation: 'TransactWriteItems' });
   const result = await stream.append(
     id,
     [
@@ -115,4 +127,30 @@ test('an inline append whose transaction answer is lost writes its events and ro
   expect(await projection.readModel.get(id, { consistent: true })).toMatchObject({ items: 1, total: 2 });
   // The projector, delivered the same events, finds them applied.
   expect(sideEffects((await projection.applyBatch(result.events)).outcomes)).toEqual([]);
+});
+
+describe('a row write whose answer is lost and whose retry the SDK gives up on', () => {
+  test.each([
+    ['a Put', false],
+    ['a transaction with outbox messages', true],
+  ])('as %s, it reads the row, finds its own write and reports its events applied', async (_, outbox) => {
+    const stream = ledgerStream(brief, eventsTable, 'A');
+    const outboxTable = outbox ? (await createTestTable(client, outboxTableDefinition, 'lost-rows-outbox')).name : undefined;
+    const accounts = accountsProjection(stream, accountModel(brief, viewsTable, `GiveUp${++models}`), {
+      revision: true,
+      ...(outboxTable === undefined ? {} : { outbox: outboxTable }),
+    });
+    const written = (
+      await stream.append({ id: `give-up-${models}` }, [
+        { type: 'Opened', data: { owner: 'x' } },
+        { type: 'Deposited', data: { owner: 'x', amount: 5 } },
+      ])
+    ).events;
+    briefAnswers.loseNext({ operation: outbox ? 'TransactWriteItems' : 'PutItem', where: outbox ? undefined : toRows, throttleRetries: 1 });
+    const { outcomes } = await accounts.applyBatch(written);
+    expect(briefAnswers.lost).toHaveLength(1);
+    expect(outcomes).toMatchObject([{ status: 'applied' }]);
+    expect(sideEffects(outcomes)).toEqual([`give-up-${models}@1`, `give-up-${models}@2`]);
+    expect(sideEffects((await accounts.applyBatch(written)).outcomes)).toEqual([]);
+  });
 });

@@ -24,18 +24,24 @@ export interface LostAnswer {
   readonly table: string | undefined;
 }
 
+/** Which writes lose their answer, and what happens next. */
+export interface LoseChoice {
+  /** How many writes lose their answer. @defaultValue 1 */
+  readonly count?: number;
+  /** Only this operation. @defaultValue any write */
+  readonly operation?: WriteOperation;
+  /** Only writes whose input this accepts. */
+  readonly where?: (input: Readonly<Record<string, unknown>>) => boolean;
+  /** Runs after the write was applied and before the SDK sends it again: other traffic in between. */
+  readonly meanwhile?: () => Promise<unknown>;
+  /** The SDK's next tries of the same request are throttled this many times (before they are sent): it may give up. @defaultValue 0 */
+  readonly throttleRetries?: number;
+}
+
 /** Which writes lose their answer. */
 export interface LostAnswers {
-  /**
-   * Loses the answer of the next `count` writes that are `operation` (any write when omitted) and match
-   * `where`; `meanwhile` runs after each was applied and before the SDK sends it again (other traffic).
-   */
-  loseNext(
-    count?: number,
-    operation?: WriteOperation,
-    where?: (input: Readonly<Record<string, unknown>>) => boolean,
-    meanwhile?: () => Promise<unknown>,
-  ): void;
+  /** Loses the answer of the next writes that `choice` picks (see {@link LoseChoice}): one by default. */
+  loseNext(choice?: LoseChoice): void;
   /** Loses the answer of this share (0..1) of every write from now on, drawn from `seed`'s sequence. */
   loseAtRate(rate: number, seed: number): void;
   /** Stops losing answers and forgets those lost so far. */
@@ -52,11 +58,9 @@ export interface LostAnswers {
  */
 export function loseAnswers(client: DynamoDBClient): LostAnswers {
   const lost: LostAnswer[] = [];
-  let pending: Array<{
-    operation: WriteOperation | undefined;
-    where: ((input: Readonly<Record<string, unknown>>) => boolean) | undefined;
-    meanwhile: (() => Promise<unknown>) | undefined;
-  }> = [];
+  let pending: LoseChoice[] = [];
+  // Requests whose next tries are throttled, by their input (the SDK sends the same input again).
+  const throttled = new Map<unknown, number>();
   let random: (() => number) | undefined;
   let rate = 0;
   client.middlewareStack.add(
@@ -64,13 +68,23 @@ export function loseAnswers(client: DynamoDBClient): LostAnswers {
       const operation = WRITES.get(context.commandName ?? '');
       if (operation === undefined) return next(args);
       const input = ((args as unknown as { input?: Record<string, unknown> }).input ?? {}) as Record<string, unknown>;
+      const throttles = throttled.get(input) ?? 0;
+      if (throttles > 0) {
+        throttled.set(input, throttles - 1);
+        throw Object.assign(new Error('Throttled (injected)'), {
+          name: 'ProvisionedThroughputExceededException',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 400 },
+        });
+      }
       const chosen = pending.findIndex((entry) => (entry.operation ?? operation) === operation && (entry.where?.(input) ?? true));
       const drawn = chosen === -1 && random !== undefined && random() < rate;
       if (chosen === -1 && !drawn) return next(args);
-      const meanwhile = pending[chosen]?.meanwhile;
+      const choice = pending[chosen];
       if (chosen !== -1) pending = pending.filter((_entry, index) => index !== chosen);
       await next(args);
-      await meanwhile?.();
+      await choice?.meanwhile?.();
+      if ((choice?.throttleRetries ?? 0) > 0) throttled.set(input, choice?.throttleRetries ?? 0);
       lost.push({ operation, table: tableOf(input) });
       throw Object.assign(new Error('Answer lost after the write was applied (injected)'), { name: 'TimeoutError', $metadata: {} });
     },
@@ -78,8 +92,8 @@ export function loseAnswers(client: DynamoDBClient): LostAnswers {
     { step: 'finalizeRequest', priority: 'low', name: `loseAnswers-${Math.random().toString(36).slice(2)}` },
   );
   return {
-    loseNext(count = 1, operation, where, meanwhile) {
-      for (let n = 0; n < count; n++) pending.push({ operation, where, meanwhile });
+    loseNext(choice = {}) {
+      for (let n = 0; n < (choice.count ?? 1); n++) pending.push(choice);
     },
     loseAtRate(share, seed) {
       rate = share;
@@ -89,6 +103,7 @@ export function loseAnswers(client: DynamoDBClient): LostAnswers {
       pending = [];
       random = undefined;
       lost.length = 0;
+      throttled.clear();
     },
     lost,
   };

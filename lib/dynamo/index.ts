@@ -14,6 +14,6 @@ export { itemSize } from './item-size';
 export { TransactionLimits, KeyLimits, assertKeyLength } from './limits';
 export { keyedTableDefinition, CheckpointTable } from './tables';
 export { compress, decompress } from './compression';
-export { newWriteId, sendConditional, conditionFailureItem, WRITE_ID_LENGTH } from './own-writes';
-export type { ConditionalOutcome } from './own-writes';
+export { newWriteId, sendConditional, landedDespite, conditionFailureItem, WRITE_ID_LENGTH } from './own-writes';
+export type { ConditionalOutcome, OwnItem } from './own-writes';
 export type { CompressionOptions, CompressionAlgorithm } from './compression';

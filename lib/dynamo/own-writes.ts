@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { asRequestError, isConditionFailure, type RequestTables } from './request';
+import { isAbortReason } from './abort';
+import { asRequestError, errorName, isConditionFailure, type RequestTables } from './request';
 
 /*
  * Why conditional writes carry an identity of their own. The SDK sends a request again when its answer is
@@ -10,8 +11,14 @@ import { asRequestError, isConditionFailure, type RequestTables } from './reques
  * like a rival's. So every conditional write that could meet itself stores an id on the item it writes and
  * asks for the item that fails its condition (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`, which costs
  * nothing); a failure whose item carries its id is its own success. This is the one place that decides it.
- * Transactions need none of it: the SDK gives each a `ClientRequestToken`, and DynamoDB answers a repeat of
- * a transaction it applied with the first's success.
+ * Transactions need none of that: the SDK gives each a `ClientRequestToken`, and DynamoDB answers a repeat
+ * of a transaction it applied with the first's success.
+ *
+ * When the SDK gives up (its tries ran out after an answer was lost, say the last was throttled), the
+ * write failed as far as the SDK knows, yet may have been applied. A write that can read its item then
+ * reads it, strongly consistent, and a read that finds its id is its success (`landedDespite`): a write
+ * that knows its item never fails for a request DynamoDB applied. Only a request still in flight at
+ * DynamoDB when the read arrives (a client timeout shorter than the server's work) escapes it.
  */
 
 /** Random bytes for write ids, drawn many at a time: one `randomBytes` call costs more than the id. */
@@ -42,25 +49,54 @@ export type ConditionalOutcome =
   /** The condition failed on another writer's item: `item` is it (plain data), when DynamoDB returned one. */
   | { readonly kind: 'refused'; readonly item: Record<string, unknown> | undefined };
 
+/** Recognises a write's own item, and reads the item (strongly consistent) after a failure. */
+export interface OwnItem {
+  readonly isOwn: (item: Readonly<Record<string, unknown>>) => boolean;
+  readonly read?: (() => Promise<Readonly<Record<string, unknown>> | undefined>) | undefined;
+}
+
 /**
  * Sends a conditional PutItem, UpdateItem or DeleteItem whose input asks for the item on a failed condition
- * (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`). A failed condition whose item `isOwn` recognises (it
- * carries this write's id: the SDK's retry met the write's first attempt) is the write's own success.
- * Any other failure leaves as a dynafold error (see `asRequestError`).
+ * (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`). A failed condition whose item `own.isOwn` recognises
+ * (it carries this write's id: the SDK's retry met the write's first attempt) is the write's own success,
+ * and so is any other failure after which `own.read` finds the write's item (see `landedDespite`). Any
+ * other failure leaves as a dynafold error (see `asRequestError`).
  */
 export async function sendConditional(
   operation: string,
   tables: RequestTables,
   send: () => Promise<unknown>,
-  isOwn: (item: Readonly<Record<string, unknown>>) => boolean,
+  own: OwnItem,
 ): Promise<ConditionalOutcome> {
   try {
     await send();
     return { kind: 'written' };
   } catch (error) {
-    if (!isConditionFailure(error)) throw asRequestError(operation, tables, error);
+    if (!isConditionFailure(error)) {
+      if (await landedDespite(error, own)) return { kind: 'written' };
+      throw asRequestError(operation, tables, error);
+    }
     const item = conditionFailureItem(error);
-    return item !== undefined && isOwn(item) ? { kind: 'written' } : { kind: 'refused', item };
+    return item !== undefined && own.isOwn(item) ? { kind: 'written' } : { kind: 'refused', item };
+  }
+}
+
+/** Failures that say the request was refused as a whole, on every attempt: nothing was written. */
+const REFUSED = new Set(['ValidationException', 'ResourceNotFoundException', 'AccessDeniedException', 'SerializationException']);
+
+/**
+ * Whether a write that failed with `error` was applied all the same: the item `own.read` finds is its
+ * own. `false` when the caller aborted (its signal cuts the read short too), when the failure says nothing
+ * was written, when there is no way to read, or when the read fails as well.
+ */
+export async function landedDespite(error: unknown, own: OwnItem): Promise<boolean> {
+  const name = errorName(error);
+  if (own.read === undefined || isAbortReason(error) || (name !== undefined && REFUSED.has(name))) return false;
+  try {
+    const item = await own.read();
+    return item !== undefined && own.isOwn(item);
+  } catch {
+    return false;
   }
 }
 

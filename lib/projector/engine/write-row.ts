@@ -1,6 +1,6 @@
 import { PutCommand, TransactWriteCommand, UpdateCommand, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { RowAttributes } from '../../store';
-import { asRequestError, cancellationCodes, sendConditional } from '../../dynamo';
+import { asRequestError, cancellationCodes, getItem, landedDespite, sendConditional, type OwnItem } from '../../dynamo';
 import { holdsWrite, nextWrite, writeIdOf } from './row-writes';
 import type { ExtraPut } from '../outbox';
 import { markRecords, recordsCondition, type RowMarks } from './row-marks';
@@ -121,6 +121,7 @@ export function rowPut(
  */
 export async function sendRowWrite(store: RowStore, operation: 'PutItem' | 'UpdateItem', writeId: string, input: RowWriteInput): Promise<boolean> {
   const asked = { ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  const key = 'Key' in input && input.Key !== undefined ? input.Key : rowKeyOf(store, (input as PutCommandInput).Item ?? {});
   const outcome = await sendConditional(
     operation,
     store.readModel.table,
@@ -128,9 +129,23 @@ export async function sendRowWrite(store: RowStore, operation: 'PutItem' | 'Upda
       operation === 'PutItem'
         ? store.documents.send(new PutCommand(asked as PutCommandInput))
         : store.documents.send(new UpdateCommand(asked as UpdateCommandInput)),
-    (row) => holdsWrite(row, writeId),
+    ownRow(store, key, writeId),
   );
   return outcome.kind === 'written';
+}
+
+/** How a row write knows its own row: its id among the row's last writes, read strongly consistent after a failure. */
+function ownRow(store: RowStore, key: Readonly<Record<string, unknown>>, writeId: string): OwnItem {
+  return {
+    isOwn: (row) => holdsWrite(row, writeId),
+    read: () => getItem(store.documents, store.readModel.table, key as Record<string, string>),
+  };
+}
+
+/** The key attributes of a stored row item. */
+function rowKeyOf(store: RowStore, item: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { pk, sk } = store.readModel.key;
+  return sk === undefined ? { [pk.field]: item[pk.field] } : { [pk.field]: item[pk.field], [sk.field]: item[sk.field] };
 }
 
 /** A row write's input: a Put's or an Update's. */
@@ -160,6 +175,7 @@ export async function writeRow(
   } catch (error) {
     const codes = cancellationCodes(error);
     if (codes !== undefined && (codes[0] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict'))) return false;
+    if (codes === undefined && (await landedDespite(error, ownRow(store, rowKeyOf(store, item), writeIdOf(item) as string)))) return true;
     throw asRequestError('TransactWriteItems', [store.readModel.table, ...extras.map((extra) => extra.table)], error);
   }
 }

@@ -1,7 +1,8 @@
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TransactionLimitError, ValidationError } from '../../errors';
-import { TransactionLimits, asRequestError, cancellationCodes, itemSize } from '../../dynamo';
-import { type EventCodec, type ValidEvent, toCommitItem, storedEventAttributes } from '../codec';
+import { TransactionLimits, asRequestError, cancellationCodes, getItem, itemSize, landedDespite } from '../../dynamo';
+import { commitKey } from './commit-put';
+import { type EventCodec, type ValidEvent, isCommitOf, toCommitItem, storedEventAttributes } from '../codec';
 import { Layout, MAX_VERSION, partitionKeyOf } from '../layout';
 import { SentinelAttributes, expiresAt, type SentinelTtl } from './idempotency';
 import type { TraceContext } from '../../telemetry';
@@ -143,7 +144,16 @@ export async function sendAppend(
   } catch (error) {
     const tables = [plan.table, ...extras.flatMap((put) => put.TableName ?? [])];
     const codes = cancellationCodes(error);
-    if (codes === undefined) throw asRequestError('TransactWriteItems', tables, error);
+    if (codes === undefined) {
+      // All or nothing: the first commit, if this append's, says the whole transaction went in.
+      const first = items[0] as Record<string, unknown>;
+      const own = {
+        isOwn: (item: Readonly<Record<string, unknown>>) => isCommitOf(item, plan.appendId),
+        read: () => getItem(documents, plan.table, commitKey(first)),
+      };
+      if (await landedDespite(error, own)) return { kind: 'appended', items };
+      throw asRequestError('TransactWriteItems', tables, error);
+    }
     if (plan.idempotencyKey !== undefined && codes[sentinelIndex] === 'ConditionalCheckFailed') return { kind: 'duplicate' };
     if (codes.slice(0, extrasIndex).includes('ConditionalCheckFailed')) return { kind: 'conflict' };
     // The events would have gone in: what failed is a row written alongside them, for the caller to drop.

@@ -1,5 +1,5 @@
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { sendConditional } from '../../dynamo';
+import { getItem, sendConditional } from '../../dynamo';
 import { isCommitOf } from '../codec';
 import { Layout } from '../layout';
 
@@ -8,6 +8,11 @@ export type CommitPutOutcome =
   | { readonly kind: 'appended' }
   /** Its first version was taken; `winner` is the commit that holds it, when DynamoDB returned it. */
   | { readonly kind: 'conflict'; readonly winner: Record<string, unknown> | undefined };
+
+/** The key of a commit item. */
+export function commitKey(item: Readonly<Record<string, unknown>>): Record<string, string> {
+  return { [Layout.partitionKey]: item[Layout.partitionKey] as string, [Layout.sortKey]: item[Layout.sortKey] as string };
+}
 
 /**
  * Whether an append can be one conditional PutItem instead of a transaction: one commit and nothing
@@ -47,7 +52,10 @@ export async function sendCommitPut(
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
-    (winner) => isCommitOf(winner, appendId),
+    {
+      isOwn: (winner) => isCommitOf(winner, appendId),
+      read: () => getItem(documents, table, commitKey(item)),
+    },
   );
   return outcome.kind === 'written' ? { kind: 'appended' } : { kind: 'conflict', winner: outcome.item };
 }

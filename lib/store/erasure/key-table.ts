@@ -1,7 +1,7 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoRequestError, ValidationError } from '../../errors';
-import { KeyLimits, keyedTableDefinition, newWriteId, request, sendConditional } from '../../dynamo';
+import { KeyLimits, asRequestError, getItem, keyedTableDefinition, landedDespite, newWriteId, request, sendConditional } from '../../dynamo';
 import { ILL_FORMED, backoffDelay, isWellFormed, sleep } from '../../util';
 import { SubjectKeysDefaults } from './defaults';
 import { storedBytes } from './cipher';
@@ -142,9 +142,12 @@ export async function putNewKey(
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
-    (item) => {
-      const stored = storedBytes(item[KeyTableLayout.wrappedKey]);
-      return stored !== undefined && Buffer.from(stored).equals(key.wrapped);
+    {
+      isOwn: (item) => {
+        const stored = storedBytes(item[KeyTableLayout.wrappedKey]);
+        return stored !== undefined && Buffer.from(stored).equals(key.wrapped);
+      },
+      read: () => getItem(documents, table, keyOf(subject)),
     },
   );
   return outcome.kind === 'written';
@@ -170,7 +173,7 @@ export interface ForgetRecord {
 export async function markForgotten(documents: DynamoDBDocumentClient, table: string, subject: string): Promise<ForgetRecord> {
   const now = new Date().toISOString();
   const forgetId = newWriteId();
-  const result = await request('UpdateItem', table, () =>
+  const result = await forgetUpdate(documents, table, subject, forgetId, () =>
     documents.send(
       new UpdateCommand({
         TableName: table,
@@ -199,6 +202,31 @@ export async function markForgotten(documents: DynamoDBDocumentClient, table: st
     alreadyForgotten: typeof earlier === 'string',
     keyDeleted: before[KeyTableLayout.wrappedKey] !== undefined,
   };
+}
+
+/**
+ * Sends a forget's update; after a failure (the SDK gave up on a request it may have sent), the key item
+ * is read: a marker of this forget's own is its success, and the item as read stands for its answer
+ * (a key's `createdAt` says a key was there: see `markForgotten`).
+ */
+async function forgetUpdate(
+  documents: DynamoDBDocumentClient,
+  table: string,
+  subject: string,
+  forgetId: string,
+  send: () => Promise<{ Attributes?: Record<string, unknown> | undefined }>,
+): Promise<{ Attributes?: Record<string, unknown> | undefined }> {
+  try {
+    return await send();
+  } catch (error) {
+    let item: Readonly<Record<string, unknown>> | undefined;
+    const own = {
+      isOwn: (found: Readonly<Record<string, unknown>>) => found[KeyTableLayout.forgottenBy] === forgetId,
+      read: async () => (item = await getItem(documents, table, keyOf(subject))),
+    };
+    if ((await landedDespite(error, own)) && item !== undefined) return { Attributes: item };
+    throw asRequestError('UpdateItem', table, error);
+  }
 }
 
 /**
