@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   const streamsClient = new DynamoDBStreamsClient({ ...config, maxAttempts: 1 });
   const streamsFaults = injectFaults(streamsClient, { seed: seed + 1, rate, kinds: ['throttle', 'internal', 'timeout'] });
   const relayClient = new DynamoDBClient({ ...config, retryStrategy: quickRetries(2) });
-  const relayFaults = injectFaults(relayClient, { seed: seed + 2, rate, kinds: ['throttle', 'internal', 'timeout'] });
+  const relayFaults = injectFaults(relayClient, { seed: seed + 2, rate, kinds: ['throttle', 'internal', 'timeout', 'lostResponse'] });
   const publishFaults = new Map<string, number>();
   const simSeed = process.env['SIM_SEED'];
   const simulated: SimulatedEvents | undefined =
@@ -76,11 +76,15 @@ async function main(): Promise<void> {
     for (const [key, n] of dynamoFaults.injected) counts[key] = (counts[key] ?? 0) + n;
     for (const [key, n] of streamsFaults.injected) counts[`streams-${key}`] = (counts[`streams-${key}`] ?? 0) + n;
     for (const [key, n] of relayFaults.injected) counts[`relay-${key}`] = (counts[`relay-${key}`] ?? 0) + n;
+    for (const [key, n] of checkpointFaults.injected) counts[`checkpoints-${key}`] = (counts[`checkpoints-${key}`] ?? 0) + n;
     for (const [key, n] of publishFaults) counts[key] = (counts[key] ?? 0) + n;
     if (simulated !== undefined) for (const [key, n] of simulationFigures(simulated.counts()).faults) counts[key] = n;
     return JSON.stringify(counts);
   };
   const checkpointClient = new DynamoDBClient({ ...config, maxAttempts: 3 });
+  // Checkpoints and leases lose answers too (their writes are unconditional, or conditioned on the owner
+  // itself): at a quarter of the rate, so that the SDK's three tries mostly absorb them.
+  const checkpointFaults = injectFaults(checkpointClient, { seed: seed + 4, rate: rate / 4, kinds: ['lostResponse'] });
 
   // The outbox relay: its own feed on the outbox's stream, its own faulty client, a publish that fails.
   const publishRandom = seededRandom(seed + 3);

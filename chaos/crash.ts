@@ -91,7 +91,7 @@ export async function runCrashScenario(config: ClientConfig, client: DynamoDBCli
   const writerFaults = injectFaults(writerClient, {
     seed: options.seed + 7,
     rate: options.faultRate ?? 0.08,
-    kinds: ['throttle', 'internal', 'timeout', 'conflict'],
+    kinds: ['throttle', 'internal', 'timeout', 'conflict', 'lostResponse'],
   });
   const writer = bind(writerClient, tables, suffix);
   const versions = new Map<string, number>();

@@ -4,8 +4,8 @@
  * faults are absorbed by the SDK and the rest surface to dynafold, whose own handling is exercised too.
  *
  * Every fault is raised BEFORE the request is sent, so it is always faithful: nothing happened on the
- * server. The one exception is `lostResponse`, which sends the request and then loses the answer (a
- * timeout after the server applied the write); it is only injected where asked for.
+ * server. The one exception is `lostResponse`, which sends a write and then loses the answer (a timeout
+ * after the server applied it), on every write of every client: the SDK then sends it again, or gives up.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -26,10 +26,10 @@ export type FaultKind =
    * TransactionCanceledException with ConditionalCheckFailed on a row's transaction (row and outbox messages).
    */
   | 'conditional'
-  /** The request is sent and applied, then its response is lost (a TimeoutError): row writes (PutItem or the row's transaction) only. */
+  /** A write is sent and applied, then its response is lost (a TimeoutError): every write (Put, Update, Delete, transaction, batch). */
   | 'lostResponse';
 
-export const ALL_FAULTS: ReadonlyArray<FaultKind> = ['throttle', 'internal', 'timeout', 'conflict', 'conditional'];
+export const ALL_FAULTS: ReadonlyArray<FaultKind> = ['throttle', 'internal', 'timeout', 'conflict', 'conditional', 'lostResponse'];
 
 /** Settings of {@link injectFaults}. */
 export interface FaultOptions {
@@ -39,7 +39,7 @@ export interface FaultOptions {
   readonly rate: number;
   /** @defaultValue {@link ALL_FAULTS} */
   readonly kinds?: ReadonlyArray<FaultKind>;
-  /** Read-model tables: only their row writes (PutItem, or a transaction whose first item puts a row) get `conditional` and `lostResponse` faults. */
+  /** Read-model tables: only their row writes (PutItem, or a transaction whose first item puts a row) get `conditional` faults. */
   readonly readModelTables?: ReadonlyArray<string>;
   /** Only these commands (e.g. `GetRecordsCommand`) are faulted. @defaultValue every command */
   readonly commands?: ReadonlyArray<string>;
@@ -47,9 +47,9 @@ export interface FaultOptions {
 
 /** A write whose response was lost after DynamoDB applied it. */
 export interface LostResponse {
+  /** The table it wrote (the first item's, for a transaction), or '' for a batch. */
   readonly table: string;
-  /** The item as sent (low-level attribute values). */
-  readonly item: Readonly<Record<string, unknown>>;
+  readonly command: string;
 }
 
 /** What an injector did; `enabled` switches it off and on. */
@@ -76,6 +76,17 @@ interface MiddlewareStackLike {
 
 const PUT_COMMANDS = new Set(['PutItemCommand', 'PutCommand']);
 const TRANSACT_COMMANDS = new Set(['TransactWriteItemsCommand', 'TransactWriteCommand']);
+/** Every command that writes, by the names a client's commands have (low-level and document client). */
+const WRITE_COMMANDS = new Set([
+  ...PUT_COMMANDS,
+  ...TRANSACT_COMMANDS,
+  'UpdateItemCommand',
+  'UpdateCommand',
+  'DeleteItemCommand',
+  'DeleteCommand',
+  'BatchWriteItemCommand',
+  'BatchWriteCommand',
+]);
 
 /** An SDK error shaped like the service's (name, `$fault`, `$metadata`), which the SDK and dynafold classify by. */
 export function sdkError(name: string, status: number, extra: Record<string, unknown> = {}): Error {
@@ -121,7 +132,8 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
       const toReadModel = ((PUT_COMMANDS.has(command) && table !== undefined && readModels.has(table)) || rowTransaction) && conditioned;
       const eligible = kinds.filter((kind) => {
         if (kind === 'conflict') return TRANSACT_COMMANDS.has(command);
-        if (kind === 'conditional' || kind === 'lostResponse') return toReadModel;
+        if (kind === 'conditional') return toReadModel;
+        if (kind === 'lostResponse') return WRITE_COMMANDS.has(command);
         return true;
       });
       const kind = eligible[Math.floor(random() * eligible.length)];
@@ -173,11 +185,8 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
         case 'lostResponse': {
           const answer = await next(args);
           void answer;
-          count(kind, rowTransaction ? 'TimeoutError(transaction)' : 'TimeoutError');
-          log.lostResponses.push({
-            table: table as string,
-            item: ((rowTransaction ? firstPut?.Item : input['Item']) ?? {}) as Record<string, unknown>,
-          });
+          count(kind, `TimeoutError(${command.replace(/Command$/, '')})`);
+          log.lostResponses.push({ table: table ?? '', command });
           throw Object.assign(new Error('Response lost after the write (injected)'), { name: 'TimeoutError', $metadata: {} });
         }
       }

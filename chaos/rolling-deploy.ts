@@ -59,7 +59,7 @@ export async function runRollingDeploy(
   const faults = injectFaults(faulty, {
     seed: seed ^ 0x4011,
     rate: options.faultRate,
-    kinds: ['throttle', 'internal', 'timeout', 'conditional'],
+    kinds: ['throttle', 'internal', 'timeout', 'conditional', 'lostResponse'],
     readModelTables: [viewsTable],
   });
   try {
@@ -67,19 +67,27 @@ export async function runRollingDeploy(
     const streamArn = created.TableDescription?.LatestStreamArn as string;
     await client.send(new CreateTableCommand(readModelTableDefinition(viewsTable, [cartRowModel(client, viewsTable, 'CartRow')])));
 
-    // Both generations append at once, each at the head of the stream.
-    const writers = { v2: cartStreamV2(client, eventsTable), today: cartStreamToday(client, eventsTable) };
+    // Both generations append at once, each at the head of the stream, on a client that loses answers of
+    // writes it applied: every append must be stored once (the SDK's repeat, or a read after it gave up,
+    // finds the append's own commit).
+    const writerClient = new DynamoDBClient({ ...config, retryStrategy: quickRetries(4) });
+    const writerFaults = injectFaults(writerClient, { seed: seed ^ 0x77a1, rate: options.faultRate, kinds: ['lostResponse'] });
+    const writers = { v2: cartStreamV2(writerClient, eventsTable), today: cartStreamToday(writerClient, eventsTable) };
+    let appended = 0;
     await Promise.all(
       (['v2', 'today'] as const).map(async (generation) => {
         const appends = randomInt(random, 3, 10);
         for (let n = 0; n < appends; n++) {
           const cart = CARTS[randomInt(random, 0, CARTS.length - 1)] as string;
           const events = Array.from({ length: randomInt(random, 1, 3) }, () => asAppended(generation, drawEvent(random, generation)));
-          await writers[generation].append({ cartId: cart }, events as never);
+          appended += (await writers[generation].append({ cartId: cart }, events as never)).events.length;
         }
       }),
-    );
+    ).finally(() => writerClient.destroy());
     const records = insertsOnly(await readStreamRecords(streamArn));
+    if (records.length !== appended)
+      summary.problem(`rolling seed ${seed}: the writers appended ${appended} events, the stream holds ${records.length}`);
+    summary.addFaults(new Map([...writerFaults.injected].map(([key, n]) => [`rolling-writer-${key}`, n])));
 
     const model = cartRowModel(faulty, viewsTable, 'CartRow');
     const afterAttempts = randomInt(random, 1, 3);

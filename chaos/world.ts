@@ -9,7 +9,7 @@
  */
 import { CreateTableCommand, DeleteTableCommand, type DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
-import { Projection, eventsTableDefinition, readModelTableDefinition, type NewEventOf, type StreamEvent } from 'dynafold';
+import { ConcurrencyError, Projection, eventsTableDefinition, readModelTableDefinition, type NewEventOf, type StreamEvent } from 'dynafold';
 import { outboxTableDefinition } from 'dynafold/outbox';
 import { evolveSummary, foldSummary, initialSummary, orderSummaries, type OrderSummary } from '../__tests__/support/order-projection';
 import { type orderEventSchemas, orderStream, type OrderEvent } from '../__tests__/support/orders';
@@ -257,18 +257,44 @@ export function appendChunk(
 
 /**
  * A seeded workload: every stream instance gets `chunks` appends, from concurrent writers. Each instance
- * draws its events from a PRNG of its own, so the same seed writes the same events however the writers interleave.
+ * draws its events from a PRNG of its own, so the same seed writes the same events however the writers
+ * interleave. An append that fails (its client faulty) is tried again with the same chunk, at the same
+ * version: an earlier try may have landed although the SDK gave up, so a `ConcurrencyError` then means the
+ * chunk is there (each instance has one writer). A `ConcurrencyError` on a first try is a bug: the store
+ * took the append's own commit for a rival's. Resolves each instance's version, by `kind#id`, for the
+ * caller to compare with what the store holds (an append written twice shows there).
  */
-export async function writeWorkload(bound: Bound, ids: WorldIds, chunks: number, random: () => number): Promise<void> {
+export async function writeWorkload(bound: Bound, ids: WorldIds, chunks: number, random: () => number): Promise<Map<string, number>> {
   const writers = (Object.keys(ids) as Array<keyof WorldIds>).flatMap((kind) =>
     ids[kind].map((id) => ({ kind, id, random: seededRandom(Math.floor(random() * 2 ** 31)) })),
   );
+  const versions = new Map<string, number>();
   await Promise.all(
     writers.map(async ({ kind, id, random: own }) => {
       let version = 0;
-      for (let chunk = 0; chunk < chunks; chunk++) version = await appendChunk(bound, kind, id, version, own);
+      for (let chunk = 0; chunk < chunks; chunk++) version = await appendRetried(bound, kind, id, version, Math.floor(own() * 2 ** 31));
+      versions.set(`${kind}#${id}`, version);
     }),
   );
+  return versions;
+}
+
+/** One chunk of a workload writer, tried until it lands (see `writeWorkload`); resolves the new version. */
+async function appendRetried(bound: Bound, kind: keyof WorldIds, id: string, version: number, chunkSeed: number): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await appendChunk(bound, kind, id, version, seededRandom(chunkSeed));
+    } catch (error) {
+      if (error instanceof ConcurrencyError) {
+        if (attempt === 1)
+          throw new Error(`${kind} ${id}: an append at version ${version} found its version taken on its first try`, { cause: error });
+        // An earlier try landed after all: the stream goes on from the chunk it wrote (its one writer is this one).
+        return error.actualVersion;
+      }
+      if (attempt >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
 }
 
 /** The zone rows a full fold of a sensor's events gives, by zone; rejected events listed by version. */
