@@ -128,7 +128,7 @@ export async function runRollingDeploy(
       }),
     );
 
-    await checkRolling(summary, { seed, client, viewsTable, eventsTable, applied });
+    await checkRolling(summary, { seed, client, viewsTable, eventsTable, applied, appended });
     // Part of the delivery schedule it follows: counted among the rolling-deploy schedules, not as a run of its own.
     summary.rollingSchedules = 1;
     summary.events = records.length;
@@ -140,18 +140,23 @@ export async function runRollingDeploy(
   }
 }
 
-/** Every event applied exactly once, every row today's fold of its stream, no row parked or counted. */
+/**
+ * Every append stored once (the stream holds the `appended` events its writers were answered), every event
+ * applied exactly once, every row today's fold of its stream, no row parked or counted.
+ */
 async function checkRolling(
   summary: ChaosSummary,
-  world: { seed: number; client: DynamoDBClient; viewsTable: string; eventsTable: string; applied: ReadonlyArray<StreamEvent> },
+  world: { seed: number; client: DynamoDBClient; viewsTable: string; eventsTable: string; applied: ReadonlyArray<StreamEvent>; appended: number },
 ): Promise<void> {
   const { seed } = world;
   const model = cartRowModel(world.client, world.viewsTable, 'CartRow');
   const truth = cartStreamToday(world.client, world.eventsTable);
   const counts = new Map<string, number>();
   for (const event of world.applied) counts.set(eventKey(event), (counts.get(eventKey(event)) ?? 0) + 1);
+  let stored = 0;
   for (const cart of CARTS) {
     const events = await truth.read(cart);
+    stored += events.length;
     for (const event of events) {
       const n = counts.get(eventKey(event)) ?? 0;
       if (n === 0) {
@@ -174,6 +179,7 @@ async function checkRolling(
       summary.problem(`rolling seed ${seed}: cart ${cart} is ${JSON.stringify(row)}, its fold ${JSON.stringify(want)}`);
     }
   }
+  if (stored !== world.appended) summary.problem(`rolling seed ${seed}: the writers were answered ${world.appended} events, the stream holds ${stored}`);
 }
 
 /** A row without its timestamps. */

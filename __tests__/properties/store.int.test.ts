@@ -13,11 +13,16 @@ import { propertySettings, propertyTimeout } from '../support/delivery';
 import { createTestTable, testClient } from '../support/dynamo';
 import { emptyOrder, evolveOrder, orderStream, placeThenAddItem, type OrderState } from '../support/orders';
 import { countRequests } from '../support/requests';
+import { loseAnswers } from '../support/lost-answers';
 
 // The store under concurrent writers (with and without expectedVersion, with repeated idempotency keys),
-// with data JSON can't keep or DynamoDB can't hold, and with read-model keys holding "#".
+// with data JSON can't keep or DynamoDB can't hold, and with read-model keys holding "#"; writes lose their
+// answers after DynamoDB applied them (the SDK sends them again) at a rate each case draws.
 const client = testClient();
 const requests = countRequests(client);
+const answers = loseAnswers(client);
+/** The share of writes whose answer is lost, and the seed of which: none, some or many. */
+const lostAnswers = fc.record({ rate: fc.constantFrom(0, 0.15, 0.4), seed: fc.integer({ min: 1, max: 1_000_000 }) });
 let table: string;
 let viewsTable: string;
 let cases = 0;
@@ -62,8 +67,9 @@ test(
   'concurrent appends keep versions contiguous; each append is all or nothing, and once per idempotency key',
   async () => {
     await fc.assert(
-      fc.asyncProperty(writers, fc.constantFrom('a', 'b'), async (all: Writer[], id) => {
+      fc.asyncProperty(writers, fc.constantFrom('a', 'b'), lostAnswers, async (all: Writer[], id, lost) => {
         const name = `Concurrent${++cases}`;
+        answers.loseAtRate(lost.rate, lost.seed);
         const instances = [0, 1].map(() => new EventStream({ client, table, name, streamId: ['id'], events: { Wrote: payload } }));
         const stream = instances[0] as (typeof instances)[0];
         type Result = { writer: number; append: number; outcome: 'appended' | 'conflict'; version?: number; events?: ReadonlyArray<unknown> };
@@ -122,7 +128,8 @@ test(
         }
         // Nothing of an append that failed everywhere was written.
         for (const event of stored) expect(appended.has(`${event.data.writer}/${event.data.append}`)).toBe(true);
-      }),
+        answers.stop();
+      }).afterEach(() => answers.stop()),
       propertySettings(25),
     );
   },
@@ -213,23 +220,31 @@ test(
   'after concurrent commands, the stored snapshot is at most `every` events behind the head, and is the fold up to it',
   async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 4 }), fc.boolean(), async (commands, every, consistent) => {
+      fc.asyncProperty(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 4 }), fc.boolean(), lostAnswers, async (commands, every, consistent, lost) => {
         const Orders = orderStream(client, table, { name: `Snap${++cases}` });
         const orderId = 'aa';
         const decider = placeThenAddItem(orderId);
-        await Promise.all(
+        answers.loseAtRate(lost.rate, lost.seed);
+        const executed = await Promise.all(
           Array.from({ length: commands }, () =>
-            Orders.execute({ orderId }, decider, { snapshot: { every }, consistent, retry: { attempts: 30 } }).catch((error: unknown) => {
-              if (!(error instanceof ConcurrencyError)) throw error;
-            }),
+            Orders.execute({ orderId }, decider, { snapshot: { every }, consistent, retry: { attempts: 30 } }).then(
+              () => 1,
+              (error: unknown) => {
+                if (!(error instanceof ConcurrencyError)) throw error;
+                return 0;
+              },
+            ),
           ),
         );
+        answers.stop();
         const version = await Orders.version({ orderId });
+        // Each command that resolved appended its one event once, whatever answers were lost.
+        expect(version).toBe(executed.reduce((sum: number, n) => sum + n, 0));
         const snapshot = await Orders.loadSnapshot<OrderState>({ orderId });
         expect(snapshot?.version ?? 0).toBeGreaterThanOrEqual(version - every);
         const events = await Orders.read({ orderId }, { toVersion: snapshot?.version ?? 0 });
         if (snapshot !== undefined) expect(snapshot.state).toEqual(events.reduce(evolveOrder, emptyOrder));
-      }),
+      }).afterEach(() => answers.stop()),
       propertySettings(20),
     );
   },
