@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConfigurationError } from '../../errors';
 import type { EventSchemas } from '../types';
 import type { PersonalCodec, ResolvedGroup, ResolvedSubject } from './personal-codec';
-import { nonStringOutputs } from './string-schema';
+import { nonStringOutputs } from './non-string-outputs';
 import { SubjectKeys } from './subject-keys';
 
 /** The fields of `Data` that hold strings: a subject id is one. */
