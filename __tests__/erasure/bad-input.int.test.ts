@@ -1,15 +1,18 @@
 /**
  * What goes wrong is a typed error, never garbage data and never a silent redaction: a changed or moved
- * ciphertext, a key the table lacks for a subject never forgotten, sealed data on a stream that declares
- * none, a subject id that is none. And what sealing must not change: large data still compresses, an
- * append of many events is one commit, an idempotent append repeats.
+ * ciphertext (to another event too, however alike; values sealed before events were bound stay readable),
+ * a key the table lacks for a subject never forgotten, sealed data on a stream that declares none, a
+ * subject id that is none. And what sealing must not change: large data still compresses, an append of
+ * many events is one commit, an idempotent append repeats, an append that loses a race reads back.
  */
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DecodeError, EventStream, PersonalDataTamperedError, SubjectKeyMissingError, ValidationError, isTransient } from 'dynafold';
 import { processBatch } from 'dynafold/lambda';
-import { customerEventSchemas, customerProfileProjection } from '../support/customers';
+import { dataKeyOf, seal } from '../../lib/store/erasure/cipher';
+import { customerEventSchemas, customerProfileProjection, customerStream } from '../support/customers';
 import { customerSetupOfFile } from '../support/customer-setup';
 import { plaintextIn, scanTable } from '../support/plaintext';
+import { testClient } from '../support/dynamo';
 import { asLambdaRecord, readStreamRecords } from '../support/stream-records';
 
 const setup = customerSetupOfFile('erasure-bad');
@@ -68,6 +71,105 @@ test('a ciphertext moved to another field, event or stream instance does not ope
   const moved = { M: { friendName: second['pd']?.M?.['b-2']?.M?.['name'] as AttributeValue } };
   await rewrite({ ...third, pd: { M: { 'b-2': moved } } });
   await expect(customers().read({ customerId: 'b-3' })).rejects.toThrow(PersonalDataTamperedError);
+});
+
+test('a sealed value copied over another event’s (same instance, type, subject and field) is PersonalDataTamperedError', async () => {
+  await customers().append({ customerId: 'b-8' }, [registered('Grace')]);
+  await customers().append({ customerId: 'b-8' }, [registered('Barbara')]);
+  const first = await storedItem('b-8', 1);
+  await client.send(
+    new UpdateItemCommand({
+      TableName: tables.events,
+      Key: commitKey('b-8', 2),
+      UpdateExpression: 'SET pd.#subject.email = :copied',
+      ExpressionAttributeNames: { '#subject': 'b-8' },
+      ExpressionAttributeValues: { ':copied': first['pd']?.M?.['b-8']?.M?.['email'] as AttributeValue },
+    }),
+  );
+  const error: unknown = await customers()
+    .read({ customerId: 'b-8' })
+    .catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(PersonalDataTamperedError);
+  expect(error).toMatchObject({ code: 'erasure.tampered', subject: 'b-8' });
+  expect((error as Error).message).toMatch(/e#0000000002.*field `email`/);
+  // The event it was copied from still reads.
+  expect((await customers().read({ customerId: 'b-8' }, { toVersion: 1 }))[0]?.data).toMatchObject({ email: 'grace@example.com' });
+});
+
+test('an append that loses a race seals its fields again for the versions it lands at', async () => {
+  const racing = testClient();
+  try {
+    let raced = false;
+    racing.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (!raced && context.commandName === 'PutItemCommand') {
+          raced = true;
+          // Another writer takes version 1 between this append's head read and its Put.
+          await customers().append({ customerId: 'b-9' }, [registered('Grace')]);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'take-version-1' },
+    );
+    const appended = await customerStream(racing, tables.events as string, setup.keys()).append({ customerId: 'b-9' }, [registered('Ada')]);
+    expect(raced).toBe(true);
+    expect(appended.events.map((event) => event.version)).toEqual([2]);
+    expect((await customers().read({ customerId: 'b-9' })).map((event) => event.data)).toEqual([registered('Grace').data, registered('Ada').data]);
+  } finally {
+    racing.destroy();
+  }
+});
+
+test('a value sealed before fields were bound to their event’s version still opens, in any event of its instance, type, subject and field', async () => {
+  await customers().append({ customerId: 'b-10' }, [registered('Alan')]);
+  await customers().append({ customerId: 'b-10' }, [registered('Alonzo')]);
+  const keyItem = await client.send(
+    new GetItemCommand({ TableName: tables.subjectKeys, Key: { pk: { S: 'subject#b-10' }, sk: { S: 'key' } }, ConsistentRead: true }),
+  );
+  const key = dataKeyOf(await setup.provider.unwrap('b-10', keyItem.Item?.['wrappedKey']?.B as Uint8Array));
+  // Laid out as appends sealed it then: format 1, bound to the place without the event's version.
+  const unversioned = seal(
+    key,
+    Buffer.from(JSON.stringify('alan@old.example')),
+    ['dynafold:event', 'Customer#b-10', 'Registered', 'b-10', 'email'].join('\n'),
+  );
+  expect(unversioned[0]).toBe(1);
+  for (const version of [1, 2]) {
+    await client.send(
+      new UpdateItemCommand({
+        TableName: tables.events,
+        Key: commitKey('b-10', version),
+        UpdateExpression: 'SET pd.#subject.email = :old',
+        ExpressionAttributeNames: { '#subject': 'b-10' },
+        ExpressionAttributeValues: { ':old': { B: unversioned } },
+      }),
+    );
+  }
+  expect((await customers().read({ customerId: 'b-10' })).map((event) => event.data)).toEqual([
+    { ...registered('Alan').data, email: 'alan@old.example' },
+    { ...registered('Alonzo').data, email: 'alan@old.example' },
+  ]);
+});
+
+test('a sealed snapshot’s state beside another version than it was saved with is PersonalDataTamperedError', async () => {
+  const Customers = customers();
+  await Customers.append({ customerId: 'b-11' }, [registered('Ada'), { type: 'OrderPlaced', data: { orderId: 'o-1', total: 1 } }]);
+  expect(await Customers.saveSnapshot({ customerId: 'b-11' }, { version: 2, state: { name: 'Ada' } })).toBe(true);
+  const key = { pk: { S: 'Customer#b-11' }, sk: { S: 'e$snapshot#default' } };
+  expect((await customers().loadSnapshot({ customerId: 'b-11' }))?.state).toEqual({ name: 'Ada' });
+  // The state saved at version 2 passed off as standing at version 1: a load would fold event 2 onto it again.
+  await client.send(
+    new UpdateItemCommand({
+      TableName: tables.events,
+      Key: key,
+      UpdateExpression: 'SET version = :one',
+      ExpressionAttributeValues: { ':one': { N: '1' } },
+    }),
+  );
+  await expect(customers().loadSnapshot({ customerId: 'b-11' })).rejects.toThrow(PersonalDataTamperedError);
+  await expect(customers().load({ customerId: 'b-11' }, { initial: {}, evolve: (state) => state }, { snapshot: { every: 2 } })).rejects.toThrow(
+    PersonalDataTamperedError,
+  );
 });
 
 test('a key the table lacks, for a subject never forgotten, is SubjectKeyMissingError: never read as redacted', async () => {

@@ -4,7 +4,7 @@
  * and bound, on an injected clock.
  */
 import fc from 'fast-check';
-import { newDataKey, open, seal, SEAL_OVERHEAD_BYTES } from '../../lib/store/erasure/cipher';
+import { newDataKey, open, seal, SEAL_OVERHEAD_BYTES, SealFormat } from '../../lib/store/erasure/cipher';
 import { KeyCache } from '../../lib/store/erasure/key-cache';
 import { sealBlob } from '../../lib/store/erasure/sealed-blob';
 
@@ -24,6 +24,22 @@ test('a sealed value opens only under its key and for its place, whatever bytes 
       expect(open(key, sealed.subarray(0, sealed.length - 1), 'place')).toBeUndefined();
     }),
   );
+});
+
+test('a value opens only for the context of the format its first byte names, and a string context only in the first format', () => {
+  const { key } = newDataKey();
+  const contexts = (format: number) => (format === SealFormat.first ? 'place' : format === SealFormat.versioned ? 'place at version 2' : undefined);
+  const versioned = seal(key, Buffer.from('ada'), 'place at version 2', SealFormat.versioned);
+  expect(versioned[0]).toBe(2);
+  expect(open(key, versioned, contexts)?.toString()).toBe('ada');
+  expect(open(key, versioned, 'place at version 2')).toBeUndefined();
+  const first = seal(key, Buffer.from('ada'), 'place');
+  expect(open(key, first, contexts)?.toString()).toBe('ada');
+  expect(open(key, first, 'place')?.toString()).toBe('ada');
+  // The format byte changed: the value is read for another context, and fails.
+  expect(open(key, Buffer.concat([Buffer.of(1), versioned.subarray(1)]), contexts)).toBeUndefined();
+  expect(open(key, Buffer.concat([Buffer.of(2), first.subarray(1)]), contexts)).toBeUndefined();
+  expect(open(key, Buffer.concat([Buffer.of(3), first.subarray(1)]), contexts)).toBeUndefined();
 });
 
 test('each value gets a fresh IV: the same plaintext never seals to the same bytes', () => {

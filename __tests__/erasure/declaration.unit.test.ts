@@ -134,6 +134,77 @@ test('an older version’s fields are checked against that version’s schema', 
   ).toThrow(/`fullName` is not in the type's schema \(name\)/);
 });
 
+describe('a subject read from the data must be a field that holds a string', () => {
+  const noted = (ownerId: z.ZodType) => ({ Noted: z.object({ ownerId, text: z.string() }) });
+  const declared = { keys, events: { Noted: { subject: { data: 'ownerId' }, fields: { text: '[erased]' } } } };
+
+  test.each([
+    ['a number', z.number(), /holds number, not a string/],
+    ['an optional number', z.number().optional(), /holds number/],
+    ['a string or a number', z.union([z.string(), z.number()]), /holds number/],
+    ['a number parsed from a string', z.string().pipe(z.coerce.number()), /holds number/],
+    ['a boolean decoded from a string', z.stringbool(), /holds boolean/],
+    ['an object', z.object({ id: z.string() }), /holds object/],
+    ['a numeric literal', z.literal(7), /holds number/],
+    ['a numeric enum', z.enum({ One: 1, Two: 2 }), /holds number/],
+    ['only null', z.null(), /holds only null or undefined/],
+  ])('%s is a ConfigurationError naming the stream, the type and the field', (_name, schema, holds) => {
+    const construct = streamWith(declared, noted(schema));
+    expect(construct).toThrow(ConfigurationError);
+    expect(construct).toThrow(/^Stream Customer: `personalData`, `events.Noted`: `subject.data` names `ownerId`/);
+    expect(construct).toThrow(holds);
+    expect(construct).toThrow(/z.string\(\) or one of its formats/);
+  });
+
+  test.each([
+    ['a string', z.string()],
+    ['a format', z.uuid()],
+    ['an optional, nullable string with a default', z.string().nullable().optional().default('x')],
+    ['a refined string', z.string().refine((id) => id.startsWith('c-'))],
+    ['a branded string', z.string().brand<'CustomerId'>()],
+    ['a string enum', z.enum(['a', 'b'])],
+    ['a string literal', z.literal('c-1')],
+    ['a union of strings and null', z.union([z.email(), z.literal('none'), z.null()])],
+    ['a template literal', z.templateLiteral(['c-', z.number()])],
+    ['a lazy string', z.lazy(() => z.string())],
+    ['a string piped into another', z.string().pipe(z.string().min(2))],
+    ['a transform (its values are checked as they come)', z.string().transform((id) => id.trim())],
+  ])('%s is accepted', (_name, schema) => {
+    expect(streamWith(declared, noted(schema))).not.toThrow();
+  });
+});
+
+describe('a replacement must read at every version of the type that has the field', () => {
+  const RegisteredV1 = z.object({ name: z.string(), email: z.email() });
+  const events = { Registered: z.object({ name: z.string(), email: z.string() }) };
+  const versions = { Registered: { older: [olderVersion(1, RegisteredV1, (v1) => v1)] } };
+  const today = { Registered: { subject: { streamId: 'customerId' }, fields: { name: '[erased]', email: '[erased]' } } };
+
+  test('an older version whose schema refuses today’s replacement is a ConfigurationError saying what to declare', () => {
+    const construct = streamWith({ keys, events: today }, events, versions);
+    expect(construct).toThrow(ConfigurationError);
+    expect(construct).toThrow(
+      /`events.Registered`: version 1 of Registered has the field `email` too, and its schema there refuses today's replacement "\[erased\]".*under `older.Registered.1`/,
+    );
+  });
+
+  test('a replacement of its own under `older` for that version (only for the field it refuses) constructs', () => {
+    const older = { Registered: { 1: { subject: { streamId: 'customerId' }, fields: { email: 'erased@example.invalid' } } } };
+    expect(streamWith({ keys, events: today, older }, events, versions)).not.toThrow();
+    const refused = { Registered: { 1: { subject: { streamId: 'customerId' }, fields: { email: '[gone]' } } } };
+    expect(streamWith({ keys, events: today, older: refused }, events, versions)).toThrow(
+      /`older.Registered.1`: the field `email`'s schema refuses its replacement "\[gone\]"/,
+    );
+  });
+
+  test('a version without the field, or whose schema is no object, needs nothing', () => {
+    const renamed = { Registered: { older: [olderVersion(1, z.object({ mail: z.email() }), (v1) => ({ name: '', email: v1.mail }))] } };
+    expect(streamWith({ keys, events: today }, events, renamed)).not.toThrow();
+    const text = { Registered: { older: [olderVersion(1, z.string(), (v1) => ({ name: v1, email: '' }))] } };
+    expect(streamWith({ keys, events: today }, events, text)).not.toThrow();
+  });
+});
+
 test('the types refuse what the stream does not have (checked by tsc)', () => {
   type Options = PersonalDataOptions<typeof customerEventSchemas, 'customerId'>;
   const valid: Options = { keys, events: { Referred: { subject: { data: 'friendId' }, fields: { friendName: '[erased]' } } } };

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import { EventStream, Projection, ReadModel, type EventOf } from 'dynafold';
-import { LocalKeyProvider, SubjectKeys, type SubjectKeysOptions } from 'dynafold/erasure';
-import type { CompressionOptions } from 'dynafold/types';
+import { LocalKeyProvider, SubjectKeys, type PersonalDataOptions, type SubjectKeysOptions } from 'dynafold/erasure';
+import type { CompressionOptions, EventVersionsOf } from 'dynafold/types';
 
 /**
  * The customer stream of the erasure tests: a customer's own personal data (subject: the stream id), a
@@ -37,8 +37,15 @@ export function subjectKeys(
   return new SubjectKeys({ client, table, provider, ...options });
 }
 
+/** Options of a test's customer stream: compression, and older versions of its types with their replacements. */
+export interface CustomerStreamOptions {
+  readonly compression?: CompressionOptions;
+  readonly versions?: EventVersionsOf<typeof customerEventSchemas>;
+  readonly older?: PersonalDataOptions<typeof customerEventSchemas, 'customerId'>['older'];
+}
+
 /** A `Customer` stream on `table` whose personal data is sealed with `keys`. */
-export function customerStream(client: DynamoDBClient, table: string, keys: SubjectKeys, options: { compression?: CompressionOptions } = {}) {
+export function customerStream(client: DynamoDBClient, table: string, keys: SubjectKeys, options: CustomerStreamOptions = {}) {
   return new EventStream({
     client,
     table,
@@ -46,6 +53,7 @@ export function customerStream(client: DynamoDBClient, table: string, keys: Subj
     streamId: ['customerId'],
     events: customerEventSchemas,
     ...(options.compression === undefined ? {} : { compression: options.compression }),
+    ...(options.versions === undefined ? {} : { versions: options.versions }),
     personalData: {
       keys,
       events: {
@@ -53,6 +61,7 @@ export function customerStream(client: DynamoDBClient, table: string, keys: Subj
         AddressChanged: { subject: { streamId: 'customerId' }, fields: { address: Erased.address } },
         Referred: { subject: { data: 'friendId' }, fields: { friendName: Erased.friendName } },
       },
+      ...(options.older === undefined ? {} : { older: options.older }),
     },
   });
 }

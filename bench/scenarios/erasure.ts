@@ -70,7 +70,7 @@ export const erasure: Scenario = {
       const key = dataKeyOf(randomBytes(32));
       const personal = sealed.codec.personal as NonNullable<typeof sealed.codec.personal>;
       const target = { streamName: 'Customer', partitionKey: 'Customer#c-0', ids: () => ({ customerId: 'c-0' }) };
-      const event = { type: 'Registered', data, index: 0 };
+      const event = { type: 'Registered', data, index: 0, version: 1 };
       const plan = planSealing(personal, target, event) ?? [];
       const [sealNs = NaN] = nsPerCall([() => sealFields(target, event, plan, new Map([['c-0', key]]))], count / 4, rounds);
       const [plainNs = NaN, openNs = NaN] = nsPerCall([() => plain.decodeCommit(plainItem), () => sealed.decodeCommit(sealedItem)], count, rounds);

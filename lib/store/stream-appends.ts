@@ -63,8 +63,8 @@ export class StreamAppends {
     options: AppendOptions,
     mode: AppendMode,
   ): Promise<AppendResult<StreamEvent> | LostAppend> {
-    // Personal fields are sealed once, before the first try: every try writes the same item.
-    const events = await sealPersonalData(this.stream.codec, streamId, valid, options.signal);
+    // Subjects' keys are read once, before the first try; each try seals for the versions it writes at.
+    const sealedAt = await sealPersonalData(this.stream.codec, streamId, valid, options.signal);
     // The append's span is active here: its context goes on every commit the append writes.
     const trace = this.stream.storesTraceContext ? currentTraceContext() : undefined;
     // One id for every try: whichever lands, a retry of its request knows the commit as this append's.
@@ -79,7 +79,7 @@ export class StreamAppends {
       readHead: () => this.stream.version(streamId, { signal: options.signal }),
       endsCommit: (version) => this.endsCommit(streamId, version, options.signal),
       attempt: async (expectedVersion) => {
-        const outcome = await this.attempt(streamId, expectedVersion, events, options, { trace, appendId });
+        const outcome = await this.attempt(streamId, expectedVersion, valid, sealedAt(expectedVersion + 1), options, { trace, appendId });
         if (outcome.kind === 'conflict') {
           countConflict(this.stream.name);
           spanEvent(SpanEvents.conflict, { [Attr.expectedVersion]: expectedVersion });
@@ -121,10 +121,11 @@ export class StreamAppends {
     }
   }
 
-  /** One try at `expectedVersion`: a conditional PutItem where it fits, else one transaction (with the inline rows asked for). */
+  /** One try at `expectedVersion` of `valid`, sealed as `events`: a conditional PutItem where it fits, else one transaction (with the inline rows asked for). */
   private async attempt(
     streamId: string,
     expectedVersion: number,
+    valid: ReadonlyArray<ValidEvent>,
     events: ReadonlyArray<ValidEvent>,
     options: AppendOptions,
     { trace, appendId }: { readonly trace: TraceContext | undefined; readonly appendId: string },
@@ -138,7 +139,7 @@ export class StreamAppends {
       itemPerEvent: this.stream.itemPerEvent,
       appendId,
       ...(trace === undefined ? {} : { trace }),
-      ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, events, options)),
+      ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, valid, events, options)),
     };
     const items = planCommits(this.stream.codec, plan);
     const documents = withCapacity(withSignal(this.stream.documents, options.signal));
@@ -194,12 +195,13 @@ export class StreamAppends {
     return { kind: 'conflict', winner, winnerEnd };
   }
 
-  private idempotency(idempotencyKey: string, events: ReadonlyArray<ValidEvent>, options: AppendOptions) {
-    // One append validates its events into one array and retries with it: hash it once, not on every try.
-    let hash = this.requestHashes.get(events);
+  private idempotency(idempotencyKey: string, valid: ReadonlyArray<ValidEvent>, events: ReadonlyArray<ValidEvent>, options: AppendOptions) {
+    // One append validates its events into one array and retries with it: hash it once, not on every try
+    // (sealed for another version, its personal fields hash the same: keyed hashes of their values).
+    let hash = this.requestHashes.get(valid);
     if (hash === undefined) {
       hash = requestHash({ events, expectedVersion: options.expectedVersion, request: options.request });
-      this.requestHashes.set(events, hash);
+      this.requestHashes.set(valid, hash);
     }
     return {
       idempotencyKey,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigurationError } from '../../errors';
 import type { EventSchemas } from '../types';
 import type { PersonalCodec, ResolvedGroup, ResolvedSubject } from './personal-codec';
+import { nonStringOutputs } from './non-string-outputs';
 import { SubjectKeys } from './subject-keys';
 
 /** The fields of `Data` that hold strings: a subject id is one. */
@@ -17,7 +18,8 @@ export type SubjectSource<Data, IdField extends string> = { readonly data: Strin
 /**
  * One subject's personal fields of an event type: each field (of the type's data, at the top level) with
  * the value it reads as once the subject is forgotten, a value the field's schema accepts (`'[erased]'`,
- * `null` for a nullable field, `0`). A field holding an object is sealed whole.
+ * `null` for a nullable field, `0`), at every version of the type that has the field unless `older`
+ * declares that version's own. A field holding an object is sealed whole.
  *
  * @example
  * ```ts
@@ -44,9 +46,11 @@ export interface PersonalDataOptions<Events extends EventSchemas, IdField extend
   /** Today's version of each event type that holds personal data. A type or field the stream lacks is a `ConfigurationError`. */
   readonly events: { readonly [K in keyof Events & string]?: PersonalDeclaration<z.output<Events[K]>, IdField> };
   /**
-   * Older versions of a type (see `versions`) whose stored events hold sealed fields of other names: per
-   * type, per version, what their fields read as once the subject is forgotten. A version not listed reads
-   * with today's declaration when its fields are today's.
+   * Older versions of a type (see `versions`) whose stored events hold sealed fields of other names, or
+   * whose schema refuses a replacement of today's: per type, per version, what their fields read as once
+   * the subject is forgotten (the event is then upcast like any other). A field a version does not list
+   * reads as today's replacement, which that version's schema must accept: one it refuses is a
+   * `ConfigurationError` at construction naming the version to declare here.
    * @defaultValue none
    */
   readonly older?:
@@ -104,7 +108,39 @@ export function resolvePersonalData(stream: DeclaringStream, option: PersonalDat
     }
     older.set(type, byVersion);
   }
+  for (const [type, groups] of today) checkOlderVersions(`${where}, \`events.${type}\``, stream, type, groups, older.get(type));
   return personalCodec(option.keys, stream, today, older);
+}
+
+/**
+ * Today's replacements must read at every older version of the type that has the field, as its events
+ * stored there are redacted before they are parsed with that version's schema and upcast: a version whose
+ * schema refuses today's value needs one of its own under `older`.
+ */
+function checkOlderVersions(
+  where: string,
+  stream: DeclaringStream,
+  type: string,
+  groups: ReadonlyArray<ResolvedGroup>,
+  declared: ReadonlyMap<number, ReadonlyArray<ResolvedGroup>> | undefined,
+): void {
+  const reading = stream.types.get(type);
+  for (const [version, { schema }] of reading?.older ?? []) {
+    if (!(schema instanceof z.ZodObject)) continue;
+    const own = new Set((declared?.get(version) ?? []).flatMap((group) => [...group.fields.keys()]));
+    for (const [field, replacement] of groups.flatMap((group) => [...group.fields])) {
+      const fieldSchema = (schema.shape as Record<string, z.ZodType | undefined>)[field];
+      if (own.has(field) || fieldSchema === undefined || fieldSchema.safeParse(replacement).success) continue;
+      throw new ConfigurationError(
+        `${where}: version ${version} of ${type} has the field \`${field}\` too, and its schema there refuses today's replacement ${shown(replacement)}, ` +
+          `so its events stored at version ${version} could not be read once their subject is forgotten: declare a replacement version ${version} accepts under \`older.${type}.${version}\`.`,
+      );
+    }
+  }
+}
+
+function shown(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
 }
 
 function personalCodec(
@@ -121,7 +157,8 @@ function personalCodec(
     keys,
     streamIdFields: stream.streamIdFields,
     groupsOf: (type) => today.get(type) ?? [],
-    replacementOf: (type, version, field) => (olders.get(type)?.get(version) ?? todays.get(type))?.get(field),
+    // A field an older version does not declare reads as today's replacement (its schema there accepts it: see checkOlderVersions).
+    replacementOf: (type, version, field) => olders.get(type)?.get(version)?.get(field) ?? todays.get(type)?.get(field),
   };
 }
 
@@ -162,7 +199,7 @@ function resolveGroup(where: string, stream: DeclaringStream, shape: Readonly<Re
     }
     if (fieldSchema !== undefined && !fieldSchema.safeParse(replacement).success) {
       throw new ConfigurationError(
-        `${where}: the field \`${field}\`'s schema refuses its replacement ${JSON.stringify(replacement) ?? String(replacement)}; give a value it accepts (make the field nullable for \`null\`).`,
+        `${where}: the field \`${field}\`'s schema refuses its replacement ${shown(replacement)}; give a value it accepts (make the field nullable for \`null\`).`,
       );
     }
     resolved.set(field, replacement);
@@ -186,8 +223,17 @@ function resolveSubject(
     return { streamId: source.streamId };
   }
   if (typeof source.data === 'string' && source.streamId === undefined) {
-    if (shape !== undefined && shape[source.data] === undefined) {
+    const fieldSchema = shape?.[source.data];
+    if (shape !== undefined && fieldSchema === undefined) {
       throw new ConfigurationError(`${where}: \`subject.data\` names \`${source.data}\`, which is not in the type's schema.`);
+    }
+    const others = fieldSchema === undefined ? [] : nonStringOutputs(fieldSchema);
+    if (others.length > 0) {
+      const holds = others.includes('nothing') ? 'only null or undefined' : others.join(' or ');
+      throw new ConfigurationError(
+        `${where}: \`subject.data\` names \`${source.data}\`, whose schema holds ${holds}, not a string; a subject id is a string (an opaque id): ` +
+          `read it from a field whose schema is z.string() or one of its formats.`,
+      );
     }
     return { data: source.data };
   }

@@ -2,7 +2,7 @@ import { DecodeError, EventVersionTooNewError, PersonalDataTamperedError, Subjec
 import { open, storedBytes, type DataKey } from './cipher';
 import type { HeldKey } from './key-cache';
 import type { PersonalCodec } from './personal-codec';
-import { fieldContext } from './contexts';
+import { storedFieldContext } from './contexts';
 import type { Trail } from './trail';
 
 /** A stored event whose sealed fields are opened: where it is and what its type reads as. */
@@ -59,7 +59,8 @@ export function openSealedFields(personal: PersonalCodec | undefined, raw: unkno
     trail.set(subject, known.key);
     for (const [field, value] of Object.entries(fields)) {
       const bytes = storedBytes(value);
-      const plain = bytes === undefined ? undefined : open(known.key, bytes, fieldContext(ref.partitionKey, ref.storedType, subject, field));
+      const place = { partitionKey: ref.partitionKey, storedType: ref.storedType, version: ref.version, subject, field };
+      const plain = bytes === undefined ? undefined : open(known.key, bytes, (format) => storedFieldContext(format, place));
       if (plain === undefined) throw new PersonalDataTamperedError(`${ref.where}, field \`${field}\``, subject);
       data[field] = JSON.parse(plain.toString('utf8')) as unknown;
     }

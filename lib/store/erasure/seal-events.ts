@@ -1,6 +1,6 @@
 import { ValidationError } from '../../errors';
 import { keyedHash, seal, type DataKey } from './cipher';
-import { fieldContext } from './contexts';
+import { FIELD_FORMAT, fieldContext } from './contexts';
 import { requireSubject } from './key-table';
 import type { PersonalCodec, ResolvedGroup, SealedPersonal } from './personal-codec';
 
@@ -11,6 +11,11 @@ export interface EventToSeal {
   readonly type: string;
   readonly data: Data;
   readonly index: number;
+}
+
+/** An event of an append at the version it is about to be written at (its sealed fields are bound to it). */
+export interface EventAtVersion extends EventToSeal {
+  readonly version: number;
 }
 
 /** One subject's share of an event: the subject id and the fields it owns that the event holds. */
@@ -59,13 +64,13 @@ function subjectOf(target: SealingTarget, event: EventToSeal, group: ResolvedGro
 }
 
 /**
- * Seals an event's personal fields as planned, each field's JSON on its own with a fresh IV: what the
- * event's `pd` attribute holds, its data without them (`rest`, what its `data` stores), and the rest of
- * what an append needs (see {@link SealedPersonal}).
+ * Seals an event's personal fields as planned, each field's JSON on its own with a fresh IV, bound to its
+ * place and its event's version: what the event's `pd` attribute holds, its data without them (`rest`,
+ * what its `data` stores), and the rest of what an append needs (see {@link SealedPersonal}).
  */
 export function sealFields(
   target: SealingTarget,
-  event: EventToSeal,
+  event: EventAtVersion,
   plan: ReadonlyArray<SubjectPlan>,
   keys: ReadonlyMap<string, DataKey>,
 ): { readonly rest: Data; readonly personal: SealedPersonal } {
@@ -79,7 +84,8 @@ export function sealFields(
     const sealed: Record<string, Uint8Array> = {};
     for (const field of fields) {
       const json = JSON.stringify(event.data[field]);
-      sealed[field] = seal(key, Buffer.from(json, 'utf8'), fieldContext(target.partitionKey, event.type, subject, field));
+      const place = { partitionKey: target.partitionKey, storedType: event.type, version: event.version, subject, field };
+      sealed[field] = seal(key, Buffer.from(json, 'utf8'), fieldContext(place), FIELD_FORMAT);
       delete rest[field];
     }
     attribute[subject] = sealed;

@@ -4,7 +4,17 @@ import { asRequestError, compress, decompress, getItem, isConditionFailure } fro
 import type { EventCodec } from '../codec';
 import { Layout, MAX_VERSION, partitionKeyOf, snapshotSortKey } from '../layout';
 import { describeDataIssues, jsonIssues } from '../plain-data';
-import { loadKeysOf, openBlob, sealBlob, snapshotContext, withTrail, type OpenedBlob, type Trail } from '../erasure';
+import {
+  SNAPSHOT_FORMAT,
+  loadKeysOf,
+  openBlob,
+  sealBlob,
+  snapshotContext,
+  storedSnapshotContext,
+  withTrail,
+  type OpenedBlob,
+  type Trail,
+} from '../erasure';
 
 /** A fold's state as of a version, saved to shorten later loads. */
 export interface Snapshot<State> {
@@ -41,15 +51,13 @@ export async function saveSnapshot<State>(
   const algorithm =
     codec.compression !== false && Buffer.byteLength(json) > codec.compression.thresholdBytes ? codec.compression.algorithm : undefined;
   const state = algorithm === undefined ? json : compress(json, algorithm);
-  // A state that holds personal data is sealed for its subjects: it opens only while none of them is forgotten.
+  // A state that holds personal data is sealed for its subjects: it opens only while none of them is
+  // forgotten, and only beside the versions it was saved with.
+  const place = { partitionKey: partitionKeyOf(codec.streamName, streamId), name, version: snapshot.version, stateVersion };
   const sealed =
     trail === undefined || trail.size === 0
       ? undefined
-      : sealBlob(
-          trail,
-          typeof state === 'string' ? Buffer.from(state, 'utf8') : state,
-          snapshotContext(partitionKeyOf(codec.streamName, streamId), name),
-        );
+      : sealBlob(trail, typeof state === 'string' ? Buffer.from(state, 'utf8') : state, snapshotContext(place), SNAPSHOT_FORMAT);
   try {
     await documents.send(
       new PutCommand({
@@ -192,5 +200,12 @@ function openSnapshot(codec: EventCodec, streamId: string, name: string, item: R
       codec.streamName,
     );
   }
-  return openBlob(codec.personal.keys, item['state'], shares, snapshotContext(partitionKeyOf(codec.streamName, streamId), name), where);
+  // Bound to the versions saved beside it: a state moved to another version's item does not open there.
+  const { version } = item;
+  const stateVersion = item[stateVersionAttribute] ?? 1;
+  if (typeof version !== 'number' || typeof stateVersion !== 'number') {
+    throw new DecodeError(`${where} lacks a numeric version or state version; delete it to fold from version 1.`, codec.streamName);
+  }
+  const place = { partitionKey: partitionKeyOf(codec.streamName, streamId), name, version, stateVersion };
+  return openBlob(codec.personal.keys, item['state'], shares, (format) => storedSnapshotContext(format, place), where);
 }
