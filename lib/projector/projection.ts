@@ -14,10 +14,11 @@ export type { AnyProjection } from './types';
 /** The result of a projection's own `processBatch`. */
 export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<
   ProcessResult<Record<'projection', AnyProjection>, Record<string, never>, R>,
-  'outcomes' | 'ignored' | 'unrouted'
+  'outcomes' | 'ignored' | 'ignoredEvents' | 'unrouted'
 > & {
   readonly outcomes: ReadonlyArray<RowOutcome<Event, Key>>;
   readonly ignored: ReadonlyArray<number>;
+  readonly ignoredEvents: ReadonlyArray<Event>;
 };
 
 /**
@@ -109,6 +110,7 @@ export class Projection<
     return {
       outcomes: result.outcomes.projection,
       ignored: result.ignored.projection,
+      ignoredEvents: result.ignoredEvents.projection as ReadonlyArray<EventsOfStream<S>>,
       decodeFailures: result.decodeFailures,
       failedRecords: result.failedRecords,
       response: result.response,
