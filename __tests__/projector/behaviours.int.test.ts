@@ -110,7 +110,7 @@ test('several rows per stream: each row keeps its own checkpoint, a gap read kee
   const events = await sensors.read(id);
   requests.reset();
   const notes = await projection.applyBatch([events[3]!]);
-  expect(notes).toEqual({ outcomes: [], ignored: [0], stats: { rowsWritten: 0, gapReads: 0, lostRaces: 0 } });
+  expect(notes).toEqual({ outcomes: [], ignored: [0], ignoredEvents: [events[3]], stats: { rowsWritten: 0, gapReads: 0, lostRaces: 0 } });
   expect(requests.counts.size).toBe(0); // an ignored event: no read, no write
 
   const result = await projection.applyBatch([events[4]!]); // zone b's reading only: gap-filled, zone a untouched

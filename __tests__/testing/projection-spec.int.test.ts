@@ -7,7 +7,7 @@ import { Projection } from 'dynafold';
 import { testClient } from '../support/dynamo';
 import { initialSummary, orderSummaries, orderSummaryProjection } from '../support/order-projection';
 import { orderStream } from '../support/orders';
-import { sensorStream, zoneProjection, zoneReadings } from '../support/sensors';
+import { losing, parkingZoneProjection, sensorStream, zoneProjection, zoneReadings, zoneRowOf } from '../support/sensors';
 
 const client = testClient();
 afterAll(() => client.destroy());
@@ -112,4 +112,37 @@ test("a custom check's error is told which delivery and seed it failed on", asyn
       throw new Error('checked');
     });
   await expect(spec).rejects.toThrow(/delivery 'lanes' \(seed 5[\s\S]*\nchecked$/);
+});
+
+const reading = (zone: string, celsius: number) => ({ type: 'SensorReading' as const, data: { zone, celsius } });
+const placedRow = (zone: string) => ({ ...zoneRowOf('s-1', zone), seq: 1 });
+
+test('an event never applied fails the spec although another event of its commit was ignored', async () => {
+  const lossy = (tables: ProjectionSpecTables) => losing(zones(tables), (event) => event.type === 'SensorReading');
+  const spec = projectionSpec(lossy, { seed: 11 })
+    .given([
+      { streamId: { sensorId: 's-1' }, events: [{ type: 'SensorPlaced', data: { zone: 'a' } }] },
+      // One commit: a reading (lost) and a note (ignored: it addresses no row).
+      { streamId: { sensorId: 's-1' }, events: [reading('a', 31), { type: 'SensorNote', data: { text: 'hot' } }] },
+    ])
+    .thenRows([{ key: { sensorId: 's-1', zone: 'a' }, row: placedRow('a') }]);
+  await expect(spec).rejects.toMatchObject({ message: expect.stringMatching(/events never applied/), actual: ['Sensor#s-1@2'] });
+});
+
+test('an event never applied fails the spec although another row of its commit was parked', async () => {
+  // Zone x's row fails on every event and is parked at once; zone a's reading is lost.
+  const parking = ({ events, readModels }: ProjectionSpecTables) =>
+    losing(
+      parkingZoneProjection(sensorStream(client, events), zoneReadings(client, readModels)),
+      (event) => event.type === 'SensorReading' && (event.data as { zone: string }).zone === 'a',
+    );
+  const spec = projectionSpec(parking, { seed: 12, deliveries: ['inOrder', 'lanes'] })
+    .given([
+      { streamId: { sensorId: 's-1' }, events: [{ type: 'SensorPlaced', data: { zone: 'a' } }] },
+      // One commit: zone x's reading (its row parked) and zone a's (lost).
+      { streamId: { sensorId: 's-1' }, events: [reading('x', 20), reading('a', 21)] },
+    ])
+    .thenRows([{ key: { sensorId: 's-1', zone: 'a' }, row: placedRow('a') }]);
+  // Zone x's reading, set aside by its parked row, is rightly never applied.
+  await expect(spec).rejects.toMatchObject({ message: expect.stringMatching(/events never applied/), actual: ['Sensor#s-1@3'] });
 });

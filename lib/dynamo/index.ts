@@ -9,6 +9,7 @@ export { documentClient } from './document-client';
 export { withSignal, abortReason, isAbortReason, cancelled } from './abort';
 export { tableFailure } from './failures';
 export { pages } from './pages';
+export { sameItem } from './stored-item';
 export type { Page } from './pages';
 export { itemSize } from './item-size';
 export { TransactionLimits, KeyLimits, assertKeyLength } from './limits';

@@ -52,6 +52,9 @@ export type OutcomeOf<P> = P extends { readonly $event: infer E }
     ? RowOutcome<EventsOfStream<S>>
     : RowOutcome | MultiSourceRowOutcome;
 
+/** The events a projection folds: of its stream, or of its sources (multi-source). */
+type EventOfProjection<P> = P extends { readonly $event: infer E } ? E : P extends { readonly stream: infer S } ? EventsOfStream<S> : StreamEvent;
+
 /** What {@link processBatch} did with a batch. */
 export interface ProcessResult<
   P extends Record<string, AnyProjection>,
@@ -60,8 +63,10 @@ export interface ProcessResult<
 > {
   /** Each projection's row outcomes, under its name; positions index the records. */
   readonly outcomes: { readonly [K in keyof P]: ReadonlyArray<OutcomeOf<P[K]>> };
-  /** Per projection, positions of its stream's events that address no row. */
+  /** Per projection, positions of its stream's events that address no row (a record's once per such event). */
   readonly ignored: { readonly [K in keyof P]: ReadonlyArray<number> };
+  /** Per projection, its stream's events that address no row: a record's others may address rows. */
+  readonly ignoredEvents: { readonly [K in keyof P]: ReadonlyArray<EventOfProjection<P[K]>> };
   readonly unrouted: ReadonlyArray<Unrouted<St>>;
   readonly decodeFailures: ReadonlyArray<DecodeFailure<R>>;
   /** Positions the response reports. Add to it (a failed side effect) and call `batchResponse(records, failedRecords, options)`. */
@@ -154,6 +159,11 @@ async function processRecords<P extends Record<string, AnyProjection>, St extend
   return {
     outcomes: Object.fromEntries(projections.map(([name], index) => [name, results[index]?.outcomes ?? []])) as ProcessResult<P, St, R>['outcomes'],
     ignored: Object.fromEntries(projections.map(([name], index) => [name, results[index]?.ignored ?? []])) as ProcessResult<P, St, R>['ignored'],
+    ignoredEvents: Object.fromEntries(projections.map(([name], index) => [name, results[index]?.ignoredEvents ?? []])) as ProcessResult<
+      P,
+      St,
+      R
+    >['ignoredEvents'],
     unrouted: entries.flatMap(({ event, position }) => {
       const stream = names.get(event.streamName);
       return stream === undefined ? [] : [{ stream, event, position } as Unrouted<St>];

@@ -109,6 +109,12 @@ export interface ParkedOutcome<Key = Record<string, unknown>, Event = StreamEven
   readonly parked: ParkedRow<Key>;
   /** Events this call wrote to the row before it was parked (see `FailedOutcome.applied`): in no other call's `applied`. */
   readonly applied: ReadonlyArray<Event>;
+  /**
+   * The call's events addressing the row that it did not apply and the row did not have, in version order:
+   * set aside in the store until `retryParked` (or `skipParked`). Other events of the same records,
+   * addressing other rows, are not.
+   */
+  readonly setAside: ReadonlyArray<Event>;
   readonly positions: ReadonlyArray<number>;
 }
 
@@ -120,10 +126,13 @@ export type RowOutcome<Event = StreamEvent, Key = Record<string, unknown>> =
 export type MultiSourceRowOutcome<Event = StreamEvent, Key = Record<string, unknown>> =
   MultiSourceAppliedOutcome<Event, Key> | FailedOutcome<Key, Event> | ParkedOutcome<Key, Event>;
 
-/** What `applyBatch` returns: an outcome per row, and the positions of events that address no row. */
+/** What `applyBatch` returns: an outcome per row, and the events that address no row. */
 export interface ApplyResult<Event = StreamEvent, Key = Record<string, unknown>, Outcome = RowOutcome<Event, Key>> {
   readonly outcomes: ReadonlyArray<Outcome>;
+  /** Positions of the events that address no row, in order (a position once per such event). */
   readonly ignored: ReadonlyArray<number>;
+  /** The events that address no row, in the call's order: those `ignored` gives the positions of. */
+  readonly ignoredEvents: ReadonlyArray<Event>;
   /** What the call cost: row writes, gap reads, lost races. */
   readonly stats: Readonly<ApplyStats>;
 }

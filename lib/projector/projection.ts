@@ -14,10 +14,11 @@ export type { AnyProjection } from './types';
 /** The result of a projection's own `processBatch`. */
 export type ProjectionBatchResult<Event, R = StreamRecordLike> = Omit<
   ProcessResult<Record<'projection', AnyProjection>, Record<string, never>, R>,
-  'outcomes' | 'ignored' | 'unrouted'
+  'outcomes' | 'ignored' | 'ignoredEvents' | 'unrouted'
 > & {
   readonly outcomes: ReadonlyArray<RowOutcome<Event, Key>>;
   readonly ignored: ReadonlyArray<number>;
+  readonly ignoredEvents: ReadonlyArray<Event>;
 };
 
 /**
@@ -109,22 +110,25 @@ export class Projection<
     return {
       outcomes: result.outcomes.projection,
       ignored: result.ignored.projection,
+      ignoredEvents: result.ignoredEvents.projection as ReadonlyArray<EventsOfStream<S>>,
       decodeFailures: result.decodeFailures,
       failedRecords: result.failedRecords,
       response: result.response,
     };
   }
 
-  /** Brings the row of the stream's latest event (that addresses a row) up to the head. */
+  /**
+   * Brings the row of the stream's latest event (that addresses a row) up to the head. Walks back from the
+   * head a commit at a time (one strongly consistent Query each) to the newest event that addresses a row.
+   */
   async catchUp(
     streamId: StreamIdOfStream<S> | string,
     options: CallOptions = {},
   ): Promise<AppliedOutcome<EventsOfStream<S>, Key> | ParkedOutcome<Key, EventsOfStream<S>> | undefined> {
     const id = this.stream.formatStreamId(streamId);
-    const { signal } = options;
-    for (let version = await this.stream.version(id, { signal }); version > 0; version--) {
-      const [event] = await this.stream.read(id, { fromVersion: version, toVersion: version, signal });
-      if (event !== undefined && this.runtime.keyOf(event) !== undefined) return this.apply(event as EventsOfStream<S>, options);
+    for await (const commit of this.stream.commitsNewestFirst(id, { signal: options.signal })) {
+      const latest = [...commit].reverse().find((event) => this.runtime.keyOf(event) !== undefined);
+      if (latest !== undefined) return this.apply(latest as EventsOfStream<S>, options);
     }
     return undefined;
   }

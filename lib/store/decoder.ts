@@ -28,6 +28,8 @@ export interface AnyEventStream {
   read(id: string, range?: ReadRange): Promise<StreamEvent[]>;
   iterate(id: string, range?: ReadRange): AsyncIterable<StreamEvent>;
   readFrom(id: string, afterVersion: number, options?: Omit<ReadRange, 'fromVersion'>): Promise<StreamEvent[]>;
+  /** @internal The instance's commits newest first (see `EventStream.commitsNewestFirst`). */
+  commitsNewestFirst(streamId: string, options?: { signal?: AbortSignal | undefined }): AsyncIterable<StreamEvent[]>;
   instances(options?: { segments?: number | undefined; signal?: AbortSignal | undefined }): AsyncIterable<string>;
 }
 

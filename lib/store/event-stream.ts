@@ -12,6 +12,7 @@ import {
   type Snapshot,
   readEvents,
   readHead,
+  readCommitsNewestFirst,
   readSnapshotPage,
   type SnapshotPage,
   instancePages,
@@ -292,7 +293,8 @@ export class EventStream<
   }
 
   /**
-   * Saves a snapshot unless a newer one exists; resolves whether it was written. On a stream with personal
+   * Saves a snapshot unless a newer one exists; resolves whether it was written (by this call: a retry
+   * that finds the item its lost try wrote counts as written). On a stream with personal
    * data, the state is sealed for every subject whose data the events up to `snapshot.version` hold in
    * the clear (a forget of any of them makes it unreadable: loads then fold from the events); a load that
    * saves one knows them, a call of this method reads the events to find them.
@@ -305,6 +307,8 @@ export class EventStream<
       signal?: AbortSignal | undefined;
       /** @internal the subjects whose data the state holds, as a load gathered them */
       trail?: Trail | undefined;
+      /** @internal the snapshot stored was sealed for a forgotten subject: replace it at the same version (see `SnapshotSave`) */
+      replacesForgotten?: boolean | undefined;
     } = {},
   ): Promise<boolean> {
     const streamId = this.formatStreamId(id);
@@ -314,7 +318,10 @@ export class EventStream<
       for await (const event of this.iterate(streamId, { toVersion: snapshot.version, signal: options.signal })) collector.add(event);
       trail = collector.trail;
     }
-    return saveSnapshot(withSignal(this.documents, options.signal), this.table, this.codec, streamId, snapshot, name, trail);
+    return saveSnapshot(withSignal(this.documents, options.signal), this.table, this.codec, streamId, snapshot, name, {
+      trail,
+      replacesForgotten: options.replacesForgotten,
+    });
   }
 
   /** The latest snapshot under `name`, if any; strongly consistent unless `consistent` is false. */
@@ -325,6 +332,21 @@ export class EventStream<
   ): Promise<Snapshot<State> | undefined> {
     const documents = withSignal(this.documents, options.signal);
     return loadSnapshot<State>(documents, this.table, this.codec, this.formatStreamId(id), name, options.consistent ?? true);
+  }
+
+  /**
+   * @internal The instance's commits newest first, each its events in version order: one strongly
+   * consistent Query of one commit each (see `readCommitsNewestFirst`), for a walk back from the head.
+   */
+  async *commitsNewestFirst(streamId: string, options: { signal?: AbortSignal | undefined } = {}): AsyncGenerator<EventOf<Events>[]> {
+    let head = true;
+    for await (const events of readCommitsNewestFirst(withSignal(this.documents, options.signal), this.table, this.codec, streamId)) {
+      // The newest commit ends at the head.
+      const last = events.at(-1);
+      if (head && last !== undefined) this.commitEnds.remember(streamId, last.version);
+      head = false;
+      yield events as EventOf<Events>[];
+    }
   }
 
   /** @internal A load's events (see `LoadTarget.loadEvents`). */
@@ -361,7 +383,8 @@ export class EventStream<
     const head = page.newest.at(-1);
     if (head !== undefined) this.commitEnds.remember(streamId, head.version);
     const typed = page as SnapshotPage<EventOf<Events>>;
-    if (page.snapshot !== undefined || page.from === 1) return typed;
+    // A snapshot under today's key, even one sealed for a forgotten subject, is newer than one of 0.2's.
+    if (page.snapshot !== undefined || page.forgottenSnapshot || page.from === 1) return typed;
     const legacy = await loadLegacySnapshot(documents, this.table, this.codec, streamId, snapshotName, reading.consistent);
     return legacy === undefined ? typed : { ...typed, snapshot: legacy };
   }

@@ -1,5 +1,6 @@
 import type { LambdaStreamEvent, LambdaStreamRecord, PartialBatchResponse, ProcessResult } from '../lambda';
 import type { AnyProjection } from '../outcome';
+import type { StreamEvent } from '../store';
 import { SpecAssertionError } from './assertion';
 
 /** What the deliveries of a projection spec saw, summed over every call of the handler. */
@@ -32,7 +33,6 @@ export function eventId(event: { readonly streamName: string; readonly streamId:
 export async function deliverLanes(
   plan: ReadonlyArray<ReadonlyArray<ReadonlyArray<number>>>,
   records: ReadonlyArray<LambdaStreamRecord>,
-  eventIds: ReadonlyArray<ReadonlyArray<string>>,
   handler: (onBatch: OnSpecBatch) => Handler,
   ledger: DeliveryLedger,
   limits: { readonly maxTries: number; readonly header: string; readonly seed: number },
@@ -49,7 +49,7 @@ export async function deliverLanes(
           const response = await handle(event);
           const result = results.get(event);
           results.delete(event);
-          if (result !== undefined) count(result, positions, eventIds, ledger);
+          if (result !== undefined) count(result, ledger);
           const first = response.batchItemFailures[0];
           if (first === undefined) break;
           if (tries >= limits.maxTries) {
@@ -70,21 +70,21 @@ export async function deliverLanes(
   );
 }
 
-function count(result: SpecResult, positions: ReadonlyArray<number>, eventIds: ReadonlyArray<ReadonlyArray<string>>, ledger: DeliveryLedger): void {
+/**
+ * Adds a call's outcomes to the ledger, event by event as the projector reports them: a record is an
+ * append's commit, whose events may go different ways (one applied, another ignored or set aside by a
+ * parked row), so none is excused for another's sake.
+ */
+function count(result: SpecResult, ledger: DeliveryLedger): void {
+  const setAside: StreamEvent[] = [...result.ignoredEvents.spec];
   for (const outcome of result.outcomes.spec) {
     for (const event of outcome.applied) ledger.applied.set(eventId(event), (ledger.applied.get(eventId(event)) ?? 0) + 1);
     if (outcome.status === 'applied') {
       ledger.alreadyApplied += outcome.alreadyApplied.length;
-      for (const event of outcome.skipped) ledger.setAside.add(eventId(event));
-      for (const { event } of outcome.rejected) ledger.setAside.add(eventId(event));
+      setAside.push(...outcome.skipped, ...outcome.rejected.map((rejected) => rejected.event));
     } else if (outcome.status === 'parked') {
-      for (const position of outcome.positions) setAside(positions[position], eventIds, ledger);
+      setAside.push(...outcome.setAside);
     }
   }
-  for (const position of result.ignored.spec) setAside(positions[position], eventIds, ledger);
-}
-
-/** Sets aside every event of a record (an append's commit). */
-function setAside(record: number | undefined, eventIds: ReadonlyArray<ReadonlyArray<string>>, ledger: DeliveryLedger): void {
-  for (const id of record === undefined ? [] : (eventIds[record] ?? [])) ledger.setAside.add(id);
+  for (const event of setAside) ledger.setAside.add(eventId(event));
 }

@@ -264,7 +264,7 @@ async function deliverOnce(
   );
   const ledger: DeliveryLedger = { applied: new Map(), alreadyApplied: 0, setAside: new Set(), batches: 0, retries: 0 };
   const handler = (onBatch: OnSpecBatch) => lambdaHandler({ projections: { spec: projection }, onBatch });
-  await deliverLanes(plan, records, eventIds, handler, ledger, { maxTries: settings.maxTriesPerBatch, header, seed: settings.seed });
+  await deliverLanes(plan, records, handler, ledger, { maxTries: settings.maxTriesPerBatch, header, seed: settings.seed });
 
   const twice = [...ledger.applied].filter(([, count]) => count > 1).map(([id, count]) => `${id} (${count} times)`);
   assertEqual('events applied more than once', twice, [], { header, seed: settings.seed });

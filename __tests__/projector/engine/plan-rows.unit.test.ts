@@ -33,7 +33,7 @@ test('every entry is in exactly one row, ignored, or a key failure', () => {
       const planned = plan(input);
       const placed = [
         ...[...planned.rows.values()].flatMap((row) => row.positions),
-        ...planned.ignored,
+        ...planned.ignored.map((entry) => entry.position),
         ...planned.keyFailures.map((failure) => failure.entry.position),
       ].sort((a, b) => a - b);
       expect(placed).toEqual(input.map((entry) => entry.position));

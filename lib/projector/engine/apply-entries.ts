@@ -35,7 +35,7 @@ export async function applyEntries<State>(
   const { entries, operation } = options;
   const runtime = withCallSignal(projection, options.signal);
   const ours = entries.filter((entry) => runtime.streams.has(entry.event.streamName));
-  const foreign = entries.filter((entry) => !runtime.streams.has(entry.event.streamName)).map((entry) => entry.position);
+  const foreign = entries.filter((entry) => !runtime.streams.has(entry.event.streamName));
   const plan = planRows(ours, runtime.keyOf, (key) => rowIdOf(runtime, key));
   const groups = [...plan.rows.values()];
   // On failure each row reads itself, and reports its own error.
@@ -57,7 +57,15 @@ export async function applyEntries<State>(
     applied: [],
     positions: [entry.position],
   }));
-  return { outcomes: [...rows, ...keyFailures], ignored: [...plan.ignored, ...foreign].sort((a, b) => a - b), stats: call.stats };
+  // Events of no row: those `key` gave none, and those of streams the projection does not fold, in the call's order.
+  const addressNoRow = new Set([...plan.ignored, ...foreign]);
+  const ignored = entries.filter((entry) => addressNoRow.has(entry));
+  return {
+    outcomes: [...rows, ...keyFailures],
+    ignored: ignored.map((entry) => entry.position).sort((a, b) => a - b),
+    ignoredEvents: ignored.map((entry) => entry.event),
+    stats: call.stats,
+  };
 }
 
 /**

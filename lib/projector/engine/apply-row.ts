@@ -123,7 +123,7 @@ async function attemptRow<State>(application: RowApplication<State>, row: ReadRo
   const { signal } = call;
   const prepared = await operation.prepare({ runtime, call, group, row });
   if (prepared === 'lost') return 'lostRace';
-  if ('parked' in prepared) return parkedOutcome(group, steps, prepared.parked);
+  if ('parked' in prepared) return parkedOutcome(group, steps, prepared.parked, checkpointsOf(runtime, group, row));
   const target = prepared.fold;
   let failure: unknown;
   let now = row;
@@ -143,7 +143,7 @@ async function attemptRow<State>(application: RowApplication<State>, row: ReadRo
   const { cause, event } = failureOf(failure, target);
   const handled = await operation.failed({ runtime, call, group, row: now }, { event, error: cause });
   if (handled === 'lost') return 'lostRace';
-  return handled === 'failed' ? failedOutcome(group, steps, cause) : parkedOutcome(group, steps, handled);
+  return handled === 'failed' ? failedOutcome(group, steps, cause) : parkedOutcome(group, steps, handled, checkpointsOf(runtime, group, now));
 }
 
 /** One write attempt: the application, the events it folds (`group`), the row as read, and whether the call lost a race for it already. */
@@ -196,8 +196,8 @@ async function writeOnce<State>({ application, group, row, contended }: WriteAtt
 
 /** Whether a fold applies events the call was not delivered (read from the store to fill a gap). */
 function fillsGap(group: Group, applied: ReadonlyArray<StreamEvent>): boolean {
-  const delivered = new Set(group.events.map((event) => `${instanceKey(event)}@${event.version}`));
-  return applied.some((event) => !delivered.has(`${instanceKey(event)}@${event.version}`));
+  const delivered = new Set(group.events.map(eventId));
+  return applied.some((event) => !delivered.has(eventId(event)));
 }
 
 /** The error a write failed with, and the event it is put down to (see `EventFailure`). */
@@ -215,8 +215,20 @@ function failedOutcome(group: Group, steps: ReadonlyArray<Step>, error: unknown)
   return { status: 'failed', ...rowOf(group, steps), error };
 }
 
-function parkedOutcome(group: Group, steps: ReadonlyArray<Step>, parked: ParkedRow): ParkedOutcome {
-  return { status: 'parked', ...rowOf(group, steps), parked };
+/**
+ * A parked row: what the call wrote to it before, and its events past the row's checkpoints (`checkpoints`,
+ * as last read) that it did not write, set aside.
+ */
+function parkedOutcome(group: Group, steps: ReadonlyArray<Step>, parked: ParkedRow, checkpoints: ReadonlyMap<string, number>): ParkedOutcome {
+  const row = rowOf(group, steps);
+  const written = new Set(row.applied.map(eventId));
+  const setAside = group.events.filter((event) => event.version > (checkpoints.get(instanceKey(event)) ?? 0) && !written.has(eventId(event)));
+  return { status: 'parked', ...row, parked, setAside };
+}
+
+/** An event's identity within a call: its stream instance and version. */
+function eventId(event: StreamEvent): string {
+  return `${instanceKey(event)}@${event.version}`;
 }
 
 function appliedOutcome(checkpoints: CheckpointStrategy, group: Group, steps: ReadonlyArray<Step>): RowResult {

@@ -20,7 +20,8 @@ export type InHand<Event> = Map<string, Map<number, Event>>;
 /** A call's events planned per row. */
 export interface RowPlan<Event, RowKey> {
   readonly rows: Map<string, RowGroup<Event, RowKey>>;
-  readonly ignored: number[];
+  /** Entries whose event addresses no row (`keyOf` answered `undefined`). */
+  readonly ignored: Array<Entry<Event>>;
   readonly inHand: InHand<Event>;
   /** Events whose `key` threw: each fails on its own. */
   readonly keyFailures: Array<{ entry: Entry<Event>; error: unknown }>;
@@ -36,7 +37,7 @@ export function planRows<Event extends StreamEvent, RowKey>(
   rowIdOf: (key: RowKey) => string,
 ): RowPlan<Event, RowKey> {
   const rows = new Map<string, RowGroup<Event, RowKey>>();
-  const ignored: number[] = [];
+  const ignored: Array<Entry<Event>> = [];
   const inHand: InHand<Event> = new Map();
   const keyFailures: Array<{ entry: Entry<Event>; error: unknown }> = [];
   for (const entry of entries) {
@@ -50,7 +51,7 @@ export function planRows<Event extends StreamEvent, RowKey>(
     try {
       key = keyOf(event);
       if (key === undefined) {
-        ignored.push(entry.position);
+        ignored.push(entry);
         continue;
       }
       rowId = rowIdOf(key);

@@ -1,4 +1,4 @@
-import { DecodeError } from '../../errors';
+import { DecodeError, isTransient } from '../../errors';
 import type { EventCodec, ValidEvent } from './event-codec';
 import { appendedAtOf, commitSpanOf, whereItem, type CommitSpan } from './commit-keys';
 import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf } from '../layout';
@@ -63,6 +63,9 @@ export function isCommitOf(item: Readonly<Record<string, unknown>>, appendId: st
  * Decodes a commit (already unmarshalled) into its events in version order, those in `range` only (the
  * others are not decoded, so an old event outside the range that no longer decodes costs nothing). A
  * broken commit is a {@link DecodeError}, as is any broken event in the range (see `decodeStoredEvent`).
+ * Every event of the range is decoded before the commit is judged: when any fails transiently (one newer
+ * code wrote, during a rolling deploy), the commit fails with that event's error, whatever else it holds,
+ * so it is retried rather than skipped or counted towards parking; otherwise with its first failure.
  */
 export function fromCommitItem(codec: EventCodec, item: Item, range: VersionRange = everyVersion): StreamEvent[] {
   const span = commitSpanOf(codec, item);
@@ -72,9 +75,15 @@ export function fromCommitItem(codec: EventCodec, item: Item, range: VersionRang
   const stored = storedEventsOf(codec, item, span);
   const from = Math.max(0, range.fromVersion - span.first);
   const to = Math.min(span.count - 1, range.toVersion - span.first);
+  const failures: unknown[] = [];
   for (let index = from; index <= to; index++) {
-    events.push(decodeStoredEvent(codec, stored[index] as Item, placeOf(codec, item, span, index, timestamp, trace)));
+    try {
+      events.push(decodeStoredEvent(codec, stored[index] as Item, placeOf(codec, item, span, index, timestamp, trace)));
+    } catch (error) {
+      failures.push(error);
+    }
   }
+  if (failures.length > 0) throw failures.find(isTransient) ?? failures[0];
   return events;
 }
 

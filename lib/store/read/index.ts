@@ -7,5 +7,5 @@ export { DEFAULT_SNAPSHOT_NAME, loadLegacySnapshot, loadSnapshot, saveSnapshot }
 export type { Snapshot } from './snapshots';
 export { instancePages } from './stream-instances';
 export type { InstancePage, InstanceRef, InstanceScan } from './stream-instances';
-export { readCommitHolding, readEvents, readHead, readSnapshotPage } from './stream-reader';
+export { readCommitHolding, readCommitsNewestFirst, readEvents, readHead, readSnapshotPage } from './stream-reader';
 export type { SnapshotPage } from './stream-reader';

@@ -28,7 +28,7 @@ export interface LoadTarget<Event> {
     id: string,
     snapshot: Snapshot<State>,
     name?: string,
-    options?: { signal?: AbortSignal | undefined; trail?: Trail | undefined },
+    options?: { signal?: AbortSignal | undefined; trail?: Trail | undefined; replacesForgotten?: boolean | undefined },
   ): Promise<boolean>;
   readonly skipsInFolds?: ((event: Event) => boolean) | undefined;
 }
@@ -88,7 +88,8 @@ export async function loadAndSnapshot<State, Event extends StreamEvent>(
   const folded = await foldAfter(stream, streamId, evolve, start, consistent, signal, page);
   // Appends keep versions contiguous; an eventually consistent read that saw otherwise is folded again, strongly.
   if (folded === 'gap') return loadAndSnapshot(stream, streamId, fold, options, true);
-  const snapshotAt = await snapshotIfDue(stream, streamId, folded, fromSnapshot, options, trail?.trail);
+  // A snapshot sealed for a forgotten subject is replaced at its version, else every load would fold from version 1.
+  const snapshotAt = await snapshotIfDue(stream, streamId, folded, fromSnapshot, options, trail?.trail, page?.forgottenSnapshot === true);
   return { ...folded, snapshotAt };
 }
 
@@ -97,6 +98,7 @@ export async function loadAndSnapshot<State, Event extends StreamEvent>(
  * (`snapshotAt`); resolves the version of the snapshot it stands on now. A load does it, and so does a
  * command that folded a winner's events without a load after a lost race. `trail`: the subjects whose
  * personal data the state holds, when the caller gathered them (else the stream finds them).
+ * `replacesForgotten`: the snapshot stored is sealed for a forgotten subject (see `SnapshotSave`).
  */
 export async function snapshotIfDue<State>(
   stream: Pick<LoadTarget<StreamEvent>, 'saveSnapshot'>,
@@ -105,6 +107,7 @@ export async function snapshotIfDue<State>(
   snapshotAt: number,
   options: LoadOptions<State>,
   trail?: Trail,
+  replacesForgotten = false,
 ): Promise<number> {
   const every = options.snapshot?.every;
   if (every === undefined || folded.version - snapshotAt < every) return snapshotAt;
@@ -112,6 +115,7 @@ export async function snapshotIfDue<State>(
   await stream.saveSnapshot(streamId, { version: folded.version, state: folded.state, stateVersion }, options.snapshot?.name, {
     signal: options.signal,
     trail,
+    replacesForgotten,
   });
   return folded.version;
 }

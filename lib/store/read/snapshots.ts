@@ -1,6 +1,6 @@
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DecodeError, ValidationError } from '../../errors';
-import { asRequestError, compress, decompress, getItem, isConditionFailure } from '../../dynamo';
+import { compress, decompress, getItem, sameItem, sendConditional } from '../../dynamo';
 import type { EventCodec } from '../codec';
 import { Layout, MAX_VERSION, partitionKeyOf, snapshotSortKey } from '../layout';
 import { describeDataIssues, jsonIssues } from '../plain-data';
@@ -31,9 +31,22 @@ function snapshotKey(codec: EventCodec, streamId: string, sortKey: string): Reco
   return { [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId), [Layout.sortKey]: sortKey };
 }
 
+/** How a snapshot is saved, beside what it holds. */
+export interface SnapshotSave {
+  /** The subjects whose personal data the state holds, to seal it for (none: stored in the clear). */
+  readonly trail?: Trail | undefined;
+  /**
+   * The snapshot stored under the name was sealed for a subject since forgotten (a load found it so):
+   * one of the same stream and state versions that is sealed may be replaced too, by this one (its
+   * redacted state), so that the next load starts from a snapshot again.
+   */
+  readonly replacesForgotten?: boolean | undefined;
+}
+
 /**
  * Saves a snapshot unless one at the same or a newer version exists: snapshots only move forward, so a
- * slow writer can't replace a newer snapshot with an older one. Resolves `true` when it was written.
+ * slow writer can't replace a newer snapshot with an older one. Resolves `true` when it was written,
+ * including by a try whose answer was lost (the SDK's retry then meets the item it wrote).
  * The state is stored as JSON (compressed like event data when large), so it must survive JSON.
  */
 export async function saveSnapshot<State>(
@@ -43,8 +56,9 @@ export async function saveSnapshot<State>(
   streamId: string,
   snapshot: Snapshot<State>,
   name = DEFAULT_SNAPSHOT_NAME,
-  trail?: Trail,
+  save: SnapshotSave = {},
 ): Promise<boolean> {
+  const { trail } = save;
   validateSnapshot(codec, streamId, snapshot);
   const stateVersion = snapshot.stateVersion ?? 1;
   const json = JSON.stringify(snapshot.state);
@@ -58,28 +72,32 @@ export async function saveSnapshot<State>(
     trail === undefined || trail.size === 0
       ? undefined
       : sealBlob(trail, typeof state === 'string' ? Buffer.from(state, 'utf8') : state, snapshotContext(place), SNAPSHOT_FORMAT);
-  try {
-    await documents.send(
-      new PutCommand({
-        TableName: table,
-        Item: {
-          ...snapshotKey(codec, streamId, snapshotSortKey(name)),
-          [Layout.snapshotMarker]: codec.streamName,
-          version: snapshot.version,
-          ...(stateVersion === 1 ? {} : { [stateVersionAttribute]: stateVersion }),
-          state: sealed === undefined ? state : sealed.body,
-          ...(algorithm === undefined ? {} : { [Layout.encoding]: algorithm }),
-          ...(sealed === undefined ? {} : { [Layout.personal]: sealed.shares }),
-          timestamp: new Date().toISOString(),
-        },
-        ...forwardOnly(snapshot.version, stateVersion),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw asRequestError('PutItem', table, error);
-  }
+  const item = {
+    ...snapshotKey(codec, streamId, snapshotSortKey(name)),
+    [Layout.snapshotMarker]: codec.streamName,
+    version: snapshot.version,
+    ...(stateVersion === 1 ? {} : { [stateVersionAttribute]: stateVersion }),
+    state: sealed === undefined ? state : sealed.body,
+    ...(algorithm === undefined ? {} : { [Layout.encoding]: algorithm }),
+    ...(sealed === undefined ? {} : { [Layout.personal]: sealed.shares }),
+    timestamp: new Date().toISOString(),
+  };
+  const outcome = await sendConditional(
+    'PutItem',
+    table,
+    () =>
+      documents.send(
+        new PutCommand({
+          TableName: table,
+          Item: item,
+          ...forwardOnly(snapshot.version, stateVersion, save.replacesForgotten === true),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    // A retry of a Put whose answer was lost after it was applied finds the very item it wrote: it was saved.
+    { isOwn: (found) => sameItem(item, found), read: () => getItem(documents, table, snapshotKey(codec, streamId, snapshotSortKey(name))) },
+  );
+  return outcome.kind === 'written';
 }
 
 /** On snapshot items: the version of the state's shape, absent for version 1 (and on those saved before it had one). */
@@ -88,14 +106,22 @@ const stateVersionAttribute = 'stateVersion';
 /**
  * The condition that keeps snapshots moving forward: a newer state version replaces any snapshot of an
  * older one; within one state version, a later stream version replaces an earlier one; an older state
- * version (code not yet deployed everywhere) replaces nothing newer.
+ * version (code not yet deployed everywhere) replaces nothing newer. With `replacesForgotten`, a sealed
+ * snapshot of the same versions is replaced too: the caller found it sealed for a forgotten subject, so
+ * it never opens again, and a state of the same versions is the same state, redacted.
  */
-function forwardOnly(version: number, stateVersion: number) {
+function forwardOnly(version: number, stateVersion: number, replacesForgotten: boolean) {
   const sameStateVersion = stateVersion === 1 ? '(attribute_not_exists(#sv) OR #sv = :sv)' : '#sv = :sv';
   const olderStateVersion = stateVersion === 1 ? '#sv < :sv' : '(attribute_not_exists(#sv) OR #sv < :sv)';
+  const later = replacesForgotten ? '(#version < :version OR (#version = :version AND attribute_exists(#pd)))' : '#version < :version';
   return {
-    ConditionExpression: `attribute_not_exists(#pk) OR ${olderStateVersion} OR (${sameStateVersion} AND #version < :version)`,
-    ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#version': 'version', '#sv': stateVersionAttribute },
+    ConditionExpression: `attribute_not_exists(#pk) OR ${olderStateVersion} OR (${sameStateVersion} AND ${later})`,
+    ExpressionAttributeNames: {
+      '#pk': Layout.partitionKey,
+      '#version': 'version',
+      '#sv': stateVersionAttribute,
+      ...(replacesForgotten ? { '#pd': Layout.personal } : {}),
+    },
     ExpressionAttributeValues: { ':version': version, ':sv': stateVersion },
   };
 }

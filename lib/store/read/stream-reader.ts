@@ -134,6 +134,27 @@ export async function readCommitHolding(
 }
 
 /**
+ * A stream instance's commits newest first, each the events it holds in version order: one Query of one
+ * whole item per commit (`readCommitHolding`), strongly consistent, from the one holding the head down
+ * to version 1 or until the caller stops. A walk back that stops at the first commit it wants reads each
+ * commit it passes once, not once per version (a commit holds up to 400 KB).
+ */
+export async function* readCommitsNewestFirst(
+  documents: DynamoDBDocumentClient,
+  table: string,
+  codec: EventCodec,
+  streamId: string,
+): AsyncGenerator<StreamEvent[]> {
+  for (let before = MAX_VERSION; before >= 1;) {
+    const holding = await readCommitHolding(documents, table, codec, streamId, before, true, 'whole');
+    if (holding?.item === undefined) return;
+    await loadKeysOf(codec.personal, [holding.item]);
+    yield fromCommitItem(codec, holding.item);
+    before = holding.first - 1;
+  }
+}
+
+/**
  * The stream instance's latest version (0 for a stream with no events), read strongly consistent from the
  * latest commit's sort key and count (all it projects).
  */
@@ -158,8 +179,10 @@ export async function readHead(documents: DynamoDBDocumentClient, table: string,
 
 /** What one Query from a snapshot's key down through the newest events read. */
 export interface SnapshotPage<Event = StreamEvent> {
-  /** The snapshot under the name asked for, when one is saved at its key. */
+  /** The snapshot under the name asked for, when one is saved at its key (and opens). */
   readonly snapshot: Snapshot<unknown> | undefined;
+  /** A snapshot is saved at its key but sealed for a subject since forgotten: it never opens again (see `decodeSnapshot`). */
+  readonly forgottenSnapshot: boolean;
   /** The newest events the Query reached after the snapshot's version, in version order. */
   readonly newest: ReadonlyArray<Event>;
   /** `newest` holds every event from this version to the head the Query saw (1 when it read them all). */
@@ -199,7 +222,8 @@ export async function readSnapshotPage(
   await loadKeysOf(codec.personal, items);
   // Newest first, so the snapshot (when there is one) is the first item.
   const first = items[0];
-  const snapshot = first !== undefined && first[Layout.sortKey] === key ? decodeSnapshot(codec, streamId, name, first) : undefined;
+  const stored = first !== undefined && first[Layout.sortKey] === key ? first : undefined;
+  const snapshot = stored === undefined ? undefined : decodeSnapshot(codec, streamId, name, stored);
   const covered = snapshot?.version ?? 0;
   const commits: StreamEvent[][] = [];
   let lowest: number | undefined;
@@ -218,5 +242,5 @@ export async function readSnapshotPage(
   const newest = commits.reverse().flat();
   // Without a LastEvaluatedKey the Query read every commit; otherwise those from the lowest it reached.
   const reached = page.LastEvaluatedKey === undefined ? 1 : (lowest ?? MAX_VERSION + 1);
-  return { snapshot, newest, from: Math.max(reached, covered + 1) };
+  return { snapshot, forgottenSnapshot: stored !== undefined && snapshot === undefined, newest, from: Math.max(reached, covered + 1) };
 }
