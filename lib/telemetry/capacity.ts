@@ -1,10 +1,9 @@
-import type { Span } from '@opentelemetry/api';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Attr } from './names';
-import { otel } from './otel-api';
+import { activeSpan, otelInstalled, type OtelSpan } from './port';
 
 /** The consumed capacity each traced span has been told of so far, as the attribute lists it. */
-const told = new WeakMap<Span, string[]>();
+const told = new WeakMap<OtelSpan, string[]>();
 
 type Send = (command: { input?: unknown }, options?: unknown) => Promise<unknown>;
 
@@ -16,12 +15,11 @@ type Send = (command: { input?: unknown }, options?: unknown) => Promise<unknown
  * is returned unchanged.
  */
 export function withCapacity(documents: DynamoDBDocumentClient): DynamoDBDocumentClient {
-  const api = otel();
-  if (api === undefined) return documents;
+  if (!otelInstalled()) return documents;
   const view = Object.create(documents) as DynamoDBDocumentClient;
   const send: Send = (command, options) => {
     const plain = documents.send.bind(documents) as unknown as Send;
-    const span = api.trace.getActiveSpan();
+    const span = activeSpan();
     if (span?.isRecording() !== true) return plain(command, options);
     const input = command.input as { ReturnConsumedCapacity?: unknown } | undefined;
     if (input !== undefined && input.ReturnConsumedCapacity === undefined) input.ReturnConsumedCapacity = 'TOTAL';
@@ -34,10 +32,10 @@ export function withCapacity(documents: DynamoDBDocumentClient): DynamoDBDocumen
   return view;
 }
 
-function tell(span: Span, capacity: unknown): void {
+function tell(span: OtelSpan, capacity: unknown): void {
   if (capacity === undefined) return;
   const list = told.get(span) ?? [];
   for (const each of Array.isArray(capacity) ? capacity : [capacity]) list.push(JSON.stringify(each));
   told.set(span, list);
-  span.setAttribute(Attr.consumedCapacity, list);
+  span.setAttributes({ [Attr.consumedCapacity]: list });
 }
