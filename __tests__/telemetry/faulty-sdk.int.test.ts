@@ -2,10 +2,9 @@
  * An app's OpenTelemetry SDK that throws changes no outcome: every traced operation (appends, loads,
  * reads, snapshots, commands, each transport's batches and rows, rebuild, catch-up, backfill, parking and
  * replay, the change feed, the outbox relay, forgetting a subject) run with a span processor that throws
- * in `onStart`, one that throws in `onEnd` over spans whose every method throws, a context manager that
+ * in `onStart`, one that throws in `onEnd` over spans whose methods throw, a context manager that
  * throws, and a metric reader or view that throws, ends exactly as it ends with no SDK registered.
  */
-import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { DynafoldError, Projection, type StreamEvent } from 'dynafold';
 import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { kinesisHandler, lambdaHandler, type PartialBatchResponse } from 'dynafold/lambda';
@@ -218,7 +217,7 @@ async function parkedKeys(projection: { parkedRows(): AsyncIterable<{ key: unkno
 const faultySdks: ReadonlyArray<readonly [string, ReadonlyArray<SdkFault>, 'instruments' | 'measure']> = [
   ['a span processor that throws in onStart, and a view that throws on every measurement', ['spanStart', 'measure'], 'measure'],
   [
-    'a span processor that throws in onEnd, over spans whose every method throws, and a reader that throws',
+    'a span processor that throws in onEnd, over spans whose methods throw (set, events, links, status, context), and a reader that throws',
     ['spanEnd', 'spanCall', 'instruments'],
     'instruments',
   ],
