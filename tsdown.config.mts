@@ -35,7 +35,7 @@ export default defineConfig({
   // The `dynafold` command is CommonJS only: a bin needs one format, and its dependencies (commander,
   // cli-progress, cli-table3) are CommonJS packages.
   format: {
-    // Which build a module is in, for the lookup of the optional `@opentelemetry/api` (lib/telemetry/otel-api.ts):
+    // Which build a module is in, for the lookup of the optional `@opentelemetry/api` (lib/telemetry/port/otel-api.ts):
     // each build keeps the one way of finding it that bundlers follow and that survives its absence.
     esm: { define: { __DYNAFOLD_ESM__: 'true' } },
     cjs: {

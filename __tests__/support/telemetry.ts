@@ -4,10 +4,11 @@
  * metrics a test collects when it wants them. Jest gives each test file its own globals, so the
  * registration stays in the file that made it.
  */
-import { context, metrics, trace, type Attributes, type HrTime, type Link, type SpanContext } from '@opentelemetry/api';
+import { context, metrics, trace, type Attributes, type Context, type HrTime, type Link, type SpanContext } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import {
+  AggregationType,
   DataPointType,
   MeterProvider,
   MetricReader,
@@ -109,4 +110,122 @@ function matches(attributes: Attributes, where: Attributes): boolean {
 export function durationMs(span: ReadableSpan): number {
   const [seconds, nanos]: HrTime = span.duration;
   return seconds * 1000 + nanos / 1e6;
+}
+
+/**
+ * Where an app's OpenTelemetry SDK can throw into dynafold's calls: a span processor's `onStart` (the span
+ * is never handed back) and `onEnd`, a span's own methods (a processor that wraps them), the context
+ * manager's `active` and `with`, the metric reader asked how to aggregate when an instrument is made, and
+ * a view's attributes processor run on every measurement.
+ */
+export type SdkFault = 'spanStart' | 'spanEnd' | 'spanCall' | 'context' | 'instruments' | 'measure';
+
+/** Decides, call by call, whether the SDK throws there. */
+export type FaultSchedule = (fault: SdkFault) => boolean;
+
+/** A registered SDK that throws where its schedule says, and counts how often it did. */
+export interface FaultyTelemetry {
+  /** How many times the SDK threw, by where. */
+  readonly thrown: ReadonlyMap<SdkFault, number>;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * The methods of a span an app's code may wrap: all but `end` (which `onEnd` stands for) and
+ * `isRecording` (a span that answers it with a throw is never written to, so the others would not be
+ * called).
+ */
+const SPAN_METHODS = [
+  'setAttribute',
+  'setAttributes',
+  'addEvent',
+  'addLink',
+  'addLinks',
+  'recordException',
+  'setStatus',
+  'updateName',
+  'spanContext',
+] as const;
+
+/**
+ * Registers an SDK whose processor, spans, context manager and metric pipeline throw where `schedule`
+ * says (always, by default): the SDK of an app with a broken exporter, a buggy processor or a bad view.
+ * `meter` picks what throws on the metrics side: the reader when the instruments are made, or a view on
+ * each measurement (a reader's aggregation is not asked once a view matches).
+ */
+export function registerFaultyTelemetry(schedule: FaultSchedule = () => true, meter: 'instruments' | 'measure' = 'measure'): FaultyTelemetry {
+  const thrown = new Map<SdkFault, number>();
+  const fail = (fault: SdkFault): void => {
+    if (!schedule(fault)) return;
+    thrown.set(fault, (thrown.get(fault) ?? 0) + 1);
+    throw new Error(`the SDK fails (${fault})`);
+  };
+  const processor: SpanProcessor = {
+    onStart: (span) => {
+      fail('spanStart');
+      const methods = span as unknown as Record<string, (...args: unknown[]) => unknown>;
+      for (const name of SPAN_METHODS) {
+        const original = methods[name]?.bind(span);
+        if (original === undefined) continue;
+        methods[name] = (...args) => {
+          fail('spanCall');
+          return original(...args);
+        };
+      }
+    },
+    onEnd: () => fail('spanEnd'),
+    forceFlush: async () => undefined,
+    shutdown: async () => undefined,
+  };
+  const tracerProvider = new TracerProvider({ spanProcessors: [processor] });
+  const contextManager = new FaultyContextManager(() => fail('context')).enable();
+  context.setGlobalContextManager(contextManager);
+  trace.setGlobalTracerProvider(tracerProvider);
+  const reader = new TestReader(
+    meter === 'instruments'
+      ? {
+          aggregationSelector: () => {
+            fail('instruments');
+            return { type: AggregationType.DEFAULT };
+          },
+        }
+      : undefined,
+  );
+  const views =
+    meter === 'measure'
+      ? [{ instrumentName: '*', attributesProcessors: [{ process: (attributes: Attributes) => (fail('measure'), attributes) }] }]
+      : [];
+  const meterProvider = new MeterProvider({ readers: [reader], views });
+  metrics.setGlobalMeterProvider(meterProvider);
+  return {
+    thrown,
+    shutdown: async () => {
+      trace.disable();
+      metrics.disable();
+      context.disable();
+      await meterProvider.shutdown();
+    },
+  };
+}
+
+/** A context manager that throws where it is told to, before it does anything. */
+class FaultyContextManager extends AsyncLocalStorageContextManager {
+  constructor(private readonly fail: () => void) {
+    super();
+  }
+
+  override active(): Context {
+    this.fail();
+    return super.active();
+  }
+
+  override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    this.fail();
+    return super.with(context, fn, thisArg, ...args);
+  }
 }

@@ -30,7 +30,7 @@ import type { NewEventOf } from './codec';
 import type { AppendResult } from './stream-appends';
 import { resolveIdempotencyTtl, validateStreamOptions, type AppendOptions, type EventStreamOptions } from './event-stream-options';
 import { TrailCollector, resolvePersonalData, type SubjectKeys, type Trail } from './erasure';
-import { Attr, inSpan, streamSpan } from '../telemetry';
+import { Attr, inSpan, streamSpan, withCapacity } from '../telemetry';
 
 export type { AppendOptions, AppendRetry, EventStreamOptions } from './event-stream-options';
 
@@ -62,7 +62,10 @@ export class EventStream<
   declare readonly $types: { readonly event: EventOf<Events>; readonly newEvent: NewEventOf<Events>; readonly streamId: StreamIdOf<Fields> };
   /** @internal */
   readonly codec: EventCodec;
-  /** @internal the document client, for scans that serve every stream of a table at once */
+  /**
+   * @internal the document client, for scans that serve every stream of a table at once; every request
+   * of the stream goes through it, and tells the span of the operation that sends it what it consumed
+   */
   readonly documents: DynamoDBDocumentClient;
   /** How long idempotency sentinels live (`idempotencyTtl` resolved), if they expire. */
   readonly sentinelTtl: SentinelTtl | undefined;
@@ -112,7 +115,7 @@ export class EventStream<
     this.skipsInFolds = [...types.values()].some((reading) => reading.retired?.skip === true)
       ? (event) => types.get(event.type)?.retired?.skip === true
       : undefined;
-    this.documents = documentClient(options.client);
+    this.documents = withCapacity(documentClient(options.client));
     this.sentinelTtl = options.idempotencyTtl === undefined ? undefined : resolveIdempotencyTtl(options.idempotencyTtl, options.name);
     this.itemPerEvent = options.itemPerEvent ?? EventStreamDefaults.itemPerEvent;
     this.storesTraceContext = options.traceContext ?? EventStreamDefaults.traceContext;
@@ -155,18 +158,20 @@ export class EventStream<
     }
     const counts = { [Attr.eventCount]: Array.isArray(events) ? events.length : undefined, [Attr.expectedVersion]: options.expectedVersion };
     return inSpan(streamSpan('append', this, counts), async (span) => {
-      const result = await this.appendOnce(id, events, options);
-      span.set({ [Attr.streamId]: result.events[0]?.streamId, [Attr.version]: result.version });
+      // Named before anything can fail, so that a failed append's span says which stream it failed on.
+      const streamId = this.formatStreamId(id);
+      span.set({ [Attr.streamId]: streamId });
+      const result = await this.appendOnce(streamId, events, options);
+      span.set({ [Attr.version]: result.version });
       return result;
     });
   }
 
   private async appendOnce(
-    id: StreamIdOf<Fields> | string,
+    streamId: string,
     events: ReadonlyArray<NewEventOf<Events>>,
     options: AppendOptions,
   ): Promise<AppendResult<EventOf<Events>>> {
-    const streamId = this.formatStreamId(id);
     const valid = this.appends.validate(events, options);
     const { signal } = options;
     // A version past the last a stream can hold (an ETag of 11 digits, say) is stale, not invalid: no
@@ -191,7 +196,12 @@ export class EventStream<
     options: AppendOptions & { readonly expectedVersion: number },
   ): Promise<AppendResult<EventOf<Events>> | LostRace<EventOf<Events>>> {
     const attributes = { [Attr.streamId]: streamId, [Attr.eventCount]: events.length, [Attr.expectedVersion]: options.expectedVersion };
-    return inSpan(streamSpan('append', this, attributes), () => this.appendLoaded(streamId, events, options));
+    return inSpan(streamSpan('append', this, attributes), async (span) => {
+      const appended = await this.appendLoaded(streamId, events, options);
+      // The try that won says the version it appended at; a lost one, none (the command's retry event names the winner's).
+      if ('version' in appended) span.set({ [Attr.version]: appended.version });
+      return appended;
+    });
   }
 
   private async appendLoaded(

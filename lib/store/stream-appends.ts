@@ -27,7 +27,7 @@ import { loadKeysOf } from './erasure';
 import type { InlineResult } from './inline';
 import type { ProjectedRows } from './read-your-writes';
 import type { ReadRange, StreamEvent } from './types';
-import { Attr, SpanEvents, countAppend, countConflict, currentTraceContext, spanEvent, withCapacity, type TraceContext } from '../telemetry';
+import { Attr, SpanEvents, countAppend, countConflict, currentTraceContext, spanEvent, type TraceContext } from '../telemetry';
 
 /** What appending needs of its stream. */
 export interface AppendingStream {
@@ -142,7 +142,7 @@ export class StreamAppends {
       ...(options.idempotencyKey === undefined ? {} : this.idempotency(options.idempotencyKey, valid, events, options)),
     };
     const items = planCommits(this.stream.codec, plan);
-    const documents = withCapacity(withSignal(this.stream.documents, options.signal));
+    const documents = withSignal(this.stream.documents, options.signal);
     const written = this.written(items, events);
     const inlineCount = options.inline?.length ?? 0;
     const version = expectedVersion + events.length;

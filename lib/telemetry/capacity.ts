@@ -1,27 +1,27 @@
-import type { Span } from '@opentelemetry/api';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Attr } from './names';
-import { otel } from './otel-api';
+import { activeOwnSpan, type OtelSpan } from './port';
 
-/** The consumed capacity each traced span has been told of so far, as the attribute lists it. */
-const told = new WeakMap<Span, string[]>();
+/** What each traced span's requests consumed so far, summed per table. */
+const consumed = new WeakMap<OtelSpan, Map<string, Capacity>>();
+
+/** A `ConsumedCapacity` of DynamoDB's: the table's name and its units, and those of its indexes. */
+type Capacity = { [field: string]: string | number | Capacity | undefined };
 
 type Send = (command: { input?: unknown }, options?: unknown) => Promise<unknown>;
 
 /**
- * The document client as a traced call sees it: a request sent while a recording span is active asks
- * DynamoDB for its consumed capacity (`ReturnConsumedCapacity: TOTAL`, which costs nothing) and adds what
- * the response carries to that span's `aws.dynamodb.consumed_capacity` (one JSON string per table and
- * request, as the conventions write it). Other requests are sent as they are; without the API, the client
- * is returned unchanged.
+ * The document client as a traced operation sees it: a request sent while one of dynafold's spans is
+ * active and recording asks DynamoDB for its consumed capacity (`ReturnConsumedCapacity: TOTAL`, which
+ * costs nothing) and adds what the response carries to that span's `aws.dynamodb.consumed_capacity`: one
+ * JSON string per table, the sum over every request of the operation (an append's head read and its write,
+ * a row's reads, its gap reads and its write). Other requests are sent as they are.
  */
 export function withCapacity(documents: DynamoDBDocumentClient): DynamoDBDocumentClient {
-  const api = otel();
-  if (api === undefined) return documents;
   const view = Object.create(documents) as DynamoDBDocumentClient;
   const send: Send = (command, options) => {
     const plain = documents.send.bind(documents) as unknown as Send;
-    const span = api.trace.getActiveSpan();
+    const span = activeOwnSpan();
     if (span?.isRecording() !== true) return plain(command, options);
     const input = command.input as { ReturnConsumedCapacity?: unknown } | undefined;
     if (input !== undefined && input.ReturnConsumedCapacity === undefined) input.ReturnConsumedCapacity = 'TOTAL';
@@ -34,10 +34,27 @@ export function withCapacity(documents: DynamoDBDocumentClient): DynamoDBDocumen
   return view;
 }
 
-function tell(span: Span, capacity: unknown): void {
-  if (capacity === undefined) return;
-  const list = told.get(span) ?? [];
-  for (const each of Array.isArray(capacity) ? capacity : [capacity]) list.push(JSON.stringify(each));
-  told.set(span, list);
-  span.setAttribute(Attr.consumedCapacity, list);
+function tell(span: OtelSpan, capacity: unknown): void {
+  if (capacity === undefined || capacity === null) return;
+  const byTable = consumed.get(span) ?? new Map<string, Capacity>();
+  consumed.set(span, byTable);
+  for (const each of Array.isArray(capacity) ? capacity : [capacity]) {
+    if (typeof each !== 'object' || each === null) continue;
+    const name = (each as Capacity)['TableName'];
+    const table = typeof name === 'string' ? name : '';
+    byTable.set(table, sum(byTable.get(table) ?? {}, each as Capacity));
+  }
+  span.setAttributes({ [Attr.consumedCapacity]: [...byTable.values()].map((total) => JSON.stringify(total)) });
+}
+
+/** `total` plus `more`: their units added field by field (an index's too), other fields (the table's name) kept. */
+function sum(total: Capacity, more: Capacity): Capacity {
+  const out: Capacity = { ...total };
+  for (const [field, value] of Object.entries(more)) {
+    const was = out[field];
+    if (typeof value === 'number') out[field] = (typeof was === 'number' ? was : 0) + value;
+    else if (typeof value === 'object' && value !== null) out[field] = sum(typeof was === 'object' ? was : {}, value);
+    else out[field] = value;
+  }
+  return out;
 }

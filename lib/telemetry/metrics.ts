@@ -1,37 +1,5 @@
-import type { Counter, Histogram, MeterProvider } from '@opentelemetry/api';
-import { Attr, Metrics, type MetricDefinition } from './names';
-import { otel } from './otel-api';
-
-type MetricKey = keyof typeof Metrics;
-type Instruments = { readonly [K in MetricKey]: (typeof Metrics)[K]['kind'] extends 'counter' ? Counter : Histogram };
-
-/** The instruments of the meter provider registered when they were made; `undefined` for none registered. */
-let cached: { readonly provider: MeterProvider; readonly instruments: Instruments | undefined } | undefined;
-
-const METER = 'dynafold';
-
-/**
- * The instruments of the registered meter provider, or `undefined` when there is none (no API, or no
- * SDK registered): callers skip computing what nobody records. Made again when the app registers
- * another provider, since the API hands out no proxy meters.
- */
-function instruments(): Instruments | undefined {
-  const api = otel();
-  if (api === undefined) return undefined;
-  const provider = api.metrics.getMeterProvider();
-  if (cached?.provider === provider) return cached.instruments;
-  const meter = provider.getMeter(METER);
-  let made: Instruments | undefined;
-  if (meter !== api.createNoopMeter()) {
-    const entries = Object.entries(Metrics).map(([key, definition]: [string, MetricDefinition]) => {
-      const options = { unit: definition.unit, description: definition.description };
-      return [key, definition.kind === 'counter' ? meter.createCounter(definition.name, options) : meter.createHistogram(definition.name, options)];
-    });
-    made = Object.fromEntries(entries) as Instruments;
-  }
-  cached = { provider, instruments: made };
-  return made;
-}
+import { Attr } from './names';
+import { instruments } from './port';
 
 /** Whether a meter provider is registered: what only metrics need is computed then alone. */
 export function metricsActive(): boolean {
@@ -40,11 +8,11 @@ export function metricsActive(): boolean {
 
 /** An append's events, or a conflict one of its tries met. */
 export function countAppend(streamName: string, events: number): void {
-  instruments()?.eventsAppended.add(events, { [Attr.streamName]: streamName });
+  instruments()?.eventsAppended(events, { [Attr.streamName]: streamName });
 }
 
 export function countConflict(streamName: string): void {
-  instruments()?.appendConflicts.add(1, { [Attr.streamName]: streamName });
+  instruments()?.appendConflicts(1, { [Attr.streamName]: streamName });
 }
 
 /** One projection's share of a batch, as `BatchMetrics` reports it to `onMetrics`. */
@@ -72,19 +40,19 @@ export function recordBatch(figures: BatchFigures, transport: string): void {
   const meters = instruments();
   if (meters === undefined) return;
   const by = { [Attr.transport]: transport };
-  meters.records.add(figures.records, by);
-  meters.recordsFailed.add(figures.failedRecords, by);
-  meters.recordsUndecodable.add(figures.decodeFailures, by);
-  meters.batchDuration.record(figures.durationMs / 1000, by);
+  meters.records(figures.records, by);
+  meters.recordsFailed(figures.failedRecords, by);
+  meters.recordsUndecodable(figures.decodeFailures, by);
+  meters.batchDuration(figures.durationMs / 1000, by);
   for (const [projection, share] of Object.entries(figures.projections)) {
     const of = { [Attr.projection]: projection };
-    meters.eventsApplied.add(share.eventsApplied, of);
-    meters.eventsAlreadyApplied.add(share.alreadyApplied, of);
-    meters.rowsWritten.add(share.rowsWritten, of);
-    meters.rowsFailed.add(share.rowsFailed, of);
-    meters.rowsParked.add(share.rowsParked, of);
-    meters.gapReads.add(share.gapReads, of);
-    meters.lostRaces.add(share.lostRaces, of);
+    meters.eventsApplied(share.eventsApplied, of);
+    meters.eventsAlreadyApplied(share.alreadyApplied, of);
+    meters.rowsWritten(share.rowsWritten, of);
+    meters.rowsFailed(share.rowsFailed, of);
+    meters.rowsParked(share.rowsParked, of);
+    meters.gapReads(share.gapReads, of);
+    meters.lostRaces(share.lostRaces, of);
   }
 }
 
@@ -98,24 +66,24 @@ export function recordLag(projection: string, events: Iterable<{ readonly timest
   const of = { [Attr.projection]: projection };
   for (const event of events) {
     const appendedAt = Date.parse(event.timestamp);
-    if (!Number.isNaN(appendedAt)) meters.projectionLag.record(Math.max(0, now - appendedAt) / 1000, of);
+    if (!Number.isNaN(appendedAt)) meters.projectionLag(Math.max(0, now - appendedAt) / 1000, of);
   }
 }
 
 /** The age of the oldest record of a change-feed read. */
 export function recordIteratorAge(consumer: string, ageMs: number): void {
-  instruments()?.iteratorAge.record(Math.max(0, ageMs) / 1000, { [Attr.consumer]: consumer });
+  instruments()?.iteratorAge(Math.max(0, ageMs) / 1000, { [Attr.consumer]: consumer });
 }
 
 /** The change feed's lease taken, released or lost. */
 export function countLeaseChange(consumer: string, change: 'acquired' | 'released' | 'lost'): void {
-  instruments()?.leaseChanges.add(1, { [Attr.consumer]: consumer, [Attr.leaseChange]: change });
+  instruments()?.leaseChanges(1, { [Attr.consumer]: consumer, [Attr.leaseChange]: change });
 }
 
 /** A backfill's progress: instances brought up to date and the events that took. */
 export function countBackfill(projection: string, instances: number, events: number): void {
   const meters = instruments();
   if (meters === undefined) return;
-  meters.backfillInstances.add(instances, { [Attr.projection]: projection });
-  meters.backfillEvents.add(events, { [Attr.projection]: projection });
+  meters.backfillInstances(instances, { [Attr.projection]: projection });
+  meters.backfillEvents(events, { [Attr.projection]: projection });
 }

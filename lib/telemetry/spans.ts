@@ -1,21 +1,14 @@
-import type { Context, Span, SpanKind } from '@opentelemetry/api';
 import { DynafoldError } from '../errors';
-import { activeTraceContext, linksOf } from './links';
+import { linksOf, type LinkableEvent } from './links';
 import { Attr } from './names';
-import { otel, otelReady, type OtelApi } from './otel-api';
+import { activeRole, activeSpan, activeTraceContext, otelInstalled, otelReady, startSpan, type AttributeMap, type OtelSpan } from './port';
 import type { TraceContext } from './trace-context';
+
+export type { LinkableEvent } from './links';
 
 /** A value a span attribute takes; `undefined` leaves the attribute out. */
 export type AttributeValue = string | number | boolean | ReadonlyArray<string> | ReadonlyArray<number> | undefined;
 export type SpanAttributes = Readonly<Record<string, AttributeValue>>;
-
-/** An event a span can link to: the trace context its append stored, if any. */
-export interface LinkableEvent {
-  readonly streamName: string;
-  readonly streamId: string;
-  readonly version: number;
-  readonly trace?: TraceContext | undefined;
-}
 
 /**
  * What the rows written inside a span are. `bulk`: a backfill's, far too many for a span each, so none
@@ -33,13 +26,17 @@ export interface SpanSpec {
 
 /**
  * The span of an operation, as the operation sees it: a no-op when no SDK is registered (or the span is
- * not sampled), so callers never ask. `recording` tells whether anything costly is worth computing.
+ * not sampled), so callers never ask. `recording` tells whether anything costly is worth computing. No
+ * method throws, whatever the app's SDK does.
  */
 export interface TracedSpan {
   readonly recording: boolean;
   set(attributes: SpanAttributes): void;
   event(name: string, attributes?: SpanAttributes): void;
-  /** Links the span to the trace context stored with each event (one link per append). */
+  /**
+   * Links the span to the trace context stored with each event: one link per append (per distinct
+   * stored context), however many of its events come and however many calls bring them.
+   */
   link(events: Iterable<LinkableEvent>): void;
   /** Marks the span failed, for an outcome that is a failure without a throw. */
   fail(error: unknown): void;
@@ -47,23 +44,19 @@ export interface TracedSpan {
 
 const NO_SPAN: TracedSpan = { recording: false, set: () => undefined, event: () => undefined, link: () => undefined, fail: () => undefined };
 
-const TRACER = 'dynafold';
-
 /** The span of each batch a transport started, with its spec, which `processBatch` inside it takes as its own. */
-const processSpans = new WeakMap<Span, { readonly traced: TracedSpan; readonly spec: SpanSpec }>();
-const roleKeys = new WeakMap<OtelApi, symbol>();
+const processSpans = new WeakMap<OtelSpan, { readonly traced: TracedSpan; readonly spec: SpanSpec }>();
 
 /**
  * Runs `fn` inside a span (the active span while it runs, so the spans and requests it makes are its
  * children); a throw is recorded on the span (its `DynafoldError` code as `error.type`) and rethrown.
- * Without `@opentelemetry/api`, `fn` runs alone.
+ * Without `@opentelemetry/api`, or when the app's SDK fails to start the span, `fn` runs alone.
  */
 export async function inSpan<T>(spec: SpanSpec, fn: (span: TracedSpan) => Promise<T> | T): Promise<T> {
   const ready = otelReady();
   if (ready !== undefined) await ready;
-  const api = otel();
-  if (api === undefined) return fn(NO_SPAN);
-  return run(api, spec, fn);
+  if (!otelInstalled()) return fn(NO_SPAN);
+  return run(spec, fn);
 }
 
 /**
@@ -73,12 +66,11 @@ export async function inSpan<T>(spec: SpanSpec, fn: (span: TracedSpan) => Promis
 export async function inProcessSpan<T>(spec: SpanSpec, fn: (span: TracedSpan, started: SpanSpec) => Promise<T> | T): Promise<T> {
   const ready = otelReady();
   if (ready !== undefined) await ready;
-  const api = otel();
-  if (api === undefined) return fn(NO_SPAN, spec);
-  const active = api.trace.getActiveSpan();
+  if (!otelInstalled()) return fn(NO_SPAN, spec);
+  const active = activeSpan();
   const started = active === undefined ? undefined : processSpans.get(active);
   if (started !== undefined) return fn(started.traced, started.spec);
-  return run(api, spec, (span) => fn(span, spec), spec);
+  return run(spec, (span) => fn(span, spec), spec);
 }
 
 /**
@@ -87,21 +79,17 @@ export async function inProcessSpan<T>(spec: SpanSpec, fn: (span: TracedSpan, st
  * backfill's rows).
  */
 export async function inChildSpan<T>(spec: SpanSpec, fn: (span: TracedSpan) => Promise<T> | T): Promise<T> {
-  const api = otel();
-  if (api === undefined) return fn(NO_SPAN);
-  const parent = api.context.active();
-  if (api.trace.getSpan(parent)?.isRecording() !== true || parent.getValue(roleKey(api)) === 'bulk') return fn(NO_SPAN);
-  return run(api, spec, fn);
+  if (!otelInstalled() || activeSpan()?.isRecording() !== true || activeRole() === 'bulk') return fn(NO_SPAN);
+  return run(spec, fn);
 }
 
-async function run<T>(api: OtelApi, spec: SpanSpec, fn: (span: TracedSpan) => Promise<T> | T, process?: SpanSpec): Promise<T> {
-  const parent = api.context.active();
-  const span = api.trace.getTracer(TRACER).startSpan(spec.name, { kind: kindOf(api, spec.kind), attributes: defined(spec.attributes) }, parent);
-  const traced = tracedSpan(api, span);
+async function run<T>(spec: SpanSpec, fn: (span: TracedSpan) => Promise<T> | T, process?: SpanSpec): Promise<T> {
+  const started = startSpan({ name: spec.name, kind: spec.kind, attributes: defined(spec.attributes), role: spec.role });
+  if (started === undefined) return fn(NO_SPAN);
+  const { span } = started;
+  const traced = tracedSpan(span);
   if (process !== undefined) processSpans.set(span, { traced, spec: process });
-  let context: Context = api.trace.setSpan(parent, span);
-  if (spec.role !== undefined) context = context.setValue(roleKey(api), spec.role);
-  return api.context.with(context, async () => {
+  return started.within(async () => {
     try {
       return await fn(traced);
     } catch (error) {
@@ -113,71 +101,42 @@ async function run<T>(api: OtelApi, spec: SpanSpec, fn: (span: TracedSpan) => Pr
   });
 }
 
-function tracedSpan(api: OtelApi, span: Span): TracedSpan {
+function tracedSpan(span: OtelSpan): TracedSpan {
   if (!span.isRecording()) return NO_SPAN;
   let failed = false;
+  const linked = new Set<string>();
   return {
     recording: true,
-    set: (attributes) => void span.setAttributes(defined(attributes)),
-    event: (name, attributes) => void span.addEvent(name, defined(attributes)),
+    set: (attributes) => span.setAttributes(defined(attributes)),
+    event: (name, attributes) => span.addEvent(name, defined(attributes)),
     link: (events) => {
-      const links = linksOf(api, events);
-      // addLinks came with API 1.9; an older SDK's span may lack it.
-      if (links.length > 0 && typeof span.addLinks === 'function') span.addLinks(links);
+      const links = linksOf(events, linked);
+      for (const { key } of links) linked.add(key);
+      if (links.length > 0) span.addLinks(links);
     },
     // The first failure is the one to tell: a throw passed on after it was recorded is not recorded again.
     fail: (error) => {
       if (failed) return;
       failed = true;
-      failSpan(api, span, error);
+      span.fail(error, defined(errorTypeOf(error)));
     },
   };
 }
 
-/** Records a failure on a span: the exception, `error.type` (a `DynafoldError`'s code, else the error's name) and the status. */
-function failSpan(api: OtelApi, span: Span, error: unknown): void {
+/** `error.type` of a failure (a `DynafoldError`'s code, else the error's name), and the code alone as `dynafold.error.code`. */
+function errorTypeOf(error: unknown): SpanAttributes {
   const code = error instanceof DynafoldError ? error.code : undefined;
-  const name = error instanceof Error ? error.name : typeof error;
-  span.recordException(error instanceof Error ? error : String(error));
-  span.setAttributes({ [Attr.errorType]: code ?? name, ...(code === undefined ? {} : { [Attr.errorCode]: code }) });
-  span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  return { [Attr.errorType]: code ?? (error instanceof Error ? error.name : typeof error), [Attr.errorCode]: code };
 }
 
 /** The error attributes of a failure, for a span event. */
 export function errorAttributes(error: unknown): SpanAttributes {
-  const code = error instanceof DynafoldError ? error.code : undefined;
-  return {
-    [Attr.errorType]: code ?? (error instanceof Error ? error.name : typeof error),
-    [Attr.errorCode]: code,
-    'exception.message': error instanceof Error ? error.message : String(error),
-  };
-}
-
-function kindOf(api: OtelApi, kind: SpanSpec['kind']): SpanKind {
-  switch (kind) {
-    case 'client':
-      return api.SpanKind.CLIENT;
-    case 'consumer':
-      return api.SpanKind.CONSUMER;
-    case 'producer':
-      return api.SpanKind.PRODUCER;
-    default:
-      return api.SpanKind.INTERNAL;
-  }
-}
-
-function roleKey(api: OtelApi): symbol {
-  let key = roleKeys.get(api);
-  if (key === undefined) {
-    key = api.createContextKey('dynafold.role');
-    roleKeys.set(api, key);
-  }
-  return key;
+  return { ...errorTypeOf(error), 'exception.message': error instanceof Error ? error.message : String(error) };
 }
 
 /** The attributes with a value (OpenTelemetry drops `undefined` ones with a warning). */
-function defined(attributes: SpanAttributes | undefined): Record<string, string | number | boolean | string[] | number[]> {
-  const out: Record<string, string | number | boolean | string[] | number[]> = {};
+function defined(attributes: SpanAttributes | undefined): AttributeMap {
+  const out: AttributeMap = {};
   if (attributes === undefined) return out;
   for (const [name, value] of Object.entries(attributes)) {
     if (value === undefined) continue;
@@ -191,14 +150,11 @@ function defined(attributes: SpanAttributes | undefined): Record<string, string 
  * or without a valid span (no SDK registered, no span active).
  */
 export function currentTraceContext(): TraceContext | undefined {
-  const api = otel();
-  return api === undefined ? undefined : activeTraceContext(api);
+  return activeTraceContext();
 }
 
 /** Adds an event to the active span, when it records (an append's conflict, a command's retry, a row parked). */
 export function spanEvent(name: string, attributes?: SpanAttributes): void {
-  const api = otel();
-  if (api === undefined) return;
-  const span = api.trace.getActiveSpan();
+  const span = activeSpan();
   if (span?.isRecording() === true) span.addEvent(name, defined(attributes));
 }

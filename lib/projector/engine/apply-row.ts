@@ -157,23 +157,38 @@ interface WriteAttempt<State> {
 /**
  * One read-fold-write of a row; `'lost'` when another writer changed it since it was read. A failure
  * leaves as an `EventFailure` naming the event it is put down to: the event whose `evolve` threw, else the
- * first event the write would have applied. Traced as a child of the call's span, linked to the events'
- * appends, with the row's key and the versions it applies.
+ * first event the write would have applied. Traced as a child of the call's span, with the row's key and
+ * the versions it applies, linked to the appends of every event it was given or folded (those read to fill
+ * a gap too), and failed when an event failed, even after the events before it were written.
  */
 function tryWrite<State>(attempt: WriteAttempt<State>): Promise<Step | 'lost'> {
   const { runtime } = attempt.application;
-  return inChildSpan(rowSpan(runtime.name, runtime.store.readModel.table, attempt.group.key), (span) => {
-    span.link(attempt.group.events);
-    return writeOnce(attempt, span);
+  return inChildSpan(rowSpan(runtime.name, runtime.store.readModel.table, attempt.group.key), async (span) => {
+    const folded: StreamEvent[] = [];
+    try {
+      return await writeOnce(attempt, span, folded);
+    } finally {
+      // Linked once the fold is known, the delivered events' appends first: what a gap read brought is
+      // only known then, and an SDK keeps the first links of a span past its limit (128 by default).
+      if (span.recording) span.link([...attempt.group.events, ...folded]);
+    }
   });
 }
 
-async function writeOnce<State>({ application, group, row, contended }: WriteAttempt<State>, span: TracedSpan): Promise<Step | 'lost'> {
+/** `folded` is given the events the fold applied, for the span's links. */
+async function writeOnce<State>(
+  { application, group, row, contended }: WriteAttempt<State>,
+  span: TracedSpan,
+  folded: StreamEvent[],
+): Promise<Step | 'lost'> {
   const { runtime, call, operation } = application;
   let attempted = group.events[0] as StreamEvent;
   try {
     const built = await buildWrite({ runtime, group, call, row, fold: operation, attempting: (event) => (attempted = event) });
-    if (span.recording) span.set({ [Attr.eventVersions]: built.step.applied.map((event) => event.version), [Attr.rowWritten]: false });
+    if (span.recording) {
+      folded.push(...built.step.applied);
+      span.set({ [Attr.eventVersions]: built.step.applied.map((event) => event.version), [Attr.rowWritten]: false });
+    }
     if (built.write === undefined) return built.step;
     // The first of several writes claims the row where other writers may race for it (this call lost a
     // race, or its fold fills a gap that another lane's events are in): a lost claim costs a small write,
@@ -186,6 +201,8 @@ async function writeOnce<State>({ application, group, row, contended }: WriteAtt
     }
     call.stats.rowsWritten++;
     span.set({ [Attr.rowWritten]: true });
+    // What came before the failing event is written; the failure is still the row's, handled by the caller.
+    if (built.step.failure !== undefined) span.fail(built.step.failure.cause);
     return built.step;
   } catch (error) {
     const failure = error instanceof EventFailure ? error : new EventFailure(attempted, error);

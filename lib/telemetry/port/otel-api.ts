@@ -30,6 +30,11 @@ export function otel(): OtelApi | undefined {
   return api ?? undefined;
 }
 
+/** Whether the app has `@opentelemetry/api` (known once it was looked for; see {@link otelReady}). */
+export function otelInstalled(): boolean {
+  return otel() !== undefined;
+}
+
 /**
  * A promise to await once before the first span when the API is still being imported (the ES module
  * build, on first use); `undefined` once it is known whether the app has it.
