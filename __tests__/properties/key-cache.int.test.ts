@@ -46,7 +46,13 @@ const commands: fc.Arbitrary<Command[]> = fc.array(
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('expire' as const) }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('providerFails' as const), process: process_ }) },
   ),
-  { minLength: 4, maxLength: 30 },
+  { minLength: 4, maxLength: 40 },
+);
+/** What the key table holds of each subject before the processes start, both with a cold cache. */
+type Before = 'nothing' | 'key' | 'forgotten';
+const before: fc.Arbitrary<[Before, Before]> = fc.tuple(
+  fc.constantFrom<Before>('nothing', 'key', 'forgotten'),
+  fc.constantFrom<Before>('nothing', 'key', 'forgotten'),
 );
 
 /** What one operation did, with when it started and ended on one counter of everything that happened. */
@@ -69,20 +75,26 @@ test(
   'once forget resolves in a process, that process opens and seals nothing more of the subject; a key made elsewhere is found',
   async () => {
     await fc.assert(
-      fc.asyncProperty(commands, async (script) => check(++cases, script)),
+      fc.asyncProperty(before, commands, async (table, script) => check(++cases, table, script)),
       propertySettings(100),
     );
   },
   propertyTimeout(100),
 );
 
-async function check(n: number, script: ReadonlyArray<Command>): Promise<void> {
+async function check(n: number, initially: readonly [Before, Before], script: ReadonlyArray<Command>): Promise<void> {
   const clock = { now: 0 };
   const processes = [0, 1].map(() => {
     const gated = gates.provider(provider);
     return { provider: gated, keys: new SubjectKeys({ client, table, provider: gated, now: () => clock.now, cacheLifetimeMs: LIFETIME_MS }) };
   });
   const subjects = [`${n}-a`, `${n}-b`] as const;
+  const setup = new SubjectKeys({ client, table, provider });
+  for (const [index, state] of initially.entries()) {
+    const id = subjects[index] as string;
+    if (state === 'key') await setup.forWriting(new Set([id]));
+    if (state === 'forgotten') await setup.forget(id);
+  }
   const operations: Operation[] = [];
   const running: Array<Promise<void>> = [];
   const expiries: number[] = [];
@@ -176,10 +188,15 @@ async function check(n: number, script: ReadonlyArray<Command>): Promise<void> {
     );
     if (forgottenElsewhere !== undefined && opened)
       throw new Error(`${operation.name} opened a lifetime after ${forgottenElsewhere.name}; ${described()}`);
-    // A key made before is found, unless the subject was being forgotten.
-    const made = operations.find((other) => sameSubject(other) && other.outcome === 'sealed' && (other.ended as number) < operation.started);
+    // A key made before is found, unless the subject was being forgotten; a subject forgotten before is never opened.
+    const made =
+      initially[operation.subject] === 'key'
+        ? 'the one made before'
+        : operations.find((other) => sameSubject(other) && other.outcome === 'sealed' && (other.ended as number) < operation.started)?.name;
     const forgetting = forgets.some((forget) => sameSubject(forget) && forget.started < (operation.ended as number));
-    if (made !== undefined && !forgetting && !opened) throw new Error(`${operation.name} did not find the key ${made.name} made; ${described()}`);
+    if (made !== undefined && !forgetting && !opened) throw new Error(`${operation.name} did not find the key ${made}; ${described()}`);
+    if (initially[operation.subject] === 'forgotten' && opened)
+      throw new Error(`${operation.name} opened a subject forgotten before; ${described()}`);
   }
   for (const subject of [0, 1] as const) {
     const keys = new Set(
