@@ -3,6 +3,7 @@ import { DynafoldError } from '../errors';
 import { activeTraceContext, linksOf } from './links';
 import { Attr } from './names';
 import { otel, otelReady, type OtelApi } from './otel-api';
+import { recordedException } from './recorded-exception';
 import type { TraceContext } from './trace-context';
 
 /** A value a span attribute takes; `undefined` leaves the attribute out. */
@@ -134,13 +135,17 @@ function tracedSpan(api: OtelApi, span: Span): TracedSpan {
   };
 }
 
-/** Records a failure on a span: the exception, `error.type` (a `DynafoldError`'s code, else the error's name) and the status. */
+/**
+ * Records a failure on a span: the exception (its message cut short, see `recordedException`), `error.type`
+ * (a `DynafoldError`'s code, else the error's name) and the status.
+ */
 function failSpan(api: OtelApi, span: Span, error: unknown): void {
   const code = error instanceof DynafoldError ? error.code : undefined;
   const name = error instanceof Error ? error.name : typeof error;
-  span.recordException(error instanceof Error ? error : String(error));
+  const exception = recordedException(error);
+  span.recordException(exception);
   span.setAttributes({ [Attr.errorType]: code ?? name, ...(code === undefined ? {} : { [Attr.errorCode]: code }) });
-  span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message: exception.message });
 }
 
 /** The error attributes of a failure, for a span event. */
@@ -149,7 +154,7 @@ export function errorAttributes(error: unknown): SpanAttributes {
   return {
     [Attr.errorType]: code ?? (error instanceof Error ? error.name : typeof error),
     [Attr.errorCode]: code,
-    'exception.message': error instanceof Error ? error.message : String(error),
+    'exception.message': recordedException(error).message,
   };
 }
 

@@ -39,7 +39,7 @@ function markBookkeeping(store: RowStore, read: ReadRow<unknown>, item: Record<s
   store.checkpoints.mark(item, marks.checkpoints);
   if (store.revision) item[RowAttributes.revision] = (read.revision ?? 0) + 1;
   if (marks.more === true) item[RowAttributes.more] = true;
-  markRecords(item, read, marks);
+  markRecords(item, marks);
 }
 
 /** A write's condition: the expression, with its attribute names and values. */
