@@ -3,7 +3,7 @@ import { recordedError, type RecordedError } from '../util';
 /** What a failed span records of an exception (OpenTelemetry's `Exception` shape). */
 export interface RecordedException extends RecordedError {
   /** The stack's frames under the recorded name and message; absent when the error has none. */
-  readonly stack?: string | undefined;
+  readonly stack?: string;
 }
 
 /**

@@ -8,7 +8,7 @@ export interface RecordedError {
   /** The error's name (`Error`, `TypeError`, `ValidationError`). */
   readonly name: string;
   /** Its code, when it carries one as a string: a `DynafoldError`'s (`store.decode`), Node's (`ECONNRESET`). */
-  readonly code?: string | undefined;
+  readonly code?: string;
   /** Its message, cut to {@link RecordedErrorLimits.messageChars} characters. */
   readonly message: string;
 }
