@@ -159,8 +159,8 @@ export class SubjectKeys {
    * Forgets a subject: deletes its data key and leaves a marker, so no key is ever made for it again and
    * an append of its personal data fails with `SubjectForgottenError`. From then on every reader reads its
    * personal fields as their declared replacements: in this process once it resolves (a key read or made
-   * by a load still in flight is not kept), in others within `cacheLifetimeMs`. Rows and
-   * snapshots folded before hold what they held until rebuilt: see the erasure guide. Idempotent.
+   * by a load still in flight is not kept), in others within `cacheLifetimeMs`. Rows and snapshots folded
+   * before hold what they held until rebuilt: see the erasure guide. Idempotent.
    */
   async forget(subject: string, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<ForgetResult> {
     requireSubject(subject, 'SubjectKeys.forget');
