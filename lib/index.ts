@@ -54,7 +54,8 @@ export type {
 } from './store';
 export { TransactionLimits } from './dynamo';
 export { DataLimits } from './store';
-export type { Logger } from './util';
+export { RecordedErrorLimits } from './util';
+export type { Logger, RecordedError } from './util';
 export { Projection, MultiSourceProjection, ProjectionDefaults, skipEvent, removeRow } from './projector';
 export type {
   AnyProjection,

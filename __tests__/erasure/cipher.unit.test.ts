@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { newDataKey, open, seal, SEAL_OVERHEAD_BYTES, SealFormat } from '../../lib/store/erasure/cipher';
-import { KeyCache } from '../../lib/store/erasure/key-cache';
+import { KeyCache, type KnownKey } from '../../lib/store/erasure/key-cache';
 import { sealBlob } from '../../lib/store/erasure/sealed-blob';
 
 test('a sealed value opens only under its key and for its place, whatever bytes change', () => {
@@ -69,11 +69,17 @@ test('a blob sealed for several subjects: each holds a share of its key, and no 
 
 describe('the key cache', () => {
   const key = { kind: 'key', key: newDataKey().key } as const;
+  /** What a load that began and ended at once found. */
+  const put = (cache: KeyCache, subject: string, found: KnownKey, needed: ReadonlySet<string> = new Set([subject])) => {
+    const ticket = cache.begin();
+    cache.settle(ticket, subject, found, needed);
+    cache.end(ticket);
+  };
 
   test('keeps an entry fresh for its lifetime, then asks for it again, yet decodes still find it', () => {
     let now = 0;
     const cache = new KeyCache(1000, 10, () => now);
-    cache.put('ada', key);
+    put(cache, 'ada', key);
     now = 999;
     expect(cache.fresh('ada')).toBe(key);
     now = 1000;
@@ -84,20 +90,58 @@ describe('the key cache', () => {
   test('past its bound it drops what outlived its lifetime first, then the oldest loads, never what the load in hand needs', () => {
     let now = 0;
     const cache = new KeyCache(1000, 3, () => now);
-    cache.put('a', key);
+    put(cache, 'a', key);
     now = 10;
-    cache.put('b', key);
-    cache.put('c', key);
+    put(cache, 'b', key);
+    put(cache, 'c', key);
     now = 1005;
-    cache.put('d', key);
+    put(cache, 'd', key);
     expect(['a', 'b', 'c', 'd'].filter((subject) => cache.peek(subject) !== undefined)).toEqual(['b', 'c', 'd']);
     const needed = new Set(['b', 'e', 'f']);
-    for (const subject of needed) cache.put(subject, key, needed);
+    for (const subject of needed) put(cache, subject, key, needed);
     // b, e and f are needed: c goes first (it outlived its lifetime), then d, the oldest load left.
     expect(['b', 'c', 'd', 'e', 'f'].filter((subject) => cache.peek(subject) !== undefined)).toEqual(['b', 'e', 'f']);
     const many = new Set(['g', 'h', 'i', 'j']);
-    for (const subject of many) cache.put(subject, key, many);
+    for (const subject of many) put(cache, subject, key, many);
     // A single load of more subjects than the bound keeps them all until the next.
     expect(cache.size).toBe(4);
+  });
+
+  test('a forgotten entry is final: never stale, never replaced by what a load found, whenever that load began', () => {
+    let now = 0;
+    const cache = new KeyCache(1000, 10, () => now);
+    const before = cache.begin();
+    cache.forgot('ada', 'then');
+    now = 1_000_000;
+    expect(cache.fresh('ada')).toEqual({ kind: 'forgotten', forgottenAt: 'then' });
+    expect(cache.settle(before, 'ada', key, new Set(['ada']))).toEqual({ kind: 'forgotten', forgottenAt: 'then' });
+    const after = cache.begin();
+    expect(cache.settle(after, 'ada', key, new Set(['ada']))).toMatchObject({ kind: 'forgotten' });
+    cache.end(before);
+    cache.end(after);
+    expect(cache.peek('ada')).toMatchObject({ kind: 'forgotten' });
+  });
+
+  test('a load that began before a forget is refused even when the forgotten entry was dropped to make room meanwhile', () => {
+    const cache = new KeyCache(1000, 1, () => 0);
+    const before = cache.begin();
+    cache.forgot('ada', 'then');
+    put(cache, 'grace', key); // the bound of one drops ada's entry
+    expect(cache.peek('ada')).toBeUndefined();
+    expect(cache.settle(before, 'ada', key, new Set(['ada']))).toEqual({ kind: 'forgotten', forgottenAt: 'then' });
+    cache.end(before);
+    // A load that begins once the forget is done reads the marker from the table: nothing is refused any more.
+    const later = cache.begin();
+    expect(cache.settle(later, 'grace', key, new Set(['grace']))).toBe(key);
+    cache.end(later);
+  });
+
+  test('a missing key is never an answer to keep: the next load reads it again', () => {
+    const cache = new KeyCache(1000, 10, () => 0);
+    put(cache, 'ada', { kind: 'missing' });
+    expect(cache.fresh('ada')).toBeUndefined();
+    expect(cache.peek('ada')).toEqual({ kind: 'missing' });
+    put(cache, 'ada', key);
+    expect(cache.fresh('ada')).toBe(key);
   });
 });

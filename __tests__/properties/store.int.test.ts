@@ -67,69 +67,74 @@ test(
   'concurrent appends keep versions contiguous; each append is all or nothing, and once per idempotency key',
   async () => {
     await fc.assert(
-      fc.asyncProperty(writers, fc.constantFrom('a', 'b'), lostAnswers, async (all: Writer[], id, lost) => {
-        const name = `Concurrent${++cases}`;
-        answers.loseAtRate(lost.rate, lost.seed);
-        const instances = [0, 1].map(() => new EventStream({ client, table, name, streamId: ['id'], events: { Wrote: payload } }));
-        const stream = instances[0] as (typeof instances)[0];
-        type Result = { writer: number; append: number; outcome: 'appended' | 'conflict'; version?: number; events?: ReadonlyArray<unknown> };
-        const results: Result[] = [];
-        await Promise.all(
-          all.map(async (writer, w) => {
-            const through = instances[writer.instance] as (typeof instances)[0];
-            let own = 0;
-            for (const [a, append] of writer.appends.entries()) {
-              // An idempotency key names one append: the writer's own key, repeated concurrently as retries would be.
-              const idempotencyKey = append.key === undefined ? undefined : `${append.key}-${w}-${a}`;
-              const events = Array.from({ length: append.events }, (_, e) => ({ type: 'Wrote' as const, data: { writer: w, append: a, event: e } }));
-              const expectedVersion =
-                writer.mode === 'head'
-                  ? undefined
-                  : writer.mode === 'own'
-                    ? own
-                    : Math.max(0, (await through.version({ id })) - (writer.mode === 'stale' ? 1 : 0));
-              const attempts = await Promise.allSettled(
-                Array.from({ length: idempotencyKey === undefined ? 1 : append.repeats }, () =>
-                  through.append({ id }, events, {
-                    ...(expectedVersion === undefined ? {} : { expectedVersion }),
-                    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-                  }),
-                ),
-              );
-              for (const attempt of attempts) {
-                // Its next append goes on from this one's result, or from the version the conflict reported.
-                if (attempt.status === 'fulfilled') own = attempt.value.version;
-                else if (attempt.reason instanceof ConcurrencyError) own = attempt.reason.actualVersion;
-                if (attempt.status === 'fulfilled')
-                  results.push({ writer: w, append: a, outcome: 'appended', version: attempt.value.version, events: attempt.value.events });
-                else {
-                  expect(attempt.reason instanceof ConcurrencyError || attempt.reason instanceof AppendContentionError).toBe(true);
-                  results.push({ writer: w, append: a, outcome: 'conflict' });
+      fc
+        .asyncProperty(writers, fc.constantFrom('a', 'b'), lostAnswers, async (all: Writer[], id, lost) => {
+          const name = `Concurrent${++cases}`;
+          answers.loseAtRate(lost.rate, lost.seed);
+          const instances = [0, 1].map(() => new EventStream({ client, table, name, streamId: ['id'], events: { Wrote: payload } }));
+          const stream = instances[0] as (typeof instances)[0];
+          type Result = { writer: number; append: number; outcome: 'appended' | 'conflict'; version?: number; events?: ReadonlyArray<unknown> };
+          const results: Result[] = [];
+          await Promise.all(
+            all.map(async (writer, w) => {
+              const through = instances[writer.instance] as (typeof instances)[0];
+              let own = 0;
+              for (const [a, append] of writer.appends.entries()) {
+                // An idempotency key names one append: the writer's own key, repeated concurrently as retries would be.
+                const idempotencyKey = append.key === undefined ? undefined : `${append.key}-${w}-${a}`;
+                const events = Array.from({ length: append.events }, (_, e) => ({
+                  type: 'Wrote' as const,
+                  data: { writer: w, append: a, event: e },
+                }));
+                const expectedVersion =
+                  writer.mode === 'head'
+                    ? undefined
+                    : writer.mode === 'own'
+                      ? own
+                      : Math.max(0, (await through.version({ id })) - (writer.mode === 'stale' ? 1 : 0));
+                const attempts = await Promise.allSettled(
+                  Array.from({ length: idempotencyKey === undefined ? 1 : append.repeats }, () =>
+                    through.append({ id }, events, {
+                      ...(expectedVersion === undefined ? {} : { expectedVersion }),
+                      ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+                    }),
+                  ),
+                );
+                for (const attempt of attempts) {
+                  // Its next append goes on from this one's result, or from the version the conflict reported.
+                  if (attempt.status === 'fulfilled') own = attempt.value.version;
+                  else if (attempt.reason instanceof ConcurrencyError) own = attempt.reason.actualVersion;
+                  if (attempt.status === 'fulfilled')
+                    results.push({ writer: w, append: a, outcome: 'appended', version: attempt.value.version, events: attempt.value.events });
+                  else {
+                    expect(attempt.reason instanceof ConcurrencyError || attempt.reason instanceof AppendContentionError).toBe(true);
+                    results.push({ writer: w, append: a, outcome: 'conflict' });
+                  }
                 }
               }
-            }
-          }),
-        );
-        const stored = await stream.read({ id });
-        expect(stored.map((event) => event.version)).toEqual(stored.map((_, index) => index + 1));
-        const appended = new Map<string, Result[]>();
-        for (const result of results.filter((r) => r.outcome === 'appended'))
-          appended.set(`${result.writer}/${result.append}`, [...(appended.get(`${result.writer}/${result.append}`) ?? []), result]);
-        for (const [name, successes] of appended) {
-          // Repeats with one idempotency key all answer the first result.
-          for (const success of successes) expect(success).toEqual({ ...(successes[0] as Result) });
-          const first = successes[0] as Result;
-          const events = first.events as ReadonlyArray<{ version: number; data: unknown }>;
-          for (const event of events) expect(stored[event.version - 1]).toEqual(event);
-          expect({ name, stored: stored.filter((event) => `${event.data.writer}/${event.data.append}` === name).length }).toEqual({
-            name,
-            stored: events.length,
-          });
-        }
-        // Nothing of an append that failed everywhere was written.
-        for (const event of stored) expect(appended.has(`${event.data.writer}/${event.data.append}`)).toBe(true);
-        answers.stop();
-      }).afterEach(() => answers.stop()),
+            }),
+          );
+          const stored = await stream.read({ id });
+          expect(stored.map((event) => event.version)).toEqual(stored.map((_, index) => index + 1));
+          const appended = new Map<string, Result[]>();
+          for (const result of results.filter((r) => r.outcome === 'appended'))
+            appended.set(`${result.writer}/${result.append}`, [...(appended.get(`${result.writer}/${result.append}`) ?? []), result]);
+          for (const [name, successes] of appended) {
+            // Repeats with one idempotency key all answer the first result.
+            for (const success of successes) expect(success).toEqual({ ...(successes[0] as Result) });
+            const first = successes[0] as Result;
+            const events = first.events as ReadonlyArray<{ version: number; data: unknown }>;
+            for (const event of events) expect(stored[event.version - 1]).toEqual(event);
+            expect({ name, stored: stored.filter((event) => `${event.data.writer}/${event.data.append}` === name).length }).toEqual({
+              name,
+              stored: events.length,
+            });
+          }
+          // Nothing of an append that failed everywhere was written.
+          for (const event of stored) expect(appended.has(`${event.data.writer}/${event.data.append}`)).toBe(true);
+          answers.stop();
+        })
+        .afterEach(() => answers.stop()),
       propertySettings(25),
     );
   },
@@ -220,31 +225,39 @@ test(
   'after concurrent commands, the stored snapshot is at most `every` events behind the head, and is the fold up to it',
   async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 4 }), fc.boolean(), lostAnswers, async (commands, every, consistent, lost) => {
-        const Orders = orderStream(client, table, { name: `Snap${++cases}` });
-        const orderId = 'aa';
-        const decider = placeThenAddItem(orderId);
-        answers.loseAtRate(lost.rate, lost.seed);
-        const executed = await Promise.all(
-          Array.from({ length: commands }, () =>
-            Orders.execute({ orderId }, decider, { snapshot: { every }, consistent, retry: { attempts: 30 } }).then(
-              () => 1,
-              (error: unknown) => {
-                if (!(error instanceof ConcurrencyError)) throw error;
-                return 0;
-              },
-            ),
-          ),
-        );
-        answers.stop();
-        const version = await Orders.version({ orderId });
-        // Each command that resolved appended its one event once, whatever answers were lost.
-        expect(version).toBe(executed.reduce((sum: number, n) => sum + n, 0));
-        const snapshot = await Orders.loadSnapshot<OrderState>({ orderId });
-        expect(snapshot?.version ?? 0).toBeGreaterThanOrEqual(version - every);
-        const events = await Orders.read({ orderId }, { toVersion: snapshot?.version ?? 0 });
-        if (snapshot !== undefined) expect(snapshot.state).toEqual(events.reduce(evolveOrder, emptyOrder));
-      }).afterEach(() => answers.stop()),
+      fc
+        .asyncProperty(
+          fc.integer({ min: 1, max: 10 }),
+          fc.integer({ min: 1, max: 4 }),
+          fc.boolean(),
+          lostAnswers,
+          async (commands, every, consistent, lost) => {
+            const Orders = orderStream(client, table, { name: `Snap${++cases}` });
+            const orderId = 'aa';
+            const decider = placeThenAddItem(orderId);
+            answers.loseAtRate(lost.rate, lost.seed);
+            const executed = await Promise.all(
+              Array.from({ length: commands }, () =>
+                Orders.execute({ orderId }, decider, { snapshot: { every }, consistent, retry: { attempts: 30 } }).then(
+                  () => 1,
+                  (error: unknown) => {
+                    if (!(error instanceof ConcurrencyError)) throw error;
+                    return 0;
+                  },
+                ),
+              ),
+            );
+            answers.stop();
+            const version = await Orders.version({ orderId });
+            // Each command that resolved appended its one event once, whatever answers were lost.
+            expect(version).toBe(executed.reduce((sum: number, n) => sum + n, 0));
+            const snapshot = await Orders.loadSnapshot<OrderState>({ orderId });
+            expect(snapshot?.version ?? 0).toBeGreaterThanOrEqual(version - every);
+            const events = await Orders.read({ orderId }, { toVersion: snapshot?.version ?? 0 });
+            if (snapshot !== undefined) expect(snapshot.state).toEqual(events.reduce(evolveOrder, emptyOrder));
+          },
+        )
+        .afterEach(() => answers.stop()),
       propertySettings(20),
     );
   },

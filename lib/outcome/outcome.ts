@@ -1,4 +1,5 @@
 import type { StreamEvent } from '../store';
+import type { RecordedError } from '../util';
 
 /** An input event and where it stood in the call's input (a record's position, for processBatch). */
 export interface Entry<Event> {
@@ -93,7 +94,8 @@ export function eventRef(event: StreamEvent): EventRef {
 export interface ParkedRow<Key = Record<string, unknown>> {
   readonly key: Key;
   readonly event: EventRef;
-  readonly error: { readonly name: string; readonly message: string };
+  /** What failed: the error's name, its code when it has one, and its message cut short (cleared by a rebuild). */
+  readonly error: RecordedError;
   readonly attempts: number;
   readonly firstFailureAt: string;
   readonly lastFailureAt: string;

@@ -1,5 +1,5 @@
 import type { AnyEventStream, StreamEvent } from '../store';
-import { applyRow, withCallSignal, rowIdOf, type Operation, type RowRuntime, callContext, planRows } from './engine';
+import { applyRow, withCallSignal, rowIdOf, type Operation, type RowRuntime, callContext, planRows, withClearedMessages } from './engine';
 import { Attr, inSpan, keyText, projectionSpan } from '../telemetry';
 
 /** What a rebuild wrote: each row's key and its checkpoint. No events: a rebuild replays no side effects. */
@@ -10,8 +10,10 @@ export interface RebuildResult {
 /**
  * A rebuild of a row: re-derived from version 1 of each source instance it records up to its checkpoint,
  * from no state, moving no checkpoint and writing no outbox message (events past a checkpoint are left to
- * the next delivery, which applies them). A row that does not exist, or folds to nothing, is left alone;
- * a parked row stays parked; a failure fails the row, counting nothing.
+ * the next delivery, which applies them). Its records are re-derived too: the events it records as skipped
+ * are passed over again, and every recorded error keeps its name and code but not its message, written from
+ * the events as they read then. A row that does not exist, or folds to nothing, is left alone (a stub's
+ * records are re-derived); a parked row stays parked; a failure fails the row, counting and writing nothing.
  */
 function rebuilding<State>(): Operation<State> {
   return {
@@ -19,7 +21,8 @@ function rebuilding<State>(): Operation<State> {
       [...checkpoints].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([instance, to]) => ({ instance, from: 0, to })),
     start: () => ({ state: undefined, removed: false }),
     messages: false,
-    writesUnchanged: (row, state) => row.exists && state !== undefined,
+    writesUnchanged: (row, state) => row.exists && (state !== undefined || row.stub),
+    keptRecords: withClearedMessages,
     parkedAfter: (row) => row.parked,
     prepare: async ({ group }) => ({ fold: group }),
     failed: async () => 'failed',

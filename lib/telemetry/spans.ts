@@ -2,6 +2,7 @@ import { DynafoldError } from '../errors';
 import { linksOf, type LinkableEvent } from './links';
 import { Attr } from './names';
 import { activeRole, activeSpan, activeTraceContext, otelInstalled, otelReady, startSpan, type AttributeMap, type OtelSpan } from './port';
+import { recordedException } from './recorded-exception';
 import type { TraceContext } from './trace-context';
 
 export type { LinkableEvent } from './links';
@@ -118,7 +119,8 @@ function tracedSpan(span: OtelSpan): TracedSpan {
     fail: (error) => {
       if (failed) return;
       failed = true;
-      span.fail(error, defined(errorTypeOf(error)));
+      // Its message cut short (see `recordedException`): a trace backend keeps what the key table forgets.
+      span.fail(recordedException(error), defined(errorTypeOf(error)));
     },
   };
 }
@@ -131,7 +133,7 @@ function errorTypeOf(error: unknown): SpanAttributes {
 
 /** The error attributes of a failure, for a span event. */
 export function errorAttributes(error: unknown): SpanAttributes {
-  return { ...errorTypeOf(error), 'exception.message': error instanceof Error ? error.message : String(error) };
+  return { ...errorTypeOf(error), 'exception.message': recordedException(error).message };
 }
 
 /** The attributes with a value (OpenTelemetry drops `undefined` ones with a warning). */

@@ -15,3 +15,5 @@ export { isWellFormed, ILL_FORMED } from './well-formed';
 export type { Logger, LogLevel } from './logger';
 export { consoleLogger, resolveLogger } from './console-logger';
 export { Semaphore } from './semaphore';
+export { RecordedErrorLimits, boundedMessage, recordedError } from './recorded-error';
+export type { RecordedError } from './recorded-error';

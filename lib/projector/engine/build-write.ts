@@ -9,7 +9,7 @@ import type { Fold, FoldRange } from './operation';
 import type { Key, RowGroup } from './plan-rows';
 import type { ReadRow } from './read-rows';
 import { eventsAbove } from './read-gaps';
-import { keptFailures, type RowMarks } from './row-marks';
+import { keptFailures, recordsSkipped, type RowMarks } from './row-marks';
 import { rowIdOf, type RowRuntime } from './row-store';
 import { rowItem, stubItem } from './write-row';
 
@@ -96,13 +96,15 @@ export async function buildWrite<State>(input: BuildInput<State>): Promise<Built
   const written = removed ? folded.lastState : folded.state;
   const unchanged: Step = { applied, alreadyApplied, skipped, rejected, checkpoints: stored, revision: row.revision, more: false };
   if (!folded.changed && !fold.writesUnchanged(row, written)) return { step: unchanged };
-  const parked = fold.parkedAfter(row, { failure: failure === undefined ? undefined : { event: failure.event, error: failure.cause }, more });
+  const kept = { ...row, ...fold.keptRecords(row) };
+  const parked = fold.parkedAfter(kept, { failure: failure === undefined ? undefined : { event: failure.event, error: failure.cause }, more });
+  const passedOver = fold.passOver !== undefined && folded.passedOver ? [{ ...fold.passOver, skippedAt: new Date().toISOString() }] : [];
   const marks: RowMarks = {
     checkpoints,
     removed,
     ...(more ? { more } : {}),
-    ...(fold.passOver !== undefined && folded.passedOver ? { skipped: [{ ...fold.passOver, skippedAt: new Date().toISOString() }] } : {}),
-    ...optional('failures', keptFailures(row, checkpoints)),
+    skipped: [...kept.skippedEvents, ...passedOver],
+    ...optional('failures', keptFailures(kept, checkpoints)),
     ...optional('parked', parked === undefined ? undefined : { ...parked, seen: parked.seen + 1 }),
   };
   // A row that does not exist keeps its checkpoint past a skipped event and its bookkeeping in a stub.
@@ -135,8 +137,9 @@ async function foldRange<State>(input: BuildInput<State>, folded: Folded<State>,
       ? passOver.event.version
       : undefined;
   const { stream, streamId } = sourceOf(runtime, instance);
+  // An event the row records as skipped is never folded again (a rebuild, from version 1, passes over it).
   const events = (await eventsAbove(stream, streamId, call, from, to)).filter(
-    (event) => event.version !== passing && addresses(runtime, event, group.rowId),
+    (event) => event.version !== passing && !recordsSkipped(input.row, event) && addresses(runtime, event, group.rowId),
   );
   const first = events[0];
   if (first !== undefined) input.attempting?.(first);
@@ -153,6 +156,9 @@ async function foldRange<State>(input: BuildInput<State>, folded: Folded<State>,
   }).catch((error: unknown) => {
     // A failing event ends the fold; what came before it (a pass-over too) is still written, then the failure is handled.
     if (!(error instanceof EventFailure) || error.before === undefined) throw error;
+    // An event at or behind the row's checkpoint failed (a rebuild's): the checkpoint would stay where it is
+    // and stand for events the state never took in, so nothing of the fold is written.
+    if ((error.event as StreamEvent).version <= (folded.checkpoints.get(instance) ?? 0)) throw error;
     // Nothing written yet by this fold, in this range or an earlier source's (a pass-over counts): the failure is all there is.
     const before = error.before as FoldResult<State, StreamEvent>;
     if (!folded.changed && !folded.passedOver && !before.changed && !passes(before, passing)) throw error;

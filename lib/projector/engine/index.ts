@@ -19,6 +19,7 @@ export type { Key, RowGroup } from './plan-rows';
 export { readRow, readRows, rowFromItem } from './read-rows';
 export type { ReadRow } from './read-rows';
 export { eventsAbove } from './read-gaps';
+export { withClearedMessages } from './row-marks';
 export type { FailureRecord, ParkedRecord } from './row-marks';
 export { rowIdOf } from './row-store';
 export type { CheckpointStrategy, RowBasics, RowRuntime, RowStore } from './row-store';

@@ -1,9 +1,10 @@
 import type { EventRef, ParkedRow } from '../../outcome';
 import { instanceKey, type StreamEvent } from '../../store';
+import type { RecordedError } from '../../util';
 import type { CallContext } from './call-context';
 import type { Key, RowGroup } from './plan-rows';
 import type { ReadRow } from './read-rows';
-import type { ParkedRecord } from './row-marks';
+import type { ParkedRecord, RowRecords } from './row-marks';
 import type { RowRuntime } from './row-store';
 
 type Group = RowGroup<StreamEvent, Key>;
@@ -38,7 +39,12 @@ export interface Fold<State> {
    * An event the fold passes over on purpose: its instance's checkpoint moves past it once the fold gets
    * there (as if it had been applied), and the row records it with `error`.
    */
-  readonly passOver?: { readonly event: EventRef; readonly error: { readonly name: string; readonly message: string } } | undefined;
+  readonly passOver?: { readonly event: EventRef; readonly error: RecordedError } | undefined;
+  /**
+   * The records of the row the write keeps (it replaces the whole item), from those read: as they are, or
+   * re-derived (a rebuild clears their error messages). `parkedAfter` is given the row with these.
+   */
+  readonly keptRecords: (row: RowRecords) => RowRecords;
   /** Whether to write the row although the fold moved no checkpoint (`state`: what it would write). */
   readonly writesUnchanged: (row: ReadRow<State>, state: State | undefined) => boolean;
   /**
@@ -108,6 +114,7 @@ export function forward<State>(): Fold<State> {
     start: (row) => ({ state: row.state, removed: row.removed }),
     messages: true,
     writesUnchanged: () => false,
+    keptRecords: (row) => row,
     parkedAfter: (row) => row.parked,
   };
 }

@@ -1,5 +1,6 @@
 import { RowAttributes, instanceKey } from '../../store';
 import type { EventRef, ParkedRow } from '../../outcome';
+import type { RecordedError } from '../../util';
 
 /**
  * The records a row keeps besides its fields and checkpoints, the engine's own bookkeeping: failed
@@ -12,7 +13,7 @@ import type { EventRef, ParkedRow } from '../../outcome';
 export interface RowMarks {
   readonly checkpoints: ReadonlyMap<string, number>;
   readonly removed: boolean;
-  /** Events passed over on purpose by this write, recorded with those the row had. */
+  /** Every event the row records as passed over on purpose: those it had (as the fold keeps them) and this write's. */
   readonly skipped?: ReadonlyArray<SkippedRecord> | undefined;
   /** The failed attempts the row keeps counting (their event is still ahead of its checkpoint). */
   readonly failures?: FailureRecord | undefined;
@@ -27,7 +28,7 @@ export interface FailureRecord {
   readonly attempts: number;
   readonly firstFailureAt: string;
   readonly lastFailureAt: string;
-  readonly error: { readonly name: string; readonly message: string };
+  readonly error: RecordedError;
   readonly event: EventRef;
 }
 
@@ -39,7 +40,7 @@ export interface ParkedRecord extends ParkedRow {
 /** An event passed over on purpose (past a parked row), as the row records it. */
 export interface SkippedRecord {
   readonly event: EventRef;
-  readonly error: { readonly name: string; readonly message: string };
+  readonly error: RecordedError;
   readonly skippedAt: string;
 }
 
@@ -63,12 +64,41 @@ export function recordsFromItem(item: Readonly<Record<string, unknown>>): RowRec
   };
 }
 
-/** Puts the records a write keeps on its item: the skipped events (the row's and this write's), failures and parking. */
-export function markRecords(item: Record<string, unknown>, read: RowRecords, marks: RowMarks): void {
-  const skipped = [...read.skippedEvents, ...(marks.skipped ?? [])];
-  if (skipped.length > 0) item[RowAttributes.skippedEvents] = skipped;
+/** Puts the records a write keeps on its item: the skipped events, failures and parking. */
+export function markRecords(item: Record<string, unknown>, marks: RowMarks): void {
+  if (marks.skipped !== undefined && marks.skipped.length > 0) item[RowAttributes.skippedEvents] = marks.skipped;
   if (marks.failures !== undefined) item[RowAttributes.failures] = marks.failures;
   if (marks.parked !== undefined) item[RowAttributes.parked] = marks.parked;
+}
+
+/** What a record's error message reads as once a rebuild re-derived the row. */
+export const CLEARED_MESSAGE = '(cleared by a rebuild)';
+
+/**
+ * The records with every error message cleared, each error's name and code kept: what a rebuild keeps.
+ * The messages were written by the code that threw, from events as they read then; a rebuild re-derives
+ * the row from the history as it reads now (redacted, once a subject is forgotten), so a message of then
+ * is not carried forward. A failure recorded after the rebuild has its message again.
+ */
+export function withClearedMessages(records: RowRecords): RowRecords {
+  const cleared = <Record extends { readonly error: RecordedError }>(record: Record): Record => ({
+    ...record,
+    error: { ...record.error, message: CLEARED_MESSAGE },
+  });
+  return {
+    failures: records.failures === undefined ? undefined : cleared(records.failures),
+    parked: records.parked === undefined ? undefined : cleared(records.parked),
+    skippedEvents: records.skippedEvents.map(cleared),
+  };
+}
+
+/** Whether the row records `event` as passed over on purpose: no fold applies it (a rebuild passes over it again). */
+export function recordsSkipped(
+  records: RowRecords,
+  event: { readonly streamName: string; readonly streamId: string; readonly version: number },
+): boolean {
+  const instance = instanceKey(event);
+  return records.skippedEvents.some((skipped) => skipped.event.version === event.version && instanceKey(skipped.event) === instance);
 }
 
 /**

@@ -41,7 +41,7 @@ function markBookkeeping(store: RowStore, read: ReadRow<unknown>, item: Record<s
   if (store.revision) item[RowAttributes.revision] = (read.revision ?? 0) + 1;
   if (marks.more === true) item[RowAttributes.more] = true;
   item[RowAttributes.writes] = nextWrite(read.writes).writes;
-  markRecords(item, read, marks);
+  markRecords(item, marks);
 }
 
 /** A write's condition: the expression, with its attribute names and values. */

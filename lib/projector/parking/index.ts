@@ -2,6 +2,6 @@
 // how far its events reached (updates), and the replay of a parked row, an operation of its own (replay).
 // The records a parked row keeps are the engine's bookkeeping (engine/row-marks); the operations reach the
 // policy through their failure hook.
-export { countsTowardsParking, errorOf } from './policy';
+export { countsTowardsParking } from './policy';
 export { countFailure, noteParkedEvents, parkedRows, recordFailure } from './updates';
 export { listParked, parkedEvents, replayParked, retryParkedRows } from './replay';

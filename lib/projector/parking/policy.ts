@@ -11,8 +11,3 @@ export function countsTowardsParking(error: unknown): boolean {
   if (DynafoldError.is(error, 'dynamo.tableNotFound') || DynafoldError.is(error, 'dynamo.accessDenied')) return false;
   return !isTransient(error);
 }
-
-/** An error as a parked row or a skipped event records it. */
-export function errorOf(error: unknown): { name: string; message: string } {
-  return error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) };
-}

@@ -2,7 +2,7 @@ import { abortReason } from '../../dynamo';
 import { ValidationError } from '../../errors';
 import { eventRef, type EventRef, type MultiSourceRowOutcome, type ParkedRow, type RowOutcome } from '../../outcome';
 import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
-import { log } from '../../util';
+import { log, recordedError } from '../../util';
 import {
   applyRow,
   callContext,
@@ -18,7 +18,6 @@ import {
   type RowBasics,
 } from '../engine';
 import type { ProjectionRuntime } from '../runtime';
-import { errorOf } from './policy';
 import { countFailure, parkedRows } from './updates';
 import { Attr, inSpan, keyText, projectionSpan } from '../../telemetry';
 
@@ -45,7 +44,7 @@ function replaying<State>(projection: ProjectionRuntime<State>, passOver: Operat
     writesUnchanged: (row) => row.parked !== undefined,
     parkedAfter: (row, { failure, more }) => {
       if (row.parked === undefined || failure === undefined) return more ? row.parked : undefined;
-      return { ...row.parked, event: eventRef(failure.event), error: errorOf(failure.error) };
+      return { ...row.parked, event: eventRef(failure.event), error: recordedError(failure.error) };
     },
     prepare: async ({ runtime, call, group, row }) =>
       row.parked === undefined ? { fold: group } : { fold: { ...group, events: await parkedEvents(runtime.streams, row, call) } },

@@ -2,7 +2,7 @@ import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { asRequestError, isConditionFailure, pages, withSignal } from '../../dynamo';
 import { eventRef, type ParkedRow } from '../../outcome';
 import { RowAttributes, instanceKey, type StreamEvent } from '../../store';
-import { log, type LogLevel } from '../../util';
+import { log, recordedError, type LogLevel } from '../../util';
 import {
   nextWrite,
   rowCondition,
@@ -16,7 +16,7 @@ import {
   type RowStore,
 } from '../engine';
 import type { ProjectionRuntime } from '../runtime';
-import { countsTowardsParking, errorOf } from './policy';
+import { countsTowardsParking } from './policy';
 import { Attr, SpanEvents, errorAttributes, keyText, spanEvent } from '../../telemetry';
 
 /**
@@ -39,7 +39,7 @@ export async function recordFailure(
     attempts,
     firstFailureAt: previous?.firstFailureAt ?? now,
     lastFailureAt: now,
-    error: errorOf(failure.error),
+    error: recordedError(failure.error),
     // The event that failed this time: a replay that got past the parked event stays parked on the next.
     event: eventRef(failure.event),
   };

@@ -27,6 +27,8 @@ export interface SubjectKeysOptions {
   readonly cacheMaxEntries?: number | undefined;
   /** @defaultValue 16 ({@link SubjectKeysDefaults.unwrapConcurrency}) */
   readonly unwrapConcurrency?: number | undefined;
+  /** @internal The clock cache lifetimes are measured on, in epoch ms (tests move it on). @defaultValue `Date.now` */
+  readonly now?: (() => number) | undefined;
 }
 
 /** What {@link SubjectKeys.forget} did. */
@@ -102,35 +104,23 @@ export class SubjectKeys {
       where,
     );
     this.documents = documentClient(options.client);
-    this.cache = new KeyCache(this.cacheLifetimeMs, maxEntries);
+    this.cache = new KeyCache(this.cacheLifetimeMs, maxEntries, options.now ?? Date.now);
     this.unwraps = new Semaphore(unwrapConcurrency);
   }
 
   /**
-   * Reads the keys of `subjects` this process does not hold (or held past their lifetime): in one
-   * BatchGetItem per 100 subjects, eventually consistent, then strongly consistent for those it did not
-   * find (a key made a moment ago). Every reader of the library calls it before it decodes; call it
+   * Reads the keys of `subjects` this process does not hold (or held past their lifetime, or found missing):
+   * in one BatchGetItem per 100 subjects, eventually consistent, then strongly consistent for those it did
+   * not find (a key made a moment ago). Every reader of the library calls it before it decodes; call it
    * yourself only around `decodeCommit`.
    */
   async load(subjects: Iterable<string>, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<void> {
     const needed = new Set(subjects);
-    const waits: Array<Promise<void>> = [];
-    const toRead: string[] = [];
-    for (const subject of needed) {
-      if (this.cache.fresh(subject) !== undefined) continue;
-      const pending = this.inFlight.get(subject);
-      if (pending !== undefined) waits.push(pending);
-      else toRead.push(subject);
-    }
-    if (toRead.length > 0) {
-      const read = this.read(toRead, needed, options.signal);
-      const settled = read.finally(() => {
-        for (const subject of toRead) if (this.inFlight.get(subject) === settled) this.inFlight.delete(subject);
-      });
-      for (const subject of toRead) this.inFlight.set(subject, settled);
-      waits.push(settled);
-    }
-    await Promise.all(waits);
+    const joined = await this.readOrJoin(needed, options.signal);
+    // A load joined in flight may have read before another process made the key: what it found missing is
+    // read again by this call, so a decode is told a key is missing only after a read that began after it asked.
+    const missing = joined.filter((subject) => this.cache.peek(subject)?.kind === 'missing');
+    if (missing.length > 0) await this.tracked(missing, this.read(missing, needed, options.signal));
   }
 
   /** @internal What this process holds of a subject's key, however old (see `load`). */
@@ -143,27 +133,39 @@ export class SubjectKeys {
    * subject that has none. A forgotten subject is a `SubjectForgottenError`: nothing is sealed for it.
    */
   async forWriting(subjects: ReadonlySet<string>, signal?: AbortSignal): Promise<Map<string, DataKey>> {
-    await this.load(subjects, { signal });
-    const keys = new Map<string, DataKey>();
-    for (const subject of subjects) {
-      const loaded = this.cache.peek(subject);
-      const known = loaded === undefined || loaded.kind === 'missing' ? await this.create(subject, subjects, signal) : loaded;
-      if (known.kind === 'forgotten') throw new SubjectForgottenError(subject, known.forgottenAt);
-      keys.set(subject, known.key);
+    const ticket = this.cache.begin();
+    try {
+      await this.load(subjects, { signal });
+      const keys = new Map<string, DataKey>();
+      for (const subject of subjects) {
+        const loaded = this.cache.peek(subject);
+        const known = loaded === undefined || loaded.kind === 'missing' ? await this.create(subject, subjects, signal) : loaded;
+        if (known.kind === 'forgotten') throw new SubjectForgottenError(subject, known.forgottenAt);
+        keys.set(subject, known.key);
+      }
+      // A forget this process completed while the keys were got (a key made for another subject, say) stops
+      // the append as one completed before it would: nothing is sealed for a subject once `forget` resolved.
+      for (const subject of subjects) {
+        const forgottenAt = this.cache.forgottenSince(ticket, subject);
+        if (forgottenAt !== undefined) throw new SubjectForgottenError(subject, forgottenAt);
+      }
+      return keys;
+    } finally {
+      this.cache.end(ticket);
     }
-    return keys;
   }
 
   /**
    * Forgets a subject: deletes its data key and leaves a marker, so no key is ever made for it again and
    * an append of its personal data fails with `SubjectForgottenError`. From then on every reader reads its
-   * personal fields as their declared replacements (within `cacheLifetimeMs` in other processes). Rows and
-   * snapshots folded before hold what they held until rebuilt: see the erasure guide. Idempotent.
+   * personal fields as their declared replacements: in this process once it resolves (a key read or made
+   * by a load still in flight is not kept), in others within `cacheLifetimeMs`. Rows and snapshots folded
+   * before hold what they held until rebuilt: see the erasure guide. Idempotent.
    */
   async forget(subject: string, options: { readonly signal?: AbortSignal | undefined } = {}): Promise<ForgetResult> {
     requireSubject(subject, 'SubjectKeys.forget');
     const record = await markForgotten(withSignal(this.documents, options.signal), this.table, subject);
-    this.cache.put(subject, { kind: 'forgotten', forgottenAt: record.forgottenAt });
+    this.cache.forgot(subject, record.forgottenAt);
     return { subject, table: this.table, ...record, settledAt: new Date(Date.now() + this.cacheLifetimeMs).toISOString() };
   }
 
@@ -172,23 +174,59 @@ export class SubjectKeys {
     return { ...this.counts };
   }
 
-  private async read(subjects: ReadonlyArray<string>, needed: ReadonlySet<string>, signal: AbortSignal | undefined): Promise<void> {
-    const documents = withSignal(this.documents, signal);
-    const batches = (list: ReadonlyArray<string>) => Math.ceil(list.length / 100);
-    const found = await readKeyRecords(documents, this.table, subjects, false, signal);
-    this.count(subjects.length, batches(subjects));
-    // Not found eventually consistent: maybe made a moment ago. A strongly consistent read decides.
-    const unseen = subjects.filter((subject) => !found.has(subject));
-    if (unseen.length > 0) {
-      for (const [subject, record] of await readKeyRecords(documents, this.table, unseen, true, signal)) found.set(subject, record);
-      this.count(unseen.length, batches(unseen));
+  /** Reads the subjects not fresh in the cache, joining the loads in flight of those being read; resolves the subjects it joined. */
+  private async readOrJoin(needed: ReadonlySet<string>, signal: AbortSignal | undefined): Promise<string[]> {
+    const waits: Array<Promise<void>> = [];
+    const toRead: string[] = [];
+    const joined: string[] = [];
+    for (const subject of needed) {
+      if (this.cache.fresh(subject) !== undefined) continue;
+      const pending = this.inFlight.get(subject);
+      if (pending === undefined) {
+        toRead.push(subject);
+      } else {
+        waits.push(pending);
+        joined.push(subject);
+      }
     }
-    await Promise.all(
-      subjects.map(async (subject) => {
-        const record = found.get(subject);
-        this.cache.put(subject, record === undefined ? { kind: 'missing' } : await this.knownOf(subject, record, signal), needed);
-      }),
-    );
+    if (toRead.length > 0) waits.push(this.tracked(toRead, this.read(toRead, needed, signal)));
+    await Promise.all(waits);
+    return joined;
+  }
+
+  /** A read of `subjects`, which loads of them wait for until it settles. */
+  private tracked(subjects: ReadonlyArray<string>, read: Promise<void>): Promise<void> {
+    const settled = read.finally(() => {
+      for (const subject of subjects) if (this.inFlight.get(subject) === settled) this.inFlight.delete(subject);
+    });
+    for (const subject of subjects) this.inFlight.set(subject, settled);
+    return settled;
+  }
+
+  private async read(subjects: ReadonlyArray<string>, needed: ReadonlySet<string>, signal: AbortSignal | undefined): Promise<void> {
+    // Taken before the first request: a forget this process completes meanwhile outranks what this read finds.
+    const ticket = this.cache.begin();
+    try {
+      const documents = withSignal(this.documents, signal);
+      const batches = (list: ReadonlyArray<string>) => Math.ceil(list.length / 100);
+      const found = await readKeyRecords(documents, this.table, subjects, false, signal);
+      this.count(subjects.length, batches(subjects));
+      // Not found eventually consistent: maybe made a moment ago. A strongly consistent read decides.
+      const unseen = subjects.filter((subject) => !found.has(subject));
+      if (unseen.length > 0) {
+        for (const [subject, record] of await readKeyRecords(documents, this.table, unseen, true, signal)) found.set(subject, record);
+        this.count(unseen.length, batches(unseen));
+      }
+      await Promise.all(
+        subjects.map(async (subject) => {
+          const record = found.get(subject);
+          const known: KnownKey = record === undefined ? { kind: 'missing' } : await this.knownOf(subject, record, signal);
+          this.cache.settle(ticket, subject, known, needed);
+        }),
+      );
+    } finally {
+      this.cache.end(ticket);
+    }
   }
 
   private async knownOf(subject: string, record: KeyRecord, signal: AbortSignal | undefined): Promise<HeldKey> {
@@ -208,6 +246,16 @@ export class SubjectKeys {
 
   /** Makes a key for a subject the table holds nothing for; when another process made one first (or forgot the subject), that is what counts. */
   private async create(subject: string, needed: ReadonlySet<string>, signal: AbortSignal | undefined): Promise<HeldKey> {
+    const ticket = this.cache.begin();
+    try {
+      return this.cache.settle(ticket, subject, await this.make(subject, signal), needed);
+    } finally {
+      this.cache.end(ticket);
+    }
+  }
+
+  /** The key stored for a subject the table held nothing for: the one made here, or what another process stored first. */
+  private async make(subject: string, signal: AbortSignal | undefined): Promise<HeldKey> {
     let made;
     try {
       made = await this.provider.newKey(subject);
@@ -216,9 +264,7 @@ export class SubjectKeys {
     }
     const documents = withSignal(this.documents, signal);
     if (await putNewKey(documents, this.table, subject, { wrapped: made.wrapped, provider: this.provider.id })) {
-      const known: HeldKey = { kind: 'key', key: dataKeyOf(made.key) };
-      this.cache.put(subject, known, needed);
-      return known;
+      return { kind: 'key', key: dataKeyOf(made.key) };
     }
     const record = await readKeyRecord(documents, this.table, subject);
     this.count(1, 1);
@@ -227,9 +273,7 @@ export class SubjectKeys {
         `The key table ${this.table} holds an item for subject "${subject}" with neither a key nor a forget marker: it was not written by dynafold; delete it.`,
       );
     }
-    const known = await this.knownOf(subject, record, signal);
-    this.cache.put(subject, known, needed);
-    return known;
+    return this.knownOf(subject, record, signal);
   }
 
   private count(keysRead: number, requests: number): void {

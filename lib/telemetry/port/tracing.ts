@@ -23,7 +23,8 @@ export interface OtelSpan {
   /** Links the span to the spans that stored these contexts (a malformed one is left out). */
   addLinks(links: ReadonlyArray<StoredLink>): void;
   /** Records `error` as the span's exception, adds `attributes` and sets the status `ERROR`. */
-  fail(error: unknown, attributes: AttributeMap): void;
+  /** Records a failure: the exception as the caller chose to record it (name, message, stack), its attributes, the status. */
+  fail(exception: { readonly name: string; readonly message: string; readonly stack?: string }, attributes: AttributeMap): void;
   end(): void;
   /** The span's W3C trace context, `undefined` for an invalid one (a span that is not sampled has one). */
   traceContext(): TraceContext | undefined;
@@ -141,12 +142,11 @@ function wrap(api: OtelApi, raw: Span): OtelSpan {
         // addLinks came with API 1.9; an older SDK's span may lack it.
         if (made.length > 0 && typeof raw.addLinks === 'function') raw.addLinks(made);
       }),
-    fail: (error, attributes) => {
+    fail: (exception, attributes) => {
       // Each on its own: a throw in one leaves the others done.
-      guarded('record on a span', undefined, () => void raw.recordException(error instanceof Error ? error : String(error)));
+      guarded('record on a span', undefined, () => void raw.recordException(exception));
       guarded('record on a span', undefined, () => void raw.setAttributes(attributes));
-      const message = error instanceof Error ? error.message : String(error);
-      guarded('record on a span', undefined, () => void raw.setStatus({ code: api.SpanStatusCode.ERROR, message }));
+      guarded('record on a span', undefined, () => void raw.setStatus({ code: api.SpanStatusCode.ERROR, message: exception.message }));
     },
     end: () => guarded('end a span', undefined, () => raw.end()),
     traceContext: () => guarded('read a trace context', undefined, () => traceContextOf(api, raw.spanContext())),
