@@ -55,7 +55,7 @@ export type {
 export { TransactionLimits } from './dynamo';
 export { DataLimits } from './store';
 export { RecordedErrorLimits } from './util';
-export type { Logger, RecordedError } from './util';
+export type { Logger } from './util';
 export { Projection, MultiSourceProjection, ProjectionDefaults, skipEvent, removeRow } from './projector';
 export type {
   AnyProjection,

@@ -1,7 +1,7 @@
 /**
  * `dynafold/types`: the types the core's signatures name that an app seldom writes: the parts of options
  * and results (read-your-writes waits, inline projections, retries and backoff, TTLs, compression, log
- * levels, poison policies, the trace context an event carries), the shapes of schema evolution, the type
+ * levels, poison policies, the trace context an event carries, an error as a row's records keep it), the shapes of schema evolution, the type
  * of a `decoder()`, and the type-level helpers that key, event and row types are computed with. Types only:
  * importing it loads nothing. This file is the subpath's public API.
  */
@@ -13,5 +13,5 @@ export type { AnyKeyValues, KeyValues, QueryValues, IndexName } from '../store';
 export type { EventSchemas, StreamIdOf, Fold, CompressionOptions, CompressionAlgorithm } from '../store';
 export type { Decoder } from '../store';
 export type { EventsOfStream, StreamIdOfStream, RowOfModel, CommonProjectionOptions, PoisonPolicy, ProjectionBatchResult } from '../projector';
-export type { Backoff, LogLevel, RetryOptions, Ttl } from '../util';
+export type { Backoff, LogLevel, RecordedError, RetryOptions, Ttl } from '../util';
 export type { TraceContext } from '../telemetry';
