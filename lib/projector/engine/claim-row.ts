@@ -1,4 +1,4 @@
-import { RowAttributes } from '../../store';
+import { RowAttributes } from '../../read-model';
 import type { Key } from './plan-rows';
 import type { ReadRow } from './read-rows';
 import type { RowStore } from './row-store';

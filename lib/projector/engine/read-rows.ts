@@ -1,6 +1,6 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoRequestError } from '../../errors';
-import { RowAttributes } from '../../store';
+import { RowAttributes } from '../../read-model';
 import { KeyLimits, request } from '../../dynamo';
 import { backoffDelay, sleep, type Backoff } from '../../util';
 import { ProjectionDefaults } from '../defaults';

@@ -1,4 +1,5 @@
-import { RowAttributes, instanceKey } from '../../store';
+import { instanceKey } from '../../store';
+import { RowAttributes } from '../../read-model';
 import type { EventRef, ParkedRow } from '../../outcome';
 import type { RecordedError } from '../../util';
 

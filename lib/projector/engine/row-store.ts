@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AppliedOutcome, MultiSourceAppliedOutcome } from '../../outcome';
-import type { AnyEventStream, ReadModel, StreamEvent } from '../../store';
+import type { AnyEventStream, StreamEvent } from '../../store';
+import type { ReadModel } from '../../read-model';
 import type { ResolvedRetry } from '../../util';
 import type { OutboxWriter } from '../outbox';
 import type { Evolved } from './fold-row';

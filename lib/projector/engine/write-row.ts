@@ -1,5 +1,5 @@
 import { PutCommand, TransactWriteCommand, UpdateCommand, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { RowAttributes } from '../../store';
+import { RowAttributes } from '../../read-model';
 import { asRequestError, cancellationCodes, getItem, landedDespite, sendConditional, type OwnItem } from '../../dynamo';
 import { holdsWrite, nextWrite, writeIdOf } from './row-writes';
 import type { ExtraPut } from '../outbox';

@@ -1,7 +1,8 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError, MessageTooLargeError } from '../../errors';
 import { requireTableName } from '../../util';
-import { openBlob, outboxContext, sealBlob, trailOf, type ReadModel, type StreamEvent, type SubjectKeys } from '../../store';
+import { openBlob, outboxContext, sealBlob, trailOf, type StreamEvent, type SubjectKeys } from '../../store';
+import { type ReadModel } from '../../read-model';
 import { compress, decompress, TransactionLimits, itemSize, keyedTableDefinition } from '../../dynamo';
 import { storedTraceContext, traceContextBytes, type TraceContext } from '../../telemetry';
 

@@ -1,7 +1,8 @@
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { asRequestError, isConditionFailure, pages, withSignal } from '../../dynamo';
 import { eventRef, type ParkedRow } from '../../outcome';
-import { RowAttributes, instanceKey, type StreamEvent } from '../../store';
+import { instanceKey, type StreamEvent } from '../../store';
+import { RowAttributes } from '../../read-model';
 import { log, recordedError, type LogLevel } from '../../util';
 import {
   nextWrite,
