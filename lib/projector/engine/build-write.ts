@@ -3,13 +3,13 @@ import { TransactionLimits, itemSize } from '../../dynamo';
 import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
 import { EventFailure, foldRow, type FoldResult } from './fold-row';
 import type { Rejected } from '../../outcome';
-import type { ExtraPut, OutboxBatch } from '../outbox';
 import type { CallContext } from './call-context';
 import type { Fold, FoldRange } from './operation';
 import type { Key, RowGroup } from './plan-rows';
 import type { ReadRow } from './read-rows';
 import { eventsAbove } from './read-gaps';
 import { keptFailures, recordsSkipped, type RowMarks } from './row-marks';
+import type { ExtraPut, MessageBatch } from './row-messages';
 import { rowIdOf, type RowRuntime } from './row-store';
 import { rowItem, stubItem } from './write-row';
 
@@ -128,7 +128,12 @@ function optional<K extends string, V>(name: K, value: V | undefined): { [P in K
  * Folds one source instance's range into what the fold gathered; resolves `true` when the fold ends
  * there (an event failed, or the write is full).
  */
-async function foldRange<State>(input: BuildInput<State>, folded: Folded<State>, range: FoldRange, batch: OutboxBatch | undefined): Promise<boolean> {
+async function foldRange<State>(
+  input: BuildInput<State>,
+  folded: Folded<State>,
+  range: FoldRange,
+  batch: MessageBatch | undefined,
+): Promise<boolean> {
   const { runtime, group, call, fold } = input;
   const { instance, from, to } = range;
   const passOver = fold.passOver;

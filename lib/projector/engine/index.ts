@@ -21,6 +21,7 @@ export type { ReadRow } from './read-rows';
 export { eventsAbove } from './read-gaps';
 export { withClearedMessages } from './row-marks';
 export type { FailureRecord, ParkedRecord } from './row-marks';
+export type { ExtraPut, MessageBatch, RowMessages } from './row-messages';
 export { rowIdOf } from './row-store';
 export type { CheckpointStrategy, RowBasics, RowRuntime, RowStore } from './row-store';
 export { rowCondition, rowPut, sendRowWrite } from './write-row';

@@ -3,9 +3,9 @@ import type { AppliedOutcome, MultiSourceAppliedOutcome } from '../../outcome';
 import type { AnyEventStream, StreamEvent } from '../../store';
 import type { ReadModel } from '../../read-model';
 import type { ResolvedRetry } from '../../util';
-import type { OutboxWriter } from '../outbox';
 import type { Evolved } from './fold-row';
 import type { Key, RowGroup } from './plan-rows';
+import type { RowMessages } from './row-messages';
 
 type Group = RowGroup<StreamEvent, Key>;
 
@@ -75,7 +75,8 @@ export interface RowRuntime<State> {
   readonly terminal?: ((error: unknown) => boolean) | undefined;
   readonly recreate?: ((event: StreamEvent) => boolean) | undefined;
   readonly toItem: (state: State, group: Group) => Record<string, unknown>;
-  readonly outbox?: OutboxWriter | undefined;
+  /** Puts messages in a row's transaction as it is written (a projection's outbox). */
+  readonly outbox?: RowMessages | undefined;
   readonly concurrency: number;
   readonly retry: ResolvedRetry;
 }

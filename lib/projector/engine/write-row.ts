@@ -2,7 +2,7 @@ import { PutCommand, TransactWriteCommand, UpdateCommand, type PutCommandInput, 
 import { RowAttributes } from '../../read-model';
 import { asRequestError, cancellationCodes, getItem, landedDespite, sendConditional, type OwnItem } from '../../dynamo';
 import { holdsWrite, nextWrite, writeIdOf } from './row-writes';
-import type { ExtraPut } from '../outbox';
+import type { ExtraPut } from './row-messages';
 import { markRecords, recordsCondition, type RowMarks } from './row-marks';
 import type { Key } from './plan-rows';
 import type { ReadRow } from './read-rows';
