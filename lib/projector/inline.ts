@@ -1,5 +1,6 @@
 import { instanceKey, type InlinePlan, type StreamEvent, type TransactPut } from '../store';
-import { EventFailure, withCallSignal, callContext, planRows, readRows, rowPut, buildWrite, forward, rowIdOf, type RowRuntime } from './engine';
+import { EventFailure, withCallSignal, callContext, planRows, readRows, putRow, buildWrite, forward, rowIdOf, type RowRuntime } from './engine';
+import { parkedOf } from './parking';
 
 /**
  * A projection's rows for events about to be appended right after `previousVersion`, as Puts for the
@@ -36,7 +37,7 @@ export async function planInline<State>(
   for (const [index, group] of groups.entries()) {
     const row = rows[index];
     if (row === undefined) continue;
-    if (row.parked !== undefined) return { kind: 'deferred', reason: 'parked' };
+    if (parkedOf(row) !== undefined) return { kind: 'deferred', reason: 'parked' };
     const checkpoints = runtime.store.checkpoints.forGroup(runtime.name, group, row);
     if ((checkpoints.get(instanceKey(group.events[0] as StreamEvent)) ?? 0) !== previousVersion) return { kind: 'deferred', reason: 'behind' };
     const folded = await buildWrite({ runtime, group, call, row, fold: forward<State>() }).catch((error: unknown) => {
@@ -47,7 +48,10 @@ export async function planInline<State>(
     if (folded.step.more) return { kind: 'deferred', reason: 'limits' };
     applied.push(...folded.step.applied);
     if (folded.write === undefined) continue;
-    puts.push(rowPut(runtime.store, row, folded.write.item), ...folded.write.extras.map((extra) => ({ TableName: extra.table, Item: extra.item })));
+    puts.push(
+      putRow(runtime.store, row, folded.write.item).input,
+      ...folded.write.extras.map((extra) => ({ TableName: extra.table, Item: extra.item })),
+    );
   }
   return { kind: 'write', puts, applied: applied.sort((x, y) => x.version - y.version) };
 }
