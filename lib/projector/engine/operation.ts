@@ -41,6 +41,12 @@ export interface Fold<State> {
 /** What a row's attempt does before its fold: fold these events, report the row parked, or read it again (`'lost'`). */
 export type Prepared = { readonly fold: Group } | { readonly parked: ParkedRow } | 'lost';
 
+/**
+ * What a row's attempt does before its fold when its write joins a transaction of the caller's: fold these
+ * events, or leave the row (and so the transaction) to another path, `left` saying why.
+ */
+export type PreparedInTransaction<Left> = { readonly fold: Group } | { readonly left: Left };
+
 /** What an attempt's failure ends in: the row failed, parked, or read again (`'lost'`: it changed since it was read). */
 export type FailureHandled = 'failed' | ParkedRow | 'lost';
 
@@ -65,6 +71,16 @@ export interface Operation<State> extends Fold<State> {
   readonly prepare: (at: RowAt<State>) => Promise<Prepared>;
   /** A failure of the attempt (`at.row`: the row as it is now, after what came before the failing event was written). */
   readonly failed: (at: RowAt<State>, failure: FailedEvent<StreamEvent>) => Promise<FailureHandled>;
+}
+
+/**
+ * An operation whose writes join a transaction of the caller's instead of being sent (`buildTransaction`):
+ * nothing is sent, so no race is lost and no failure is handled (the caller's transaction leaves the rows
+ * to another path); each row is folded or left.
+ */
+export interface TransactionOperation<State, Left> extends Fold<State> {
+  /** Before the row's fold, with the row as read. */
+  readonly prepare: (at: RowAt<State>) => Promise<PreparedInTransaction<Left>>;
 }
 
 /**

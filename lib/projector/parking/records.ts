@@ -2,7 +2,7 @@ import { instanceKey, type StreamEvent } from '../../store';
 import { RowAttributes } from '../../read-model';
 import type { EventRef, ParkedRow } from '../../outcome';
 import type { RecordedError } from '../../util';
-import type { FoldEnd, ReadRow, RecordStrategy, RowRecords } from '../engine';
+import type { ReadRow, RecordStrategy, RowRecords } from '../engine';
 
 /**
  * What parking keeps on a row besides its fields and checkpoints: failed attempts at its next events, the
@@ -80,7 +80,7 @@ export const rowRecords: RecordStrategy = {
   attributes: [RowAttributes.failures, RowAttributes.parked, RowAttributes.skippedEvents],
   condition: (read, names, values) => recordsCondition(parkingRecords(read), names, values),
   passesOver: (read, event) => recordsSkipped(parkingRecords(read), event),
-  afterFold: (read, end: FoldEnd) => recordsKept(parkingRecords(read), end.checkpoints),
+  afterFold: (read, end) => recordsKept(parkingRecords(read), end.checkpoints),
 };
 
 /**
