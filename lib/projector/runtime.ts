@@ -1,6 +1,6 @@
 import { documentClient } from '../dynamo';
 import { ConfigurationError } from '../errors';
-import { type AnyEventStream, type StreamEvent } from '../store';
+import type { AnyEventStream, StreamEvent } from '../store';
 import { ReadModel } from '../read-model';
 import { requireFunction, requireInteger, requireText, resolveRetry, resolveTtl, type Logger, type RetryOptions, type Ttl } from '../util';
 import { ProjectionDefaults } from './defaults';
