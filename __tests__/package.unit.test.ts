@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 const root = join(__dirname, '..');
 
@@ -55,6 +55,17 @@ test("'dynafold/lambda' loads neither the Streams client nor the feed", () => {
 test("'dynafold/outbox' loads neither the Streams client nor the feed", () => {
   const loaded = loadedBy('lib/outbox/index.ts');
   expect(loaded.filter((path) => path.includes('client-dynamodb-streams') || path.includes(join(root, 'lib/feed')))).toEqual([]);
+});
+
+test("import 'dynafold' loads no outbox relay, a process of its own; 'dynafold/outbox' brings it", () => {
+  const relay = (path: string) => path.startsWith(join(root, 'lib')) && path.endsWith(`${sep}relay.ts`);
+  expect(loadedBy('lib/index.ts').filter(relay)).toEqual([]);
+  expect(loadedBy('lib/outbox/index.ts').filter(relay)).toHaveLength(1);
+});
+
+test('the event store loads no read model, and the read models no projector', () => {
+  expect(loadedBy('lib/store/index.ts').filter((path) => path.includes('read-model'))).toEqual([]);
+  expect(loadedBy('lib/read-model/index.ts').filter((path) => path.includes(join(root, 'lib/projector')))).toEqual([]);
 });
 
 test("'dynafold/erasure' loads neither the Streams client, the feed nor the KMS client", () => {

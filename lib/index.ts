@@ -15,17 +15,8 @@ import * as Lambda from './lambda';
 import type { AnyProjection } from './projector';
 import type { AnyEventStream } from './store';
 
-export {
-  EventStream,
-  EventStreamDefaults,
-  DEFAULT_SNAPSHOT_NAME,
-  olderVersion,
-  retiredEvent,
-  decoder,
-  ReadModel,
-  eventsTableDefinition,
-  readModelTableDefinition,
-} from './store';
+export { EventStream, EventStreamDefaults, DEFAULT_SNAPSHOT_NAME, olderVersion, retiredEvent, decoder, eventsTableDefinition } from './store';
+export { ReadModel, readModelTableDefinition } from './read-model';
 export type {
   EventStreamOptions,
   AppendOptions,
@@ -40,18 +31,11 @@ export type {
   Snapshot,
   Decoded,
   AnyEventStream,
-  ReadModelOptions,
-  KeyOfModel,
-  Stored,
-  ReadOptions,
-  Page,
-  KeyDefinition,
-  IndexDefinition,
-  PrimaryKeyDefinition,
   StreamEvent,
   EventOf,
   NewEventOf,
 } from './store';
+export type { ReadModelOptions, KeyOfModel, Stored, ReadOptions, Page, KeyDefinition, IndexDefinition, PrimaryKeyDefinition } from './read-model';
 export { TransactionLimits } from './dynamo';
 export { DataLimits } from './store';
 export { RecordedErrorLimits } from './util';

@@ -5,7 +5,7 @@
  * skipped, so after a forget and a rebuild no attribute of the row holds the subject's data.
  */
 import { Projection, RecordedErrorLimits } from 'dynafold';
-import { RowAttributes } from '../../lib/store/read-model/read-model-keys';
+import { RowAttributes } from '../../lib/read-model/read-model-keys';
 import { customerProfiles, type CustomerEvent, type CustomerProfile } from '../support/customers';
 import { customerSetupOfFile } from '../support/customer-setup';
 import { plaintextIn, scanTable } from '../support/plaintext';

@@ -9,6 +9,7 @@ import { quickRetries } from '../../chaos/faults';
 import { createTestTable, localConfig, testClient } from '../support/dynamo';
 import { accountModel, accountsProjection, ledgerStream, type LedgerEvent } from '../support/ledger';
 import { loseAnswers } from '../support/lost-answers';
+import { countRequests } from '../support/requests';
 import { orderSummaries, orderSummaryProjection } from '../support/order-projection';
 import { orderStream, type OrderEvent } from '../support/orders';
 import { outboxTableDefinition } from 'dynafold/outbox';
@@ -105,6 +106,35 @@ test('a failure counted towards parking whose answer is lost is counted once', a
   // Two more deliveries park it: three attempts, three deliveries.
   expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'failed' });
   expect((await accounts.applyBatch(written)).outcomes[0]).toMatchObject({ status: 'parked', parked: { attempts: 3 } });
+});
+
+test("a parked row's note of how far its events reached, whose answer is lost, is its own: the delivery reads the row once", async () => {
+  // A client of its own, so the requests counted are this test's.
+  const own = testClient();
+  const ownAnswers = loseAnswers(own);
+  const requests = countRequests(own);
+  try {
+    const stream = ledgerStream(own, eventsTable, 'A');
+    const accounts = accountsProjection(stream, accountModel(own, viewsTable, `LostNote${++models}`), {
+      revision: true,
+      poison: { park: { afterAttempts: 1 } },
+      isPoison: (event: LedgerEvent) => event.type === 'Deposited' && event.data.amount === 13,
+    });
+    const id = { id: `note-${models}` };
+    const poisoned = (await stream.append(id, [{ type: 'Deposited', data: { owner: 'x', amount: 13 } }])).events;
+    expect((await accounts.applyBatch(poisoned)).outcomes[0]).toMatchObject({ status: 'parked' });
+    const later = (await stream.append(id, [{ type: 'Deposited', data: { owner: 'x', amount: 5 } }])).events;
+    ownAnswers.loseNext({ operation: 'UpdateItem', where: toRows });
+    requests.reset();
+    const { outcomes } = await accounts.applyBatch(later);
+    expect(ownAnswers.lost).toHaveLength(1);
+    expect(outcomes[0]).toMatchObject({ status: 'parked', parked: { through: { [`${stream.name}#${id.id}`]: 2 } } });
+    // The note's retry met its own update: no second read of the row, as after a lost race.
+    expect(requests.count('GetItemCommand')).toBe(1);
+    expect((await accounts.readModel.getItem(id))?.['_parked']).toMatchObject({ through: { [`${stream.name}#${id.id}`]: 2 } });
+  } finally {
+    own.destroy();
+  }
 });
 
 test('an inline append whose transaction answer is lost writes its events and rows once', async () => {

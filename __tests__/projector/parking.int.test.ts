@@ -14,7 +14,7 @@ import { outboxTableDefinition } from 'dynafold/outbox';
 import { ChangeFeedConsumer, MemoryCheckpointStore, runChangeFeed } from 'dynafold/feed';
 import { injectFaults } from '../../chaos/faults';
 import { streamsClient, localFeed } from '../feed/support';
-import { RowAttributes } from '../../lib/store/read-model/read-model-keys';
+import { RowAttributes } from '../../lib/read-model/read-model-keys';
 import { createTestTable, localConfig, testClient } from '../support/dynamo';
 import {
   accountModel,

@@ -5,7 +5,7 @@ import { eventsTableDefinition, readModelTableDefinition, type AnyProjection, ty
 import { processBatch } from 'dynafold/lambda';
 import { outboxTableDefinition } from 'dynafold/outbox';
 import { injectFaults } from '../../chaos/faults';
-import { storedMessage } from '../../lib/projector/outbox';
+import { storedMessage } from '../../lib/outbox/stored-message';
 import { deliver, type Delivery } from './delivery';
 import { createTestTable, localConfig } from './dynamo';
 import { accountModel, eventKey, ledgerStream, toNewEvent, type LedgerAppend, type LedgerEvent, type LedgerStream } from './ledger';

@@ -1,4 +1,4 @@
-import { RowAttributes } from '../../lib/store/read-model/read-model-keys';
+import { RowAttributes } from '../../lib/read-model/read-model-keys';
 import {
   eventKey,
   foldAccount,

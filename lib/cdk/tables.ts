@@ -4,7 +4,8 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { CheckpointTable as CheckpointTableDefinition } from '../dynamo';
 import { outboxTableDefinition } from '../projector';
-import { eventsTableDefinition, readModelTableDefinition, type ReadModel } from '../store';
+import { eventsTableDefinition } from '../store';
+import { readModelTableDefinition, type ReadModel } from '../read-model';
 
 /** Settings every dynafold table takes. */
 export interface DynafoldTableProps {

@@ -1,7 +1,8 @@
 import type { DynamoDBClient, DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { AnyProjection, MultiSourceProjection, Projection } from '../projector';
-import type { AnyEventStream, ReadModel } from '../store';
+import type { AnyEventStream } from '../store';
+import type { ReadModel } from '../read-model';
 
 /** A change feed the commands look at (`status`, `checkpoints reset`). */
 export interface FeedConfig {

@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
 import type { AnyProjection } from '../projector';
-import type { AnyEventStream, ReadModel } from '../store';
+import type { AnyEventStream } from '../store';
+import type { ReadModel } from '../read-model';
 import {
   hasPrecondition,
   logRequestFailure,

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '../errors';
 import type { AnyProjection } from '../projector';
-import { EventStream, ReadModel, type AnyEventStream } from '../store';
+import { EventStream, type AnyEventStream } from '../store';
+import { ReadModel } from '../read-model';
 import type { Logger } from '../util';
 import { BackgroundFeed, type FeedHealth, type ServiceFeedOptions } from './background-feed';
 import type { ProblemOptions } from './problem';

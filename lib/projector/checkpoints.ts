@@ -1,5 +1,6 @@
 import { MultipleSourcesError } from '../errors';
-import { RowAttributes, instanceKey, type StreamEvent } from '../store';
+import { instanceKey, type StreamEvent } from '../store';
+import { RowAttributes } from '../read-model';
 import type { CheckpointField } from './checkpoint-field';
 import type { CheckpointStrategy } from './engine';
 

@@ -2,7 +2,7 @@ import type { Entry } from '../outcome';
 import type { StreamEvent } from '../store';
 import type { Logger } from '../util';
 import { applyEntries, forward, type Operation } from './engine';
-import { countFailure, noteParkedEvents } from './parking';
+import { countFailure, noteParkedEvents, parkedOf } from './parking';
 import type { ProjectionRuntime } from './runtime';
 
 /** How a delivery goes about a call: a backfill's choices, the caller's signal and logger. */
@@ -29,8 +29,9 @@ export function delivery<State>(projection: ProjectionRuntime<State>, messages =
     ...forward<State>(),
     messages,
     prepare: async ({ runtime, group, row }) => {
-      if (row.parked === undefined) return { fold: group };
-      const parked = await noteParkedEvents(runtime.store, group, row.parked);
+      const record = parkedOf(row);
+      if (record === undefined) return { fold: group };
+      const parked = await noteParkedEvents(runtime.store, group, row, record);
       return parked === 'lost' ? 'lost' : { parked };
     },
     failed: async ({ runtime, call, group, row }, failure) => {

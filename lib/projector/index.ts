@@ -10,8 +10,8 @@ export type { WaitForOptions } from './read-your-writes';
 export type { BackfillOptions, BackfillProgress } from './backfill';
 export { MultiSourceProjection } from './multi-source-projection';
 export type { MultiSourceProjectionOptions, Source, Sources } from './multi-source-projection';
-export { OutboxRelay, OutboxRelayDefaults, outboxTableDefinition } from './outbox';
-export type { OutboxRelayOptions, RelayResult, OutboxOptions, OutboxMessage } from './outbox';
+export { outboxTableDefinition } from './outbox';
+export type { OutboxOptions } from './outbox';
 export type {
   RowOutcome,
   AppliedOutcome,
@@ -25,3 +25,5 @@ export type {
   ApplyStats,
   Rejected,
 } from '../outcome';
+// For the other modules of this package (not re-exported by lib/index.ts):
+export { OutboxLayout } from './outbox';

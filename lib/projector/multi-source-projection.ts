@@ -1,14 +1,6 @@
 import { ConfigurationError } from '../errors';
-import {
-  EventStream,
-  instanceKey,
-  type AnyEventStream,
-  type KeyOfModel,
-  type ProjectedRow,
-  type ReadModel,
-  type Stored,
-  type StreamEvent,
-} from '../store';
+import { EventStream, instanceKey, type AnyEventStream, type ProjectedRow, type StreamEvent } from '../store';
+import type { KeyOfModel, ReadModel, Stored } from '../read-model';
 import type { ApplyResult, MultiSourceRowOutcome } from '../outcome';
 import { multiSourceCheckpoints } from './checkpoints';
 import type { Evolved, Key } from './engine';

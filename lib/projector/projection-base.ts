@@ -1,4 +1,5 @@
-import type { AnyEventStream, InlinePlan, InlineProjection, KeyOfModel, ProjectedRow, ReadModel, Stored, StreamEvent } from '../store';
+import type { AnyEventStream, InlinePlan, InlineProjection, ProjectedRow, StreamEvent } from '../store';
+import type { KeyOfModel, ReadModel, Stored } from '../read-model';
 import { backfillRows, type BackfillOptions, type BackfillProgress } from './backfill';
 import type { Key } from './engine';
 import { deliver } from './delivery';

@@ -1,5 +1,6 @@
 import { ConfigurationError } from '../errors';
-import { EventStream, instanceKey, type AnyEventStream, type ProjectedRow, type ReadModel, type Stored, type StreamEvent } from '../store';
+import { EventStream, instanceKey, type AnyEventStream, type ProjectedRow, type StreamEvent } from '../store';
+import type { ReadModel, Stored } from '../read-model';
 import { processBatch, type ProcessBatchOptions, type ProcessResult, type StreamRecordLike } from '../lambda';
 import type { AppliedOutcome, ApplyResult, ParkedOutcome, RowOutcome } from '../outcome';
 import { resolveCheckpoint } from './checkpoint-field';

@@ -1,6 +1,7 @@
 import { getItem, withSignal } from '../dynamo';
 import { ReadYourWritesTimeoutError, ValidationError } from '../errors';
-import { instanceKey, RowAttributes, type ProjectedRow, type StreamEvent, type WaitTiming } from '../store';
+import { instanceKey, type ProjectedRow, type StreamEvent, type WaitTiming } from '../store';
+import { RowAttributes } from '../read-model';
 import { backoffDelay, requireBackoff, sleep, type Backoff } from '../util';
 import { ProjectionDefaults } from './defaults';
 import { rowFromItem, rowIdOf, type RowBasics, type Key } from './engine';

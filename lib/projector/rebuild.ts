@@ -1,5 +1,6 @@
 import type { AnyEventStream, StreamEvent } from '../store';
-import { applyRow, withCallSignal, rowIdOf, type Operation, type RowRuntime, callContext, planRows, withClearedMessages } from './engine';
+import { applyRow, withCallSignal, withRecords, rowIdOf, type Operation, type RowRuntime, callContext, planRows } from './engine';
+import { rebuiltRecords } from './parking';
 import { Attr, inSpan, keyText, projectionSpan } from '../telemetry';
 
 /** What a rebuild wrote: each row's key and its checkpoint. No events: a rebuild replays no side effects. */
@@ -10,7 +11,7 @@ export interface RebuildResult {
 /**
  * A rebuild of a row: re-derived from version 1 of each source instance it records up to its checkpoint,
  * from no state, moving no checkpoint and writing no outbox message (events past a checkpoint are left to
- * the next delivery, which applies them). Its records are re-derived too: the events it records as skipped
+ * the next delivery, which applies them). Its records are re-derived too (it runs with `rebuiltRecords`): the events it records as skipped
  * are passed over again, and every recorded error keeps its name and code but not its message, written from
  * the events as they read then. A row that does not exist, or folds to nothing, is left alone (a stub's
  * records are re-derived); a parked row stays parked; a failure fails the row, counting and writing nothing.
@@ -22,8 +23,6 @@ function rebuilding<State>(): Operation<State> {
     start: () => ({ state: undefined, removed: false }),
     messages: false,
     writesUnchanged: (row, state) => row.exists && (state !== undefined || row.stub),
-    keptRecords: withClearedMessages,
-    parkedAfter: (row) => row.parked,
     prepare: async ({ group }) => ({ fold: group }),
     failed: async () => 'failed',
   };
@@ -50,7 +49,7 @@ async function rebuildRows<State>(
   streamId: string,
   signal: AbortSignal | undefined,
 ): Promise<RebuildResult> {
-  const runtime = withCallSignal(projection, signal);
+  const runtime = withRecords(withCallSignal(projection, signal), rebuiltRecords);
   const events = await stream.read(streamId, { signal });
   const plan = planRows(
     events.map((event, position) => ({ event, position })),
@@ -75,7 +74,7 @@ export async function rebuildRow<State>(
   signal?: AbortSignal,
 ): Promise<Readonly<Record<string, number>>> {
   return inSpan(projectionSpan('rebuild', projection.name, { [Attr.rowKey]: keyText(key) }), async () => {
-    const runtime = withCallSignal(projection, signal);
+    const runtime = withRecords(withCallSignal(projection, signal), rebuiltRecords);
     const group = { rowId: rowIdOf(runtime, key), key, streamId: '', events: [] as StreamEvent[], positions: [] as number[] };
     const outcome = await applyRow({ runtime, group, call: callContext(undefined, signal), operation: rebuilding<State>() });
     if (outcome.status === 'failed') throw outcome.error;

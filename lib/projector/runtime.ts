@@ -1,10 +1,12 @@
 import { documentClient } from '../dynamo';
 import { ConfigurationError } from '../errors';
-import { ReadModel, type AnyEventStream, type StreamEvent } from '../store';
+import type { AnyEventStream, StreamEvent } from '../store';
+import { ReadModel } from '../read-model';
 import { requireFunction, requireInteger, requireText, resolveRetry, resolveTtl, type Logger, type RetryOptions, type Ttl } from '../util';
 import { ProjectionDefaults } from './defaults';
 import type { RowRuntime, RowStore } from './engine';
 import { OutboxWriter, type OutboxOptions } from './outbox';
+import { rowRecords, type ParkingRuntime } from './parking';
 
 /**
  * What a projection does with a row whose events keep failing: `'retry'` fails its records on every
@@ -14,11 +16,7 @@ import { OutboxWriter, type OutboxOptions } from './outbox';
 export type PoisonPolicy = 'retry' | { readonly park: { readonly afterAttempts: number } };
 
 /** A projection's runtime: what the engine runs on, and what its operations decide with (parking, logging). */
-export interface ProjectionRuntime<State> extends RowRuntime<State> {
-  /** Park a row after this many failed attempts that are not transient; `undefined` retries for ever. */
-  readonly poison: { readonly afterAttempts: number } | undefined;
-  readonly logger: Logger | undefined;
-}
+export type ProjectionRuntime<State> = ParkingRuntime<State>;
 
 /** Options every kind of projection takes, whatever feeds its rows. */
 export interface CommonProjectionOptions<M, State, Event> {
@@ -104,6 +102,7 @@ export function resolveRuntime<State, Event>(
       readModel,
       documents: documentClient(readModel.client),
       checkpoints: parts.checkpoints(name),
+      records: rowRecords,
       revision: parts.revision || outbox !== undefined,
       ...(ttl === undefined ? {} : { tombstoneTtl: ttl }),
     },

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { EventsOfStream, IndexDefinition, KeyOfModel, ReadModel } from '../store';
+import type { EventsOfStream } from '../store';
+import type { IndexDefinition, KeyOfModel, ReadModel } from '../read-model';
 import type { CommonProjectionOptions } from './runtime';
 import type { RemoveRow, SkipEvent } from './skip';
 export type { EventsOfStream } from '../store';

@@ -13,11 +13,7 @@ export { EventStreamDefaults } from './defaults';
 export { decoder, eventFilterPattern, unmarshallImage } from './decoder';
 export type { EventFilterOptions } from './decoder';
 export type { Decoded, Decoder, StreamImage, AnyEventStream } from './decoder';
-export { ReadModel } from './read-model';
-export type { ReadModelOptions, Stored, ReadOptions, Page, KeyOfModel } from './read-model';
-export type { AnyKeyValues, KeyValues, QueryValues, IndexName } from './read-model';
-export type { KeyDefinition, IndexDefinition, PrimaryKeyDefinition } from './read-model';
-export { eventsTableDefinition, readModelTableDefinition } from './tables';
+export { eventsTableDefinition } from './tables';
 export { SubjectKeys, SubjectKeysDefaults, LocalKeyProvider, subjectKeysTableDefinition } from './erasure';
 export type {
   SubjectKeysOptions,
@@ -38,5 +34,7 @@ export type { AppendResult } from './stream-appends';
 export { instanceKey } from './layout';
 export { instancePages } from './read';
 export type { InstancePage, InstanceRef, InstanceScan } from './read';
-export { RowAttributes } from './read-model';
+export { joinComposite } from './codec';
+export { attributeIssues, describeDataIssues } from './plain-data';
+export { zodIssues } from './schema-issues';
 export { openBlob, outboxContext, sealBlob, trailOf } from './erasure';

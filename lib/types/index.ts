@@ -9,7 +9,7 @@ export type { ProjectedRow, ProjectedRows, ProjectionWaiter, WaitForProjections,
 export type { WaitForOptions } from '../projector';
 export type { InlineProjection, InlineResult, InlineApplied, InlineDeferred, InlineDeferral } from '../store';
 export type { OlderEventVersion, EventTypeVersions, EventVersionsOf, RetiredEventData, RetiredEventSchema } from '../store';
-export type { AnyKeyValues, KeyValues, QueryValues, IndexName } from '../store';
+export type { AnyKeyValues, KeyValues, QueryValues, IndexName } from '../read-model';
 export type { EventSchemas, StreamIdOf, Fold, CompressionOptions, CompressionAlgorithm } from '../store';
 export type { Decoder } from '../store';
 export type { EventsOfStream, StreamIdOfStream, RowOfModel, CommonProjectionOptions, PoisonPolicy, ProjectionBatchResult } from '../projector';

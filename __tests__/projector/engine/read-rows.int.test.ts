@@ -1,6 +1,7 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoRequestError, ProjectionDefaults, eventsTableDefinition } from 'dynafold';
 import { multiSourceCheckpoints } from '../../../lib/projector/checkpoints';
+import { rowRecords } from '../../../lib/projector/parking/records';
 import { readRows } from '../../../lib/projector/engine/read-rows';
 import type { RowStore } from '../../../lib/projector/engine/row-store';
 import { createTestTable, testClient } from '../../support/dynamo';
@@ -40,7 +41,7 @@ function throttledBatchGets(onBatchGet: (count: number) => void = () => undefine
 
 function storeOn(dynamo: ReturnType<typeof testClient>, name: string): RowStore {
   const readModel = accountModel(dynamo, viewsTable, name);
-  return { readModel, documents: DynamoDBDocumentClient.from(dynamo), checkpoints: multiSourceCheckpoints(), revision: false };
+  return { readModel, documents: DynamoDBDocumentClient.from(dynamo), checkpoints: multiSourceCheckpoints(), records: rowRecords, revision: false };
 }
 
 const keys = [{ id: 'a' }, { id: 'b' }];

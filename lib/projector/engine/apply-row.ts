@@ -13,7 +13,7 @@ import type { Key, RowGroup } from './plan-rows';
 import { readRow, type ReadRow } from './read-rows';
 import type { CheckpointStrategy, RowRuntime } from './row-store';
 import { RowWatch } from './row-watch';
-import { writeRow } from './write-row';
+import { putRow, sendRowWrite } from './write-row';
 import { Attr, inChildSpan, rowSpan, type TracedSpan } from '../../telemetry';
 
 type Group = RowGroup<StreamEvent, Key>;
@@ -195,7 +195,7 @@ async function writeOnce<State>(
     // not a transaction of messages. A fold of the call's own events alone, in order, does without.
     const claims = built.step.more && !row.more && (contended || fillsGap(group, built.step.applied));
     const from = claims ? await claimRow(runtime.store, row, group.key) : row;
-    if (from === undefined || !(await writeRow(runtime.store, from, built.write.item, built.write.extras))) {
+    if (from === undefined || !(await sendRowWrite(runtime.store, putRow(runtime.store, from, built.write.item), built.write.extras))) {
       call.stats.lostRaces++;
       return 'lost';
     }

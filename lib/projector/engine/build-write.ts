@@ -3,15 +3,14 @@ import { TransactionLimits, itemSize } from '../../dynamo';
 import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
 import { EventFailure, foldRow, type FoldResult } from './fold-row';
 import type { Rejected } from '../../outcome';
-import type { ExtraPut, OutboxBatch } from '../outbox';
 import type { CallContext } from './call-context';
 import type { Fold, FoldRange } from './operation';
 import type { Key, RowGroup } from './plan-rows';
 import type { ReadRow } from './read-rows';
 import { eventsAbove } from './read-gaps';
-import { keptFailures, recordsSkipped, type RowMarks } from './row-marks';
+import type { ExtraPut, MessageBatch } from './row-messages';
 import { rowIdOf, type RowRuntime } from './row-store';
-import { rowItem, stubItem } from './write-row';
+import { rowItem, stubItem, type RowMarks } from './write-row';
 
 type Group = RowGroup<StreamEvent, Key>;
 type Rows = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' | 'keyOf'>;
@@ -60,8 +59,8 @@ interface Folded<State> {
   readonly checkpoints: Map<string, number>;
   /** A checkpoint moved: the row has to be written. */
   changed: boolean;
-  /** The event passed over on purpose was got past (its checkpoint moved over it). */
-  passedOver: boolean;
+  /** The events passed over on purpose that the fold got past, moving their checkpoint over them. */
+  readonly passedOver: StreamEvent[];
   /** The fold stopped to keep the write within a transaction's limits. */
   more: boolean;
   failure: EventFailure<StreamEvent> | undefined;
@@ -84,7 +83,7 @@ export async function buildWrite<State>(input: BuildInput<State>): Promise<Built
     lastState: undefined,
     checkpoints: new Map(stored),
     changed: false,
-    passedOver: false,
+    passedOver: [],
     more: false,
     failure: undefined,
     applied: [],
@@ -92,21 +91,13 @@ export async function buildWrite<State>(input: BuildInput<State>): Promise<Built
     rejected: [],
   };
   for (const range of fold.ranges(group, stored)) if (await foldRange(input, folded, range, batch)) break;
-  const { applied, skipped, rejected, checkpoints, removed, more, failure } = folded;
+  const { applied, skipped, rejected, checkpoints, removed, more, failure, passedOver } = folded;
   const written = removed ? folded.lastState : folded.state;
   const unchanged: Step = { applied, alreadyApplied, skipped, rejected, checkpoints: stored, revision: row.revision, more: false };
   if (!folded.changed && !fold.writesUnchanged(row, written)) return { step: unchanged };
-  const kept = { ...row, ...fold.keptRecords(row) };
-  const parked = fold.parkedAfter(kept, { failure: failure === undefined ? undefined : { event: failure.event, error: failure.cause }, more });
-  const passedOver = fold.passOver !== undefined && folded.passedOver ? [{ ...fold.passOver, skippedAt: new Date().toISOString() }] : [];
-  const marks: RowMarks = {
-    checkpoints,
-    removed,
-    ...(more ? { more } : {}),
-    skipped: [...kept.skippedEvents, ...passedOver],
-    ...optional('failures', keptFailures(kept, checkpoints)),
-    ...optional('parked', parked === undefined ? undefined : { ...parked, seen: parked.seen + 1 }),
-  };
+  const ended = failure === undefined ? undefined : { event: failure.event, error: failure.cause };
+  const records = runtime.store.records.afterFold(row.records, { checkpoints, failure: ended, more, passedOver });
+  const marks: RowMarks = { checkpoints, removed, records, ...(more ? { more } : {}) };
   // A row that does not exist keeps its checkpoint past a skipped event and its bookkeeping in a stub.
   const item =
     written === undefined ? stubItem(runtime.store, row, group.key, marks) : rowItem(runtime.store, row, runtime.toItem(written, group), marks);
@@ -128,19 +119,22 @@ function optional<K extends string, V>(name: K, value: V | undefined): { [P in K
  * Folds one source instance's range into what the fold gathered; resolves `true` when the fold ends
  * there (an event failed, or the write is full).
  */
-async function foldRange<State>(input: BuildInput<State>, folded: Folded<State>, range: FoldRange, batch: OutboxBatch | undefined): Promise<boolean> {
-  const { runtime, group, call, fold } = input;
+async function foldRange<State>(
+  input: BuildInput<State>,
+  folded: Folded<State>,
+  range: FoldRange,
+  batch: MessageBatch | undefined,
+): Promise<boolean> {
+  const { runtime, group, call } = input;
   const { instance, from, to } = range;
-  const passOver = fold.passOver;
-  const passing =
-    passOver !== undefined && instanceKey(passOver.event) === instance && passOver.event.version > from && passOver.event.version <= to
-      ? passOver.event.version
-      : undefined;
   const { stream, streamId } = sourceOf(runtime, instance);
-  // An event the row records as skipped is never folded again (a rebuild, from version 1, passes over it).
-  const events = (await eventsAbove(stream, streamId, call, from, to)).filter(
-    (event) => event.version !== passing && !recordsSkipped(input.row, event) && addresses(runtime, event, group.rowId),
-  );
+  const inRange = await eventsAbove(stream, streamId, call, from, to);
+  // An event the records pass over is never folded (a rebuild, from version 1, passes over a skipped one
+  // again); one past the row's checkpoint (a skip) moves it over itself once the fold gets past it.
+  const passesOver = (event: StreamEvent) => runtime.store.records.passesOver(input.row.records, event);
+  const checkpoint = folded.checkpoints.get(instance) ?? 0;
+  const passing = inRange.filter((event) => event.version > checkpoint && passesOver(event));
+  const events = inRange.filter((event) => !passesOver(event) && addresses(runtime, event, group.rowId));
   const first = events[0];
   if (first !== undefined) input.attempting?.(first);
   const result = await foldRow<State, StreamEvent>({
@@ -161,7 +155,7 @@ async function foldRange<State>(input: BuildInput<State>, folded: Folded<State>,
     if ((error.event as StreamEvent).version <= (folded.checkpoints.get(instance) ?? 0)) throw error;
     // Nothing written yet by this fold, in this range or an earlier source's (a pass-over counts): the failure is all there is.
     const before = error.before as FoldResult<State, StreamEvent>;
-    if (!folded.changed && !folded.passedOver && !before.changed && !passes(before, passing)) throw error;
+    if (!folded.changed && folded.passedOver.length === 0 && !before.changed && !passing.some((event) => passes(before, event))) throw error;
     folded.failure = error as EventFailure<StreamEvent>;
     return before;
   });
@@ -173,10 +167,10 @@ async function foldRange<State>(input: BuildInput<State>, folded: Folded<State>,
   folded.rejected.push(...result.rejected);
   // A checkpoint only ever moves forward: a fold from the first event up to it leaves it where it is.
   moveCheckpoint(folded, instance, result.version);
-  // The event passed over moves the checkpoint past it, as if it had been applied, once the fold got past it.
-  if (passes(result, passing)) {
-    folded.passedOver = true;
-    moveCheckpoint(folded, instance, passing as number);
+  // An event passed over moves the checkpoint past it, as if it had been applied, once the fold got past it.
+  for (const event of passing.filter((each) => passes(result, each))) {
+    folded.passedOver.push(event);
+    moveCheckpoint(folded, instance, event.version);
   }
   if (folded.failure !== undefined) return true;
   folded.more = result.stopped;
@@ -189,10 +183,9 @@ function moveCheckpoint(folded: Folded<unknown>, instance: string, version: numb
   folded.changed = true;
 }
 
-/** Whether a fold got past the event `passing` (a version of its range): it folded the whole range, or stopped at a later event. */
-function passes(folded: FoldResult<unknown, StreamEvent>, passing: number | undefined): boolean {
-  if (passing === undefined) return false;
-  return !folded.stopped || (folded.stoppedAt?.version ?? 0) > passing;
+/** Whether a fold got past `event`, passed over in its range: it folded the whole range, or stopped at a later event. */
+function passes(folded: FoldResult<unknown, StreamEvent>, event: StreamEvent): boolean {
+  return !folded.stopped || (folded.stoppedAt?.version ?? 0) > event.version;
 }
 
 /** The row's checkpoints; a single-source row fed by another instance than the call's events refuses them. */

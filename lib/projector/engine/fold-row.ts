@@ -119,6 +119,12 @@ export async function foldRow<State, Event extends { readonly version: number }>
   return { state, removed, lastState, version, applied, skipped, rejected, changed: version !== input.checkpoint, stopped: false };
 }
 
+/** An event that failed, and why. */
+export interface FailedEvent<Event> {
+  readonly event: Event;
+  readonly error: unknown;
+}
+
 /**
  * Why a fold stopped: the error of an event (from `evolve`, `initial`, `recreate` or `accept`), with the
  * event and, for a fold, what it had folded before it.

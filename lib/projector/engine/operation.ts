@@ -1,10 +1,9 @@
-import type { EventRef, ParkedRow } from '../../outcome';
+import type { ParkedRow } from '../../outcome';
 import { instanceKey, type StreamEvent } from '../../store';
-import type { RecordedError } from '../../util';
 import type { CallContext } from './call-context';
+import type { FailedEvent } from './fold-row';
 import type { Key, RowGroup } from './plan-rows';
 import type { ReadRow } from './read-rows';
-import type { ParkedRecord, RowRecords } from './row-marks';
 import type { RowRuntime } from './row-store';
 
 type Group = RowGroup<StreamEvent, Key>;
@@ -26,7 +25,7 @@ export interface FoldStart<State> {
 /**
  * How a fold goes, as the operation running it decides: what it folds, from which state, whether it
  * writes outbox messages and when it writes although nothing changed. `buildWrite` runs these and never
- * asks which operation it serves.
+ * asks which operation it serves. What the row's records become is their strategy's (`RecordStrategy`).
  */
 export interface Fold<State> {
   /** What to fold: a range of versions per source instance, given the row's checkpoints (in a fixed order of instances). */
@@ -35,36 +34,18 @@ export interface Fold<State> {
   readonly start: (row: ReadRow<State>) => FoldStart<State>;
   /** Put the messages of what the fold applies in the row's transaction (when the projection has an outbox). */
   readonly messages: boolean;
-  /**
-   * An event the fold passes over on purpose: its instance's checkpoint moves past it once the fold gets
-   * there (as if it had been applied), and the row records it with `error`.
-   */
-  readonly passOver?: { readonly event: EventRef; readonly error: RecordedError } | undefined;
-  /**
-   * The records of the row the write keeps (it replaces the whole item), from those read: as they are, or
-   * re-derived (a rebuild clears their error messages). `parkedAfter` is given the row with these.
-   */
-  readonly keptRecords: (row: RowRecords) => RowRecords;
   /** Whether to write the row although the fold moved no checkpoint (`state`: what it would write). */
   readonly writesUnchanged: (row: ReadRow<State>, state: State | undefined) => boolean;
-  /**
-   * The parked record a write keeps, since it replaces the whole item (the engine marks it seen), or none
-   * (the write sets the row free). `failure`: the event the fold stopped at, whose error the write keeps.
-   */
-  readonly parkedAfter: (
-    row: ReadRow<State>,
-    write: { readonly failure: FailedEvent | undefined; readonly more: boolean },
-  ) => ParkedRecord | undefined;
-}
-
-/** An event that failed, and why. */
-export interface FailedEvent {
-  readonly event: StreamEvent;
-  readonly error: unknown;
 }
 
 /** What a row's attempt does before its fold: fold these events, report the row parked, or read it again (`'lost'`). */
 export type Prepared = { readonly fold: Group } | { readonly parked: ParkedRow } | 'lost';
+
+/**
+ * What a row's attempt does before its fold when its write joins a transaction of the caller's: fold these
+ * events, or leave the row (and so the transaction) to another path, `left` saying why.
+ */
+export type PreparedInTransaction<Left> = { readonly fold: Group } | { readonly left: Left };
 
 /** What an attempt's failure ends in: the row failed, parked, or read again (`'lost'`: it changed since it was read). */
 export type FailureHandled = 'failed' | ParkedRow | 'lost';
@@ -89,7 +70,17 @@ export interface Operation<State> extends Fold<State> {
   /** Before each attempt's fold, with the row as read. */
   readonly prepare: (at: RowAt<State>) => Promise<Prepared>;
   /** A failure of the attempt (`at.row`: the row as it is now, after what came before the failing event was written). */
-  readonly failed: (at: RowAt<State>, failure: FailedEvent) => Promise<FailureHandled>;
+  readonly failed: (at: RowAt<State>, failure: FailedEvent<StreamEvent>) => Promise<FailureHandled>;
+}
+
+/**
+ * An operation whose writes join a transaction of the caller's instead of being sent (`buildTransaction`):
+ * nothing is sent, so no race is lost and no failure is handled (the caller's transaction leaves the rows
+ * to another path); each row is folded or left.
+ */
+export interface TransactionOperation<State, Left> extends Fold<State> {
+  /** Before the row's fold, with the row as read. */
+  readonly prepare: (at: RowAt<State>) => Promise<PreparedInTransaction<Left>>;
 }
 
 /**
@@ -114,7 +105,5 @@ export function forward<State>(): Fold<State> {
     start: (row) => ({ state: row.state, removed: row.removed }),
     messages: true,
     writesUnchanged: () => false,
-    keptRecords: (row) => row,
-    parkedAfter: (row) => row.parked,
   };
 }

@@ -1,16 +1,15 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoRequestError } from '../../errors';
-import { RowAttributes } from '../../store';
+import { RowAttributes } from '../../read-model';
 import { KeyLimits, request } from '../../dynamo';
 import { backoffDelay, sleep, type Backoff } from '../../util';
 import { ProjectionDefaults } from '../defaults';
 import type { Key } from './plan-rows';
-import { recordsFromItem, type RowRecords } from './row-marks';
 import { writesOf } from './row-writes';
-import type { RowStore, StoredCheckpoints } from './row-store';
+import type { RowRecords, RowStore, StoredCheckpoints } from './row-store';
 
 /** A row as read for a fold: its state, checkpoints and what the conditional write must find unchanged. */
-export interface ReadRow<State> extends StoredCheckpoints, RowRecords {
+export interface ReadRow<State> extends StoredCheckpoints {
   readonly exists: boolean;
   /** A tombstone: the row was removed and keeps only its checkpoints. */
   readonly removed: boolean;
@@ -24,6 +23,8 @@ export interface ReadRow<State> extends StoredCheckpoints, RowRecords {
   readonly more: boolean;
   /** The ids of its last writes (see `RowWrites`), which the next write's condition must find unchanged. */
   readonly writes: string | undefined;
+  /** What it records besides its fields and checkpoints (see `RecordStrategy`). */
+  readonly records: RowRecords;
 }
 
 /** A stored item as the fold sees it. */
@@ -41,9 +42,7 @@ export function rowFromItem<State>(store: RowStore, item: Readonly<Record<string
       stub: false,
       more: false,
       writes: undefined,
-      failures: undefined,
-      parked: undefined,
-      skippedEvents: [],
+      records: {},
     };
   }
   const removed = item[RowAttributes.deleted] === true;
@@ -62,7 +61,7 @@ export function rowFromItem<State>(store: RowStore, item: Readonly<Record<string
     stub,
     more: item[RowAttributes.more] === true,
     writes: writesOf(item),
-    ...recordsFromItem(item),
+    records: Object.fromEntries(store.records.attributes.map((attribute) => [attribute, item[attribute]])),
     ...store.checkpoints.fromItem(item),
     revision: typeof revision === 'number' ? revision : undefined,
     createdAt: typeof createdAt === 'string' ? createdAt : undefined,

@@ -1,10 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AppliedOutcome, MultiSourceAppliedOutcome } from '../../outcome';
-import type { AnyEventStream, ReadModel, StreamEvent } from '../../store';
+import type { AnyEventStream, StreamEvent } from '../../store';
+import type { ReadModel } from '../../read-model';
 import type { ResolvedRetry } from '../../util';
-import type { OutboxWriter } from '../outbox';
-import type { Evolved } from './fold-row';
+import type { Evolved, FailedEvent } from './fold-row';
 import type { Key, RowGroup } from './plan-rows';
+import type { RowMessages } from './row-messages';
 
 type Group = RowGroup<StreamEvent, Key>;
 
@@ -43,14 +44,54 @@ export interface CheckpointStrategy {
 }
 
 /**
+ * A row's records, what a feature keeps on it beside its fields and checkpoints (parking's failed attempts,
+ * parked record and skipped events): the values of the attributes a {@link RecordStrategy} names, as stored
+ * (`undefined`: absent). The engine carries them on every write and reads nothing in them.
+ */
+export type RowRecords = Readonly<Record<string, unknown>>;
+
+/** How a fold's write ends, for the records it keeps. */
+export interface FoldEnd {
+  /** Each source instance's checkpoint once the write went through. */
+  readonly checkpoints: ReadonlyMap<string, number>;
+  /** The event the fold stopped at, failing: what came before it is written, then the failure is handled. */
+  readonly failure: FailedEvent<StreamEvent> | undefined;
+  /** The fold goes on with another write after this one. */
+  readonly more: boolean;
+  /** The events the fold passed over on purpose (see `RecordStrategy.passesOver`) whose checkpoint it moved past them. */
+  readonly passedOver: ReadonlyArray<StreamEvent>;
+}
+
+/**
+ * What a row keeps besides its fields and checkpoints, and how its writes carry it: a feature's bookkeeping
+ * (parking's, `lib/projector/parking/records.ts`), chosen for the projection; an operation that changes
+ * what the records become (a rebuild, a replay) runs with a strategy of its own. Every stage that reads,
+ * folds past, writes or conditions a record asks this object.
+ */
+export interface RecordStrategy {
+  /** The attributes that hold the records: read with the row, kept by every write, removed by none. */
+  readonly attributes: ReadonlyArray<string>;
+  /** The parts of a write's condition that the records are still as read. Adds their names and values. */
+  readonly condition: (read: RowRecords, names: Record<string, string>, values: Record<string, unknown>) => string[];
+  /**
+   * Whether no fold applies `event`, passed over on purpose: it is left out, and once the fold gets past it
+   * a checkpoint behind it moves past it, as if it had been applied.
+   */
+  readonly passesOver: (read: RowRecords, event: StreamEvent) => boolean;
+  /** The records a fold's write keeps (it replaces the whole item), from those read. */
+  readonly afterFold: (read: RowRecords, end: FoldEnd) => RowRecords;
+}
+
+/**
  * How a projection keeps its rows: the model, where checkpoints live (the kind of row's
- * {@link CheckpointStrategy}), and the optional row features.
+ * {@link CheckpointStrategy}), what else a row records ({@link RecordStrategy}), and the optional row features.
  */
 export interface RowStore {
   readonly readModel: ReadModel;
   /** A document client on the read model's client. */
   readonly documents: DynamoDBDocumentClient;
   readonly checkpoints: CheckpointStrategy;
+  readonly records: RecordStrategy;
   /** Keep a revision, incremented on every write and part of every write's condition. */
   readonly revision: boolean;
   /** Let DynamoDB TTL expire tombstones after this long. */
@@ -74,7 +115,8 @@ export interface RowRuntime<State> {
   readonly terminal?: ((error: unknown) => boolean) | undefined;
   readonly recreate?: ((event: StreamEvent) => boolean) | undefined;
   readonly toItem: (state: State, group: Group) => Record<string, unknown>;
-  readonly outbox?: OutboxWriter | undefined;
+  /** Puts messages in a row's transaction as it is written (a projection's outbox). */
+  readonly outbox?: RowMessages | undefined;
   readonly concurrency: number;
   readonly retry: ResolvedRetry;
 }
@@ -85,4 +127,12 @@ export type RowBasics = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' |
 /** A row's stable identity: its stored key. */
 export function rowIdOf(runtime: Pick<RowBasics, 'store'>, key: Key): string {
   return JSON.stringify(runtime.store.readModel.keyOf(key));
+}
+
+/**
+ * The runtime with the rows' records kept by `records` instead: what an operation that changes what they
+ * become (a rebuild, a replay) runs on.
+ */
+export function withRecords<State>(runtime: RowRuntime<State>, records: RecordStrategy): RowRuntime<State> {
+  return { ...runtime, store: { ...runtime.store, records } };
 }

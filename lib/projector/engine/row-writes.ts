@@ -1,4 +1,4 @@
-import { RowAttributes } from '../../store';
+import { RowAttributes } from '../../read-model';
 import { WRITE_ID_LENGTH, newWriteId } from '../../dynamo';
 
 /**

@@ -1,12 +1,29 @@
 import { PutCommand, TransactWriteCommand, UpdateCommand, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { RowAttributes } from '../../store';
+import { RowAttributes } from '../../read-model';
 import { asRequestError, cancellationCodes, getItem, landedDespite, sendConditional, type OwnItem } from '../../dynamo';
 import { holdsWrite, nextWrite, writeIdOf } from './row-writes';
-import type { ExtraPut } from '../outbox';
-import { markRecords, recordsCondition, type RowMarks } from './row-marks';
 import type { Key } from './plan-rows';
 import type { ReadRow } from './read-rows';
-import type { RowStore } from './row-store';
+import type { ExtraPut } from './row-messages';
+import type { RowRecords, RowStore } from './row-store';
+
+/*
+ * The one way a row is written. Every write of a row, whatever it changes (a fold's whole item, a claim's
+ * mark, a feature's records), is built here on the row as read: conditioned on it (`rowCondition`), with a
+ * new id among the row's last writes (`RowWrites`), and sent here, where a write whose answer was lost
+ * knows its own result (see `sendConditional`). Or it joins a transaction of the caller's, whose
+ * `ClientRequestToken` knows it.
+ */
+
+/** What a fold decided for a row write: each source instance's checkpoint, whether the row ends removed, its records. */
+export interface RowMarks {
+  readonly checkpoints: ReadonlyMap<string, number>;
+  readonly removed: boolean;
+  /** The records the write keeps (see `RecordStrategy.afterFold`). */
+  readonly records?: RowRecords | undefined;
+  /** The fold goes on with another write after this one (see `RowAttributes.more`). */
+  readonly more?: boolean | undefined;
+}
 
 /** The item a fold writes: the row validated, with checkpoints, revision and tombstone marks, `createdAt` kept. */
 export function rowItem(store: RowStore, read: ReadRow<unknown>, row: Readonly<Record<string, unknown>>, marks: RowMarks): Record<string, unknown> {
@@ -35,17 +52,17 @@ export function stubItem(store: RowStore, read: ReadRow<unknown>, key: Key, mark
   return item;
 }
 
-/** The bookkeeping every written item carries: whose checkpoints, the revision, and the records kept. */
+/** The bookkeeping every written item carries: whose checkpoints, the revision, the write's id, and the records kept. */
 function markBookkeeping(store: RowStore, read: ReadRow<unknown>, item: Record<string, unknown>, marks: RowMarks): void {
   store.checkpoints.mark(item, marks.checkpoints);
   if (store.revision) item[RowAttributes.revision] = (read.revision ?? 0) + 1;
   if (marks.more === true) item[RowAttributes.more] = true;
   item[RowAttributes.writes] = nextWrite(read.writes).writes;
-  markRecords(item, marks);
+  for (const [attribute, value] of Object.entries(marks.records ?? {})) if (value !== undefined) item[attribute] = value;
 }
 
 /** A write's condition: the expression, with its attribute names and values. */
-export interface RowCondition {
+interface RowCondition {
   condition: string;
   names: Record<string, string>;
   values: Record<string, unknown>;
@@ -53,10 +70,10 @@ export interface RowCondition {
 
 /**
  * The condition that what was read is still there: no row; else the same checkpoint and revision (or
- * still none), the same `more` mark, the same records (failure count, parked record) and the same last
- * writes (see `RowWrites`: a write in between, whatever it changed, is another writer's).
+ * still none), the same `more` mark, the same records (as their strategy says) and the same last writes
+ * (see `RowWrites`: a write in between, whatever it changed, is another writer's).
  */
-export function rowCondition(store: RowStore, read: ReadRow<unknown>): RowCondition {
+function rowCondition(store: RowStore, read: ReadRow<unknown>): RowCondition {
   const names: Record<string, string> = { '#pk': store.readModel.key.pk.field };
   const values: Record<string, unknown> = {};
   if (!read.exists) return { condition: 'attribute_not_exists(#pk)', names, values };
@@ -81,7 +98,7 @@ export function rowCondition(store: RowStore, read: ReadRow<unknown>): RowCondit
   } else {
     parts.push('attribute_not_exists(#more)');
   }
-  parts.push(...recordsCondition(read, names, values));
+  parts.push(...store.records.condition(read.records, names, values));
   names['#writes'] = RowAttributes.writes;
   if (read.writes === undefined) {
     parts.push('attribute_not_exists(#writes)');
@@ -92,52 +109,165 @@ export function rowCondition(store: RowStore, read: ReadRow<unknown>): RowCondit
   return { condition: parts.join(' AND '), names, values };
 }
 
-/** The Put of a row's item, conditioned on what was read (see {@link rowCondition}). */
-export function rowPut(
-  store: RowStore,
-  read: ReadRow<unknown>,
-  item: Record<string, unknown>,
-): {
-  TableName: string;
-  Item: Record<string, unknown>;
-  ConditionExpression: string;
-  ExpressionAttributeNames: Record<string, string>;
-  ExpressionAttributeValues?: Record<string, unknown> | undefined;
-} {
+/**
+ * A conditional write of a row, built on the row as read: a Put of the whole item or an Update of some
+ * attributes; its `id`, and the ids of the row's last writes once it went through (`writes`, which the
+ * next write's condition finds).
+ */
+export type RowWrite = PutWrite | UpdateWrite;
+
+/** A write of a row's whole item (see {@link RowWrite}). */
+export interface PutWrite {
+  readonly operation: 'PutItem';
+  readonly input: RowPut;
+  readonly id: string;
+  readonly writes: string;
+}
+
+/** A write of some of a row's attributes (see {@link RowWrite}). */
+export interface UpdateWrite {
+  readonly operation: 'UpdateItem';
+  readonly input: RowUpdate;
+  readonly id: string;
+  readonly writes: string;
+}
+
+/** A Put of a row's whole item, as a request or a transaction takes it. */
+export interface RowPut {
+  readonly TableName: string;
+  readonly Item: Record<string, unknown>;
+  readonly ConditionExpression: string;
+  readonly ExpressionAttributeNames: Record<string, string>;
+  readonly ExpressionAttributeValues?: Record<string, unknown> | undefined;
+}
+
+/** An Update of some of a row's attributes, as a request or a transaction takes it. */
+export interface RowUpdate {
+  readonly TableName: string;
+  readonly Key: Record<string, unknown>;
+  readonly UpdateExpression: string;
+  readonly ConditionExpression: string;
+  readonly ExpressionAttributeNames: Record<string, string>;
+  readonly ExpressionAttributeValues: Record<string, unknown>;
+}
+
+/** The Put of a row's item (`rowItem`, `stubItem`: it carries the write's id), conditioned on the row as read. */
+export function putRow(store: RowStore, read: ReadRow<unknown>, item: Record<string, unknown>): PutWrite {
   const { condition, names, values } = rowCondition(store, read);
   return {
-    TableName: store.readModel.table,
-    Item: item,
-    ConditionExpression: condition,
-    ExpressionAttributeNames: names,
-    ...(Object.keys(values).length === 0 ? {} : { ExpressionAttributeValues: values }),
+    operation: 'PutItem',
+    id: writeIdOf(item) as string,
+    writes: item[RowAttributes.writes] as string,
+    input: {
+      TableName: store.readModel.table,
+      Item: item,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ...(Object.keys(values).length === 0 ? {} : { ExpressionAttributeValues: values }),
+    },
   };
 }
 
 /**
- * Sends a single conditional write of a row (a Put or an Update whose input is `input`), asking for the row
- * on a failed condition: resolves whether it was written, by this request or by its own earlier attempt
- * (the row then holds its id `writeId`: see `RowWrites`).
+ * The Update of some of a row's attributes (`undefined` removes one), conditioned on the row as read, with
+ * the write's id among the row's last writes. A row that does not exist is created as a stub: its key and
+ * model, and these attributes, hidden from reads.
  */
-export async function sendRowWrite(store: RowStore, operation: 'PutItem' | 'UpdateItem', writeId: string, input: RowWriteInput): Promise<boolean> {
-  const asked = { ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
-  const key = 'Key' in input && input.Key !== undefined ? input.Key : rowKeyOf(store, (input as PutCommandInput).Item ?? {});
+export function updateRow(store: RowStore, read: ReadRow<unknown>, key: Key, attributes: Readonly<Record<string, unknown>>): UpdateWrite {
+  const { condition, names, values } = rowCondition(store, read);
+  const write = nextWrite(read.writes);
+  const changes: Record<string, unknown> = {
+    ...attributes,
+    ...(read.exists ? {} : { [RowAttributes.stub]: true, [RowAttributes.model]: store.readModel.name }),
+    [RowAttributes.writes]: write.writes,
+  };
+  const placeholders = new Map(Object.entries(names).map(([placeholder, attribute]) => [attribute, placeholder]));
+  const sets: string[] = [];
+  const removes: string[] = [];
+  Object.entries(changes).forEach(([attribute, value], index) => {
+    // An attribute the condition names already keeps its placeholder: each name is given once.
+    const name = placeholders.get(attribute) ?? `#u${index}`;
+    names[name] = attribute;
+    if (value === undefined) {
+      removes.push(name);
+    } else {
+      values[`:u${index}`] = value;
+      sets.push(`${name} = :u${index}`);
+    }
+  });
+  return {
+    operation: 'UpdateItem',
+    id: write.id,
+    writes: write.writes,
+    input: {
+      TableName: store.readModel.table,
+      Key: store.readModel.keyOf(key),
+      UpdateExpression: `SET ${sets.join(', ')}${removes.length === 0 ? '' : ` REMOVE ${removes.join(', ')}`}`,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/**
+ * Sends a row's write, resolving whether it went through: `false` when another writer changed the row since
+ * it was read. Alone, it is one conditional request that asks for the row on a failed condition, and knows
+ * its own earlier attempt by its id (see `RowWrites`). With extra Puts (outbox messages) it is one
+ * TransactWriteItems, so the row and its messages are written together or not at all (`false` too when
+ * DynamoDB cancelled it for a concurrent one).
+ */
+export async function sendRowWrite(store: RowStore, write: RowWrite, extras: ReadonlyArray<ExtraPut> = []): Promise<boolean> {
+  const own = ownRow(store, write);
+  if (extras.length > 0) return sendInTransaction(store, write, extras, own);
+  const asked = { ...write.input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
   const outcome = await sendConditional(
-    operation,
+    write.operation,
     store.readModel.table,
     () =>
-      operation === 'PutItem'
+      write.operation === 'PutItem'
         ? store.documents.send(new PutCommand(asked as PutCommandInput))
         : store.documents.send(new UpdateCommand(asked as UpdateCommandInput)),
-    ownRow(store, key, writeId),
+    own,
   );
   return outcome.kind === 'written';
 }
 
+/** A row's write and its extra Puts in one TransactWriteItems. */
+async function sendInTransaction(store: RowStore, write: RowWrite, extras: ReadonlyArray<ExtraPut>, own: OwnItem): Promise<boolean> {
+  try {
+    // A transaction needs no id to know itself: the SDK sends a repeat with the same ClientRequestToken.
+    await store.documents.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          write.operation === 'PutItem' ? { Put: write.input } : { Update: write.input },
+          ...extras.map((extra) => ({ Put: { TableName: extra.table, Item: extra.item } })),
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (codes !== undefined && (codes[0] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict'))) return false;
+    if (codes === undefined && (await landedDespite(error, own))) return true;
+    throw asRequestError('TransactWriteItems', [store.readModel.table, ...extras.map((extra) => extra.table)], error);
+  }
+}
+
+/**
+ * Updates a row's records alone (the attributes given: see `RecordStrategy`; `undefined` removes one),
+ * conditioned as every write of the row is. Resolves whether it went through (`false`: the row changed
+ * since it was read).
+ */
+export function writeRecords(store: RowStore, read: ReadRow<unknown>, key: Key, records: RowRecords): Promise<boolean> {
+  return sendRowWrite(store, updateRow(store, read, key, records));
+}
+
 /** How a row write knows its own row: its id among the row's last writes, read strongly consistent after a failure. */
-function ownRow(store: RowStore, key: Readonly<Record<string, unknown>>, writeId: string): OwnItem {
+function ownRow(store: RowStore, write: RowWrite): OwnItem {
+  const key = write.operation === 'UpdateItem' ? write.input.Key : rowKeyOf(store, write.input.Item);
   return {
-    isOwn: (row) => holdsWrite(row, writeId),
+    isOwn: (row) => holdsWrite(row, write.id),
     read: () => getItem(store.documents, store.readModel.table, key as Record<string, string>),
   };
 }
@@ -146,36 +276,4 @@ function ownRow(store: RowStore, key: Readonly<Record<string, unknown>>, writeId
 function rowKeyOf(store: RowStore, item: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const { pk, sk } = store.readModel.key;
   return sk === undefined ? { [pk.field]: item[pk.field] } : { [pk.field]: item[pk.field], [sk.field]: item[sk.field] };
-}
-
-/** A row write's input: a Put's or an Update's. */
-export type RowWriteInput = PutCommandInput | UpdateCommandInput;
-
-/**
- * Writes a row whole, conditioned on what was read. With extra Puts (outbox messages) it is one
- * TransactWriteItems, so the row and its messages are written together or not at all. Resolves `false`
- * when another writer got there first (or DynamoDB cancelled the transaction for a concurrent one).
- */
-export async function writeRow(
-  store: RowStore,
-  read: ReadRow<unknown>,
-  item: Record<string, unknown>,
-  extras: ReadonlyArray<ExtraPut> = [],
-): Promise<boolean> {
-  const put = rowPut(store, read, item);
-  if (extras.length === 0) return sendRowWrite(store, 'PutItem', writeIdOf(item) as string, put);
-  try {
-    // A transaction needs no id to know itself: the SDK sends a repeat with the same ClientRequestToken.
-    await store.documents.send(
-      new TransactWriteCommand({
-        TransactItems: [{ Put: put }, ...extras.map((extra) => ({ Put: { TableName: extra.table, Item: extra.item } }))],
-      }),
-    );
-    return true;
-  } catch (error) {
-    const codes = cancellationCodes(error);
-    if (codes !== undefined && (codes[0] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict'))) return false;
-    if (codes === undefined && (await landedDespite(error, ownRow(store, rowKeyOf(store, item), writeIdOf(item) as string)))) return true;
-    throw asRequestError('TransactWriteItems', [store.readModel.table, ...extras.map((extra) => extra.table)], error);
-  }
 }

@@ -1,6 +1,6 @@
-// The outbox: the messages a row's write puts in the same transaction (outbox), and the relay that
-// publishes them in order (relay).
-export { OutboxBatch, OutboxLayout, OutboxWriter, outboxTableDefinition, storedMessage } from './outbox';
-export type { ExtraPut, OutboxMessage, OutboxOptions } from './outbox';
-export { OutboxRelay, OutboxRelayDefaults } from './relay';
-export type { OutboxRelayOptions, RelayResult } from './relay';
+// A projection's outbox, the writer's side: the messages a row's write puts in its transaction (outbox-writer,
+// which the engine asks through its RowMessages port) and the items' layout and table (outbox-layout), which
+// the relay of `lib/outbox` reads back.
+export { OutboxWriter } from './outbox-writer';
+export type { OutboxOptions } from './outbox-writer';
+export { OutboxLayout, outboxTableDefinition } from './outbox-layout';

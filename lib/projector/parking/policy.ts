@@ -1,4 +1,16 @@
 import { DynafoldError, isTransient } from '../../errors';
+import type { Logger } from '../../util';
+import type { RowRuntime } from '../engine';
+
+/** What parking asks of a projection besides its rows: when a row is parked, and whom to tell. */
+export interface ParkingPolicy {
+  /** Park a row after this many failed attempts that are not transient; `undefined` retries for ever. */
+  readonly poison: { readonly afterAttempts: number } | undefined;
+  readonly logger: Logger | undefined;
+}
+
+/** A projection's rows and its parking policy: what a replay runs on. */
+export type ParkingRuntime<State> = RowRuntime<State> & ParkingPolicy;
 
 /**
  * Whether a row's failure counts towards parking it. Transient failures (`isTransient`: throttling, server

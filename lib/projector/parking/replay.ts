@@ -2,7 +2,7 @@ import { abortReason } from '../../dynamo';
 import { ValidationError } from '../../errors';
 import { eventRef, type EventRef, type MultiSourceRowOutcome, type ParkedRow, type RowOutcome } from '../../outcome';
 import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
-import { log, recordedError } from '../../util';
+import { log, recordedError, type RecordedError } from '../../util';
 import {
   applyRow,
   callContext,
@@ -11,13 +11,16 @@ import {
   readRow,
   rowIdOf,
   withCallSignal,
+  withRecords,
   type CallContext,
   type Key,
   type Operation,
   type ReadRow,
+  type RecordStrategy,
   type RowBasics,
 } from '../engine';
-import type { ProjectionRuntime } from '../runtime';
+import type { ParkingRuntime } from './policy';
+import { parkedOf, parkingRecords, recordsKept, rowRecords, type ParkedRecord } from './records';
 import { countFailure, parkedRows } from './updates';
 import { Attr, inSpan, keyText, projectionSpan } from '../../telemetry';
 
@@ -28,29 +31,54 @@ export function listParked(runtime: RowBasics, signal?: AbortSignal): AsyncGener
   return parkedRows(runtime.store, signal);
 }
 
+/** An event a replay skips on purpose, and the error the row records it with. */
+interface Skip {
+  readonly event: EventRef;
+  readonly error: RecordedError;
+}
+
 /**
  * The replay of a parked row: each attempt folds from its checkpoints through the last event that reached
- * it, also events noted since the replay began, passing over `passOver` on purpose. The row is written even
- * when nothing moved, and set free once the fold got through; a fold that stops at a failing event keeps
- * the row parked on that one (the event it was parked on may be behind the checkpoints by now, and counting
- * the failure is a later write that a fault can keep from happening). The failure is counted on the parked
+ * it, also events noted since the replay began. The row is written even when nothing moved (its records,
+ * see {@link replayedRecords}, set it free once the fold got through). The failure is counted on the parked
  * record; the row's outcome is failed, never parked. A row no longer parked is brought forward as a
  * delivery would.
  */
-function replaying<State>(projection: ProjectionRuntime<State>, passOver: Operation<State>['passOver']): Operation<State> {
+function replaying<State>(projection: ParkingRuntime<State>): Operation<State> {
   return {
     ...forward<State>(),
-    passOver,
-    writesUnchanged: (row) => row.parked !== undefined,
-    parkedAfter: (row, { failure, more }) => {
-      if (row.parked === undefined || failure === undefined) return more ? row.parked : undefined;
-      return { ...row.parked, event: eventRef(failure.event), error: recordedError(failure.error) };
-    },
+    writesUnchanged: (row) => parkedOf(row) !== undefined,
     prepare: async ({ runtime, call, group, row }) =>
-      row.parked === undefined ? { fold: group } : { fold: { ...group, events: await parkedEvents(runtime.streams, row, call) } },
+      parkedOf(row) === undefined ? { fold: group } : { fold: { ...group, events: await parkedEvents(runtime.streams, row, call) } },
     failed: async ({ runtime, call, group, row }, failure) => {
       const policy = { name: runtime.name, store: runtime.store, poison: projection.poison, logger: projection.logger };
       return (await countFailure(policy, call, group, row, failure)) === 'lost' ? 'lost' : 'failed';
+    },
+  };
+}
+
+/**
+ * A parked row's records as its replay keeps them: the event to skip (`skip`) is passed over on purpose and
+ * recorded once the fold got past it; the row is set free once the fold got through, and stays parked,
+ * on the failing event, when the fold stops at one (the event it was parked on may be behind the
+ * checkpoints by now, and counting the failure is a later write that a fault can keep from happening).
+ */
+function replayedRecords(skip: Skip | undefined): RecordStrategy {
+  const skips = (event: { readonly streamName: string; readonly streamId: string; readonly version: number }) =>
+    skip !== undefined && skip.event.version === event.version && instanceKey(skip.event) === instanceKey(event);
+  return {
+    ...rowRecords,
+    passesOver: (read, event) => skips(event) || rowRecords.passesOver(read, event),
+    afterFold: (read, { checkpoints, failure, more, passedOver }) => {
+      const records = parkingRecords(read);
+      const skipped = skip !== undefined && passedOver.some(skips) ? [{ ...skip, skippedAt: new Date().toISOString() }] : [];
+      const parked: ParkedRecord | undefined =
+        records.parked === undefined || failure === undefined
+          ? more
+            ? records.parked
+            : undefined
+          : { ...records.parked, event: eventRef(failure.event), error: recordedError(failure.error) };
+      return recordsKept({ ...records, parked, skippedEvents: [...records.skippedEvents, ...skipped] }, checkpoints);
     },
   };
 }
@@ -65,7 +93,7 @@ function replaying<State>(projection: ProjectionRuntime<State>, passOver: Operat
  * with a `ValidationError` for a key that is none, or an event to skip that the parked row does not hold.
  */
 export async function replayParked<State>(
-  projection: ProjectionRuntime<State>,
+  projection: ParkingRuntime<State>,
   key: Key,
   skip?: EventRef | 'failing',
   signal?: AbortSignal,
@@ -78,29 +106,30 @@ export async function replayParked<State>(
 }
 
 async function replayRow<State>(
-  projection: ProjectionRuntime<State>,
+  projection: ParkingRuntime<State>,
   key: Key,
   skip: EventRef | 'failing' | undefined,
   signal: AbortSignal | undefined,
 ): Promise<Outcome | undefined> {
-  const runtime = withCallSignal(projection, signal);
+  const signalled = withCallSignal(projection, signal);
   const call = callContext<StreamEvent>(undefined, signal);
   let row: ReadRow<State>;
   let events: StreamEvent[];
   try {
-    row = await readRow<State>(runtime.store, key);
-    events = await parkedEvents(runtime.streams, row, call);
+    row = await readRow<State>(signalled.store, key);
+    events = await parkedEvents(signalled.streams, row, call);
   } catch (error) {
     // The row's own outcome, like any other failure: a caller replaying many rows keeps the others' outcomes.
     return { status: 'failed', key, streamId: '', error, applied: [], positions: [] };
   }
-  const parked = row.parked;
+  const parked = parkedOf(row);
   if (parked === undefined) return undefined;
-  const group = { rowId: rowIdOf(runtime, key), key, streamId: parked.event.streamId, events, positions: [] as number[] };
-  if (skip !== undefined && skip !== 'failing') requireHeld(runtime, row, group.rowId, call, skip);
+  const group = { rowId: rowIdOf(signalled, key), key, streamId: parked.event.streamId, events, positions: [] as number[] };
+  if (skip !== undefined && skip !== 'failing') requireHeld(signalled, row, group.rowId, call, skip);
   const skipping = skip === 'failing' ? parked.event : skip;
-  const passOver = skipping === undefined ? undefined : { event: skipping, error: parked.error };
-  const outcome = await applyRow({ runtime, group, call, operation: replaying(projection, passOver), prefetched: row });
+  // The replay keeps the row's records its own way: it runs with a record strategy of its own.
+  const runtime = withRecords(signalled, replayedRecords(skipping === undefined ? undefined : { event: skipping, error: parked.error }));
+  const outcome = await applyRow({ runtime, group, call, operation: replaying(projection), prefetched: row });
   if (outcome.status === 'applied') {
     const details = { projection: runtime.name, key, applied: outcome.applied.length, ...(skipping === undefined ? {} : { skipped: skipping }) };
     log(projection.logger, 'info', details, 'parked row replayed');
@@ -112,7 +141,7 @@ async function replayRow<State>(
  * Replays every parked row (or the one of `key`), one after another; resolves an outcome per row. Once
  * `signal` aborted no request starts (no further row, nor the listing): the call rejects with its reason.
  */
-export async function retryParkedRows<State>(runtime: ProjectionRuntime<State>, key?: Key, signal?: AbortSignal): Promise<Outcome[]> {
+export async function retryParkedRows<State>(runtime: ParkingRuntime<State>, key?: Key, signal?: AbortSignal): Promise<Outcome[]> {
   if (key !== undefined) requireRowKey(runtime, key);
   if (signal?.aborted === true) throw abortReason(signal);
   const keys: Key[] = [];
@@ -147,13 +176,14 @@ function requireHeld(runtime: RowBasics, row: ReadRow<unknown>, rowId: string, c
   const valid = typeof ref === 'object' && ref !== null && typeof ref.streamName === 'string' && typeof ref.streamId === 'string';
   const instance = valid ? instanceKey(ref) : undefined;
   const held = instance === undefined ? undefined : call.inHand.get(instance)?.get(ref.version);
-  const through = instance === undefined ? undefined : row.parked?.through[instance];
+  // Called for a parked row only.
+  const parked = parkedOf(row) as ParkedRecord;
+  const through = instance === undefined ? undefined : parked.through[instance];
   const checkpoint = instance === undefined ? 0 : (row.checkpoints.get(instance) ?? row.unattributed ?? 0);
   if (held !== undefined && through !== undefined && held.version > checkpoint && held.version <= through && held.type === ref.type) {
     const key = runtime.keyOf(held);
     if (key !== undefined && rowIdOf(runtime, key) === rowId) return;
   }
-  const parked = row.parked as ParkedRow;
   throw new ValidationError(
     `Projection ${runtime.name}: the parked row ${JSON.stringify(parked.key)} does not hold the event ${described}. ` +
       `Give an event it holds (past its checkpoint, through ${JSON.stringify(parked.through)}), ` +
@@ -172,7 +202,7 @@ export async function parkedEvents(
   call: CallContext<StreamEvent>,
 ): Promise<StreamEvent[]> {
   const events: StreamEvent[] = [];
-  for (const [instance, through] of Object.entries(row.parked?.through ?? {})) {
+  for (const [instance, through] of Object.entries(parkedOf(row)?.through ?? {})) {
     const separator = instance.indexOf('#');
     const stream = streams.get(instance.slice(0, separator));
     if (stream === undefined) continue;

@@ -1,22 +1,12 @@
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { asRequestError, isConditionFailure, pages, withSignal } from '../../dynamo';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { pages, withSignal } from '../../dynamo';
 import { eventRef, type ParkedRow } from '../../outcome';
-import { RowAttributes, instanceKey, type StreamEvent } from '../../store';
+import { instanceKey, type StreamEvent } from '../../store';
+import { RowAttributes } from '../../read-model';
 import { log, recordedError, type LogLevel } from '../../util';
-import {
-  nextWrite,
-  rowCondition,
-  sendRowWrite,
-  type CallContext,
-  type FailureRecord,
-  type Key,
-  type ParkedRecord,
-  type ReadRow,
-  type RowGroup,
-  type RowStore,
-} from '../engine';
-import type { ProjectionRuntime } from '../runtime';
-import { countsTowardsParking } from './policy';
+import { writeRecords, type CallContext, type Key, type ReadRow, type RowGroup, type RowRuntime, type RowStore } from '../engine';
+import { countsTowardsParking, type ParkingPolicy } from './policy';
+import { parkingRecords, type FailureRecord, type ParkedRecord } from './records';
 import { Attr, SpanEvents, errorAttributes, keyText, spanEvent } from '../../telemetry';
 
 /**
@@ -33,7 +23,8 @@ export async function recordFailure(
   afterAttempts: number,
 ): Promise<ParkedRow | undefined | 'lost'> {
   const now = new Date().toISOString();
-  const previous: FailureRecord | undefined = row.parked ?? row.failures;
+  const { failures, parked: wasParked } = parkingRecords(row.records);
+  const previous: FailureRecord | undefined = wasParked ?? failures;
   const attempts = (previous?.attempts ?? 0) + 1;
   const record: FailureRecord = {
     attempts,
@@ -44,38 +35,23 @@ export async function recordFailure(
     event: eventRef(failure.event),
   };
   const parked: ParkedRecord | undefined =
-    row.parked !== undefined || attempts >= afterAttempts
+    wasParked !== undefined || attempts >= afterAttempts
       ? {
           ...record,
           key: group.key,
-          parkedAt: row.parked?.parkedAt ?? now,
+          parkedAt: wasParked?.parkedAt ?? now,
           // Parked already (by a concurrent call, since this one read the row): this call's events are set
           // aside too, so the record must reach them, or `retryParked` would never apply them.
-          through: reachedThrough(row.parked?.through ?? {}, group).through,
-          seen: (row.parked?.seen ?? 0) + 1,
+          through: reachedThrough(wasParked?.through ?? {}, group).through,
+          seen: (wasParked?.seen ?? 0) + 1,
         }
       : undefined;
-  const { condition, names, values } = rowCondition(store, row);
-  const sets = parked === undefined ? ['#failures = :record'] : ['#parked = :record'];
-  // Names the written record (already named when the row's condition reads it).
-  if (parked === undefined || row.failures !== undefined) names['#failures'] = RowAttributes.failures;
-  if (parked !== undefined) names['#parked'] = RowAttributes.parked;
-  values[':record'] = parked ?? record;
-  const remove = parked !== undefined && row.failures !== undefined ? ' REMOVE #failures' : '';
-  if (!row.exists) {
-    // No row yet: a stub holds the count, hidden from reads.
-    names['#stub'] = RowAttributes.stub;
-    names['#model'] = RowAttributes.model;
-    values[':true'] = true;
-    values[':model'] = store.readModel.name;
-    sets.push('#stub = :true', '#model = :model');
-  }
-  const write = nextWrite(row.writes);
-  names['#writes'] = RowAttributes.writes;
-  values[':nextWrites'] = write.writes;
-  sets.push('#writes = :nextWrites');
-  const written = await update(store, group.key, write.id, `SET ${sets.join(', ')}${remove}`, condition, names, values);
-  if (!written) return 'lost';
+  // A row that does not exist yet gets a stub to hold the count, hidden from reads.
+  const records =
+    parked === undefined
+      ? { [RowAttributes.failures]: record }
+      : { [RowAttributes.parked]: parked, ...(failures === undefined ? {} : { [RowAttributes.failures]: undefined }) };
+  if (!(await writeRecords(store, row, group.key, records))) return 'lost';
   return parked === undefined ? undefined : withoutSeen(parked);
 }
 
@@ -86,7 +62,7 @@ export async function recordFailure(
  * when the row changed since it was read.
  */
 export async function countFailure(
-  runtime: Pick<ProjectionRuntime<unknown>, 'name' | 'store' | 'poison' | 'logger'>,
+  runtime: Pick<RowRuntime<unknown>, 'name' | 'store'> & ParkingPolicy,
   call: CallContext<StreamEvent>,
   group: RowGroup<StreamEvent, Key>,
   row: ReadRow<unknown>,
@@ -112,7 +88,7 @@ export async function countFailure(
 
 /** Logs what happened to a row to the projection's logger and to the call's, when the caller gave another. */
 function logRow(
-  runtime: Pick<ProjectionRuntime<unknown>, 'logger'>,
+  runtime: Pick<ParkingPolicy, 'logger'>,
   call: CallContext<StreamEvent>,
   level: LogLevel,
   details: Record<string, unknown>,
@@ -124,23 +100,19 @@ function logRow(
 
 /**
  * Records how far the events of a parked row reached (the highest version of each source instance that
- * addressed it), so that `retryParked` applies them all. Resolves the parked row, or `'lost'`.
+ * addressed it), so that `retryParked` applies them all. Resolves the parked row, or `'lost'` when the row
+ * changed since it was read.
  */
-export async function noteParkedEvents(store: RowStore, group: RowGroup<StreamEvent, Key>, parked: ParkedRecord): Promise<ParkedRow | 'lost'> {
+export async function noteParkedEvents(
+  store: RowStore,
+  group: RowGroup<StreamEvent, Key>,
+  row: ReadRow<unknown>,
+  parked: ParkedRecord,
+): Promise<ParkedRow | 'lost'> {
   const { through, grew } = reachedThrough(parked.through, group);
   if (!grew) return withoutSeen(parked);
-  // Conditioned on the parked record alone (any write that changes it moves `seen` on): it adds to the
-  // record whatever else happens to the row, and a repeat of it that meets its own update adds nothing.
-  const written = await update(
-    store,
-    group.key,
-    undefined,
-    'SET #parked.#through = :through, #parked.#seen = :next',
-    '#parked.#seen = :seen',
-    { '#parked': RowAttributes.parked, '#through': 'through', '#seen': 'seen' },
-    { ':through': through, ':seen': parked.seen, ':next': parked.seen + 1 },
-  );
-  return written ? withoutSeen({ ...parked, through }) : 'lost';
+  const noted = { ...parked, through, seen: parked.seen + 1 };
+  return (await writeRecords(store, row, group.key, { [RowAttributes.parked]: noted })) ? withoutSeen(noted) : 'lost';
 }
 
 /** A parked row's `through` extended to a call's events for it: the highest version of each source instance; `grew` when it changed. */
@@ -182,35 +154,4 @@ export async function* parkedRows(store: RowStore, signal?: AbortSignal): AsyncG
     ),
   );
   for await (const items of scan) for (const item of items) yield withoutSeen(item[RowAttributes.parked] as ParkedRecord);
-}
-
-/**
- * An update of a row's records, conditioned as `condition` says. `writeId`: the write's id, when it stores
- * one among the row's last writes (see `RowWrites`), so that a repeat of it by the SDK knows its own update.
- */
-async function update(
-  store: RowStore,
-  key: Key,
-  writeId: string | undefined,
-  expression: string,
-  condition: string,
-  names: Record<string, string>,
-  values: Record<string, unknown>,
-): Promise<boolean> {
-  const input = {
-    TableName: store.readModel.table,
-    Key: store.readModel.keyOf(key),
-    UpdateExpression: expression,
-    ConditionExpression: condition,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
-  if (writeId !== undefined) return sendRowWrite(store, 'UpdateItem', writeId, input);
-  try {
-    await store.documents.send(new UpdateCommand(input));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw asRequestError('UpdateItem', store.readModel.table, error);
-  }
 }

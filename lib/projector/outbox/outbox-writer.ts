@@ -1,15 +1,11 @@
-import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError, MessageTooLargeError } from '../../errors';
 import { requireTableName } from '../../util';
-import { openBlob, outboxContext, sealBlob, trailOf, type ReadModel, type StreamEvent, type SubjectKeys } from '../../store';
-import { compress, decompress, TransactionLimits, itemSize, keyedTableDefinition } from '../../dynamo';
-import { storedTraceContext, traceContextBytes, type TraceContext } from '../../telemetry';
-
-/** A Put to send in the same transaction as the row (an outbox message). */
-export interface ExtraPut {
-  readonly table: string;
-  readonly item: Record<string, unknown>;
-}
+import { outboxContext, sealBlob, trailOf, type StreamEvent } from '../../store';
+import type { ReadModel } from '../../read-model';
+import { compress, TransactionLimits, itemSize } from '../../dynamo';
+import { traceContextBytes } from '../../telemetry';
+import type { ExtraPut, MessageBatch, RowMessages } from '../engine';
+import { OutboxLayout } from './outbox-layout';
 
 /** Options of a projection's outbox: messages written in the same transaction as the row. */
 export interface OutboxOptions<State, Event> {
@@ -22,40 +18,6 @@ export interface OutboxOptions<State, Event> {
   readonly message?:
     ((event: Event, context: { readonly key: Readonly<Record<string, unknown>>; readonly state: State | undefined }) => unknown) | undefined;
 }
-
-/** An outbox message as the relay hands it to `publish`. */
-export interface OutboxMessage {
-  /**
-   * `<stream name>#<stream id>#<version>` of the event: stable across redeliveries and unique within a
-   * projection (two projections with outboxes each publish their own message for an event). Deduplicate on
-   * it together with `projection`.
-   */
-  readonly id: string;
-  readonly projection: string;
-  /** The key fields of the row whose write produced the message. */
-  readonly key: Readonly<Record<string, unknown>>;
-  readonly message: unknown;
-  readonly createdAt: string;
-  /**
-   * The trace context the event's append stored, when it did: to propagate with the message (the relay's
-   * publish span links to it too).
-   */
-  readonly trace?: TraceContext | undefined;
-}
-
-/** Outbox items' attributes. */
-export const OutboxLayout = {
-  partitionKey: 'pk',
-  sortKey: 'sk',
-  /** On outbox items: the projection's name. The relay keys on it. */
-  marker: '_dfOutbox',
-  /** On a message stored compressed: its algorithm. */
-  encoding: 'enc',
-  /** On a message sealed for the subjects whose personal data its event holds: each one's share of its key (see `Layout.personal`). */
-  personal: 'pd',
-  /** On a message whose event carried a trace context: that context (see `StreamEvent.trace`). */
-  traceContext: 'tc',
-} as const;
 
 const REVISION_DIGITS = 12;
 /** Messages whose JSON is larger than this are stored gzip-compressed, as event data is. */
@@ -70,7 +32,7 @@ const MESSAGE_BYTES_PER_WRITE = TransactionLimits.transactionBytes - Transaction
  * the row's revision and their place in the write, so the relay publishes them in the order they were
  * applied.
  */
-export class OutboxWriter {
+export class OutboxWriter implements RowMessages {
   constructor(
     readonly projection: string,
     private readonly readModel: ReadModel,
@@ -133,7 +95,7 @@ export class OutboxWriter {
  * would take the write past a transaction's limits (100 items, 4 MB), so the fold stops before it and
  * the rest goes into the next write.
  */
-export class OutboxBatch {
+export class OutboxBatch implements MessageBatch {
   readonly puts: ExtraPut[] = [];
   private bytes = 0;
 
@@ -157,50 +119,4 @@ export class OutboxBatch {
     this.bytes += size;
     return true;
   }
-}
-
-/** The trace context a stored outbox item carries, if any. */
-export function storedMessageTrace(item: Readonly<Record<string, unknown>>): TraceContext | undefined {
-  return storedTraceContext(item[OutboxLayout.traceContext]);
-}
-
-/**
- * The message of a stored outbox item, decompressed where it was stored compressed and opened where it was
- * sealed (with `keys`, which must hold the keys of its subjects: see {@link sealedSubjects}); `erased` when
- * a subject it was sealed for is forgotten.
- */
-export function storedMessage(item: Readonly<Record<string, unknown>>, keys?: SubjectKeys): { readonly message: unknown } | 'erased' {
-  const encoding = item[OutboxLayout.encoding];
-  let message = item['message'];
-  const shares = item[OutboxLayout.personal];
-  if (shares !== undefined) {
-    const where = `Outbox message ${String(item['id'])} of projection ${String(item[OutboxLayout.marker])}`;
-    if (keys === undefined)
-      throw new ConfigurationError(`${where} is sealed for the subjects whose personal data it holds: give the relay \`keys\`.`);
-    const context = outboxContext(String(item[OutboxLayout.partitionKey]), String(item[OutboxLayout.sortKey]));
-    const opened = openBlob(keys, message, shares, context, where);
-    if (opened.kind === 'forgotten') return 'erased';
-    message = typeof encoding === 'string' ? opened.plaintext : (JSON.parse(opened.plaintext.toString('utf8')) as unknown);
-  }
-  if (typeof encoding !== 'string') return { message };
-  const bytes = typeof message === 'string' ? Buffer.from(message, 'base64') : (message as Uint8Array);
-  return { message: JSON.parse(decompress(bytes, encoding)) as unknown };
-}
-
-/** The subjects a page of outbox items is sealed for, whose keys opening them needs. */
-export function sealedSubjects(items: ReadonlyArray<Readonly<Record<string, unknown>>>): Set<string> {
-  const subjects = new Set<string>();
-  for (const item of items) {
-    const shares = item[OutboxLayout.personal];
-    if (typeof shares === 'object' && shares !== null) for (const subject of Object.keys(shares)) subjects.add(subject);
-  }
-  return subjects;
-}
-
-/**
- * The CreateTable input of an outbox table: `pk` + `sk` strings, on-demand, with a NEW_IMAGE stream the
- * relay can run on (from Lambda or the change feed).
- */
-export function outboxTableDefinition(tableName: string): CreateTableCommandInput {
-  return keyedTableDefinition(tableName, 'NEW_IMAGE');
 }

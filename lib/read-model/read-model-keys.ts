@@ -1,7 +1,7 @@
 import { type z } from 'zod';
-import { ConfigurationError, ValidationError } from '../../errors';
-import { joinComposite } from '../codec';
-import { assertKeyLength } from '../../dynamo';
+import { ConfigurationError, ValidationError } from '../errors';
+import { joinComposite } from '../store';
+import { assertKeyLength } from '../dynamo';
 
 /** A key attribute computed from row fields: `<model name>#<values joined with #>`. */
 export interface KeyDefinition {

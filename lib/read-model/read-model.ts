@@ -1,13 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { ConfigurationError, DecodeError, ValidationError } from '../../errors';
-import { documentClient, getItem, request, withSignal } from '../../dynamo';
-import { zodIssues } from '../schema-issues';
+import { ConfigurationError, DecodeError, ValidationError } from '../errors';
+import { documentClient, getItem, request, withSignal } from '../dynamo';
 import { RowAttributes, keyPrefix, keyValue, validateKeys, type IndexDefinition, type PrimaryKeyDefinition } from './read-model-keys';
 import type { AnyKeyValues, IndexByName, IndexName, KeyValues, QueryValues } from './read-model-key-types';
-import { isWellFormed, requireTableName } from '../../util';
-import { describeDataIssues, attributeIssues } from '../plain-data';
+import { isWellFormed, requireTableName } from '../util';
+import { attributeIssues, describeDataIssues, zodIssues } from '../store';
 
 /** Options of {@link ReadModel}. */
 export interface ReadModelOptions<

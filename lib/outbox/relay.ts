@@ -1,11 +1,12 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { log, Semaphore, requireFunction, requireInteger, requireTableName, resolveLogger, type Logger } from '../../util';
-import { abortReason, cancelled, documentClient, pages, request, withSignal } from '../../dynamo';
-import { BatchResponse, type PartialBatchResponse, type RecordReading, type StreamRecordLike } from '../../lambda';
-import { OutboxLayout, sealedSubjects, storedMessage, storedMessageTrace, type OutboxMessage } from './outbox';
-import type { SubjectKeys } from '../../store';
-import { inSpan, publishSpan } from '../../telemetry';
+import { log, Semaphore, requireFunction, requireInteger, requireTableName, resolveLogger, type Logger } from '../util';
+import { abortReason, cancelled, documentClient, pages, request, withSignal } from '../dynamo';
+import { BatchResponse, type PartialBatchResponse, type RecordReading, type StreamRecordLike } from '../lambda';
+import { OutboxLayout } from '../projector';
+import { sealedSubjects, storedMessage, storedMessageTrace, type OutboxMessage } from './stored-message';
+import type { SubjectKeys } from '../store';
+import { inSpan, publishSpan } from '../telemetry';
 
 /** Options of {@link OutboxRelay}. */
 export interface OutboxRelayOptions {
