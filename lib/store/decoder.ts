@@ -4,7 +4,8 @@ import { ConfigurationError, DecodeError } from '../errors';
 import { Layout } from './layout';
 import { warnDeprecated } from '../util';
 import type { ReadRange, StreamEvent } from './types';
-import { personalSubjects, type SubjectKeys } from './erasure';
+import { personalSubjects } from './codec';
+import type { SubjectKeys } from '../erasure';
 
 /** A stream image as Lambda, Pipes or GetRecords deliver it: binary as bytes or as base64 strings. */
 export type StreamImage = Readonly<Record<string, unknown>>;

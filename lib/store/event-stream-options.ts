@@ -19,7 +19,7 @@ import type { InlineProjection } from './inline';
 import type { WaitForProjections } from './read-your-writes';
 import type { EventSchemas } from './types';
 import type { EventVersionsOf } from './codec';
-import type { PersonalDataOptions } from './erasure';
+import type { PersonalDataOptions } from '../erasure';
 
 /** An idempotency key is part of a sort key (`i#<key>`), which DynamoDB limits to 1,024 bytes. */
 const MAX_IDEMPOTENCY_KEY_BYTES = 1000;

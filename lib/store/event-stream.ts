@@ -29,7 +29,9 @@ import type { EventOf, EventSchemas, ReadRange, StreamIdOf } from './types';
 import type { NewEventOf } from './codec';
 import type { AppendResult } from './stream-appends';
 import { resolveIdempotencyTtl, validateStreamOptions, type AppendOptions, type EventStreamOptions } from './event-stream-options';
-import { TrailCollector, resolvePersonalData, type SubjectKeys, type Trail } from './erasure';
+import { TrailCollector, type Trail } from '../personal';
+import { personalDataOf } from './personal-data';
+import type { SubjectKeys } from '../erasure';
 import { Attr, inSpan, streamSpan, withCapacity } from '../telemetry';
 
 export type { AppendOptions, AppendRetry, EventStreamOptions } from './event-stream-options';
@@ -102,15 +104,12 @@ export class EventStream<
           },
       options.versions,
     );
-    const personal =
-      options.personalData === undefined
-        ? undefined
-        : resolvePersonalData(
-            { name: options.name, streamIdFields: options.streamId, events: options.events, types: codec.types },
-            options.personalData,
-          );
+    const personal = personalDataOf(
+      { name: options.name, streamIdFields: options.streamId, events: options.events, types: codec.types },
+      options.personalData,
+    );
     this.codec = personal === undefined ? codec : { ...codec, personal };
-    this.subjectKeys = personal?.keys;
+    this.subjectKeys = personal === undefined ? undefined : options.personalData?.keys;
     const types = this.codec.types;
     this.skipsInFolds = [...types.values()].some((reading) => reading.retired?.skip === true)
       ? (event) => types.get(event.type)?.retired?.skip === true

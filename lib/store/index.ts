@@ -18,19 +18,6 @@ export type { ReadModelOptions, Stored, ReadOptions, Page, KeyOfModel } from './
 export type { AnyKeyValues, KeyValues, QueryValues, IndexName } from './read-model';
 export type { KeyDefinition, IndexDefinition, PrimaryKeyDefinition } from './read-model';
 export { eventsTableDefinition, readModelTableDefinition } from './tables';
-export { SubjectKeys, SubjectKeysDefaults, LocalKeyProvider, subjectKeysTableDefinition } from './erasure';
-export type {
-  SubjectKeysOptions,
-  ForgetResult,
-  KeyReadStats,
-  KeyProvider,
-  LocalKeyProviderOptions,
-  NewDataKey,
-  PersonalDataOptions,
-  PersonalDeclaration,
-  PersonalFields,
-  SubjectSource,
-} from './erasure';
 export type { EventsOfStream, StreamEvent, EventOf, EventSchemas, StreamIdOf, Fold, ReadRange } from './types';
 export type { NewEventOf } from './codec';
 export type { AppendResult } from './stream-appends';
@@ -39,4 +26,6 @@ export { instanceKey } from './layout';
 export { instancePages } from './read';
 export type { InstancePage, InstanceRef, InstanceScan } from './read';
 export { RowAttributes } from './read-model';
-export { openBlob, outboxContext, sealBlob, trailOf } from './erasure';
+// The outbox's sealing, until it imports it from lib/personal (the store itself uses none of it).
+export { openBlob, outboxContext, sealBlob, trailOf } from '../personal';
+export type { SubjectKeys } from '../erasure';

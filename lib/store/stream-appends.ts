@@ -19,11 +19,20 @@ import {
   sealPersonalData,
   type KnownCommitEnds,
 } from './append';
-import { fromCommitItem, writtenEvents, commitEndOf, validateMetadata, validateNewEvent, type EventCodec, type ValidEvent } from './codec';
+import {
+  fromCommitItem,
+  writtenEvents,
+  commitEndOf,
+  loadKeysOf,
+  validateMetadata,
+  validateNewEvent,
+  type EventCodec,
+  type ValidEvent,
+} from './codec';
 import { EventStreamDefaults } from './defaults';
 import { resolveCallRetry, validateAppendOptions, type AppendOptions } from './event-stream-options';
 import { readCommitHolding } from './read';
-import { loadKeysOf } from './erasure';
+
 import type { InlineResult } from './inline';
 import type { ProjectedRows } from './read-your-writes';
 import type { ReadRange, StreamEvent } from './types';
@@ -33,6 +42,7 @@ import { Attr, SpanEvents, countAppend, countConflict, currentTraceContext, span
 export interface AppendingStream {
   readonly name: string;
   readonly table: string;
+  readonly streamIdFields: ReadonlyArray<string>;
   readonly codec: EventCodec;
   readonly documents: DynamoDBDocumentClient;
   readonly sentinelTtl: SentinelTtl | undefined;
@@ -64,7 +74,7 @@ export class StreamAppends {
     mode: AppendMode,
   ): Promise<AppendResult<StreamEvent> | LostAppend> {
     // Subjects' keys are read once, before the first try; each try seals for the versions it writes at.
-    const sealedAt = await sealPersonalData(this.stream.codec, streamId, valid, options.signal);
+    const sealedAt = await sealPersonalData(this.stream.codec, this.stream.streamIdFields, streamId, valid, options.signal);
     // The append's span is active here: its context goes on every commit the append writes.
     const trace = this.stream.storesTraceContext ? currentTraceContext() : undefined;
     // One id for every try: whichever lands, a retry of its request knows the commit as this append's.

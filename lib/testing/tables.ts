@@ -3,7 +3,8 @@ import { CreateTableCommand, DeleteTableCommand, type CreateTableCommandInput, t
 import { ConfigurationError } from '../errors';
 import { CheckpointTable, errorName } from '../dynamo';
 import { outboxTableDefinition } from '../projector';
-import { eventsTableDefinition, readModelTableDefinition, subjectKeysTableDefinition, type ReadModel } from '../store';
+import { eventsTableDefinition, readModelTableDefinition, type ReadModel } from '../store';
+import { subjectKeysTableDefinition } from '../erasure';
 
 /** DynamoDB's table names: 3 to 255 of these characters. */
 const TABLE_NAME = /^[a-zA-Z0-9_.-]+$/;

@@ -9,7 +9,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CheckpointTable } from '../../dynamo';
 import { outboxTableDefinition } from '../../projector';
-import { eventsTableDefinition, readModelTableDefinition, subjectKeysTableDefinition, type ReadModel } from '../../store';
+import { eventsTableDefinition, readModelTableDefinition, type ReadModel } from '../../store';
+import { subjectKeysTableDefinition } from '../../erasure';
 import { keyStoresOf } from './forget';
 import type { CommandContext } from '../context';
 import { ExitCodes } from '../exit-codes';

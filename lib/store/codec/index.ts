@@ -12,3 +12,4 @@ export type { EventCodec, ValidEvent } from './event-codec';
 export { olderVersion, retiredEvent } from './event-versions';
 export type { EventTypeVersions, EventVersionsOf, NewEventOf, OlderEventVersion, RetiredEventData, RetiredEventSchema } from './event-versions';
 export { storedEventAttributes } from './stored-event';
+export { loadKeysOf, personalSubjects } from './item-subjects';

@@ -4,7 +4,7 @@ import { EventStreamDefaults } from '../defaults';
 import type { Snapshot } from './snapshots';
 import type { SnapshotPage } from './stream-reader';
 import type { StreamEvent } from '../types';
-import { TrailCollector, type Trail } from '../erasure';
+import { TrailCollector, type Trail } from '../../personal';
 
 /** The versions a load reads: from `fromVersion` to `toVersion` (default the head). */
 export interface LoadRange {

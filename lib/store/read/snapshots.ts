@@ -1,20 +1,10 @@
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DecodeError, ValidationError } from '../../errors';
 import { compress, decompress, getItem, sameItem, sendConditional } from '../../dynamo';
-import type { EventCodec } from '../codec';
 import { Layout, MAX_VERSION, partitionKeyOf, snapshotSortKey } from '../layout';
 import { describeDataIssues, jsonIssues } from '../plain-data';
-import {
-  SNAPSHOT_FORMAT,
-  loadKeysOf,
-  openBlob,
-  sealBlob,
-  snapshotContext,
-  storedSnapshotContext,
-  withTrail,
-  type OpenedBlob,
-  type Trail,
-} from '../erasure';
+import { loadKeysOf, type EventCodec } from '../codec';
+import { withTrail, type OpenedState, type SealedState, type SnapshotPlace, type Trail } from '../../personal';
 
 /** A fold's state as of a version, saved to shorten later loads. */
 export interface Snapshot<State> {
@@ -71,7 +61,7 @@ export async function saveSnapshot<State>(
   const sealed =
     trail === undefined || trail.size === 0
       ? undefined
-      : sealBlob(trail, typeof state === 'string' ? Buffer.from(state, 'utf8') : state, snapshotContext(place), SNAPSHOT_FORMAT);
+      : sealedState(codec, trail, typeof state === 'string' ? Buffer.from(state, 'utf8') : state, place);
   const item = {
     ...snapshotKey(codec, streamId, snapshotSortKey(name)),
     [Layout.snapshotMarker]: codec.streamName,
@@ -98,6 +88,12 @@ export async function saveSnapshot<State>(
     { isOwn: (found) => sameItem(item, found), read: () => getItem(documents, table, snapshotKey(codec, streamId, snapshotSortKey(name))) },
   );
   return outcome.kind === 'written';
+}
+
+/** A state sealed for the subjects of `trail`: only the events of a stream that declares personal data have any. */
+function sealedState(codec: EventCodec, trail: Trail, state: Uint8Array, place: SnapshotPlace): SealedState {
+  if (codec.personal === undefined) throw new Error(`unreachable: a state of ${codec.streamName} holds personal data the stream does not declare`);
+  return codec.personal.sealState(trail, state, place);
 }
 
 /** On snapshot items: the version of the state's shape, absent for version 1 (and on those saved before it had one). */
@@ -216,7 +212,7 @@ export function decodeSnapshot<State>(
 }
 
 /** A sealed snapshot's state, opened; `undefined` for one that is not sealed. */
-function openSnapshot(codec: EventCodec, streamId: string, name: string, item: Readonly<Record<string, unknown>>): OpenedBlob | undefined {
+function openSnapshot(codec: EventCodec, streamId: string, name: string, item: Readonly<Record<string, unknown>>): OpenedState | undefined {
   const shares = item[Layout.personal];
   if (shares === undefined) return undefined;
   const where = `Snapshot "${name}" of ${codec.streamName} "${streamId}"`;
@@ -233,5 +229,5 @@ function openSnapshot(codec: EventCodec, streamId: string, name: string, item: R
     throw new DecodeError(`${where} lacks a numeric version or state version; delete it to fold from version 1.`, codec.streamName);
   }
   const place = { partitionKey: partitionKeyOf(codec.streamName, streamId), name, version, stateVersion };
-  return openBlob(codec.personal.keys, item['state'], shares, (format) => storedSnapshotContext(format, place), where);
+  return codec.personal.openState(item['state'], shares, place, where);
 }

@@ -3,7 +3,7 @@ import { fromCommitItem, type VersionRange, commitCountOf, commitFirstVersionOf,
 import { Layout, MAX_VERSION, eventSortKey, partitionKeyOf, snapshotSortKey, versionOfSortKey } from '../layout';
 import { request } from '../../dynamo';
 import { decodeSnapshot, type Snapshot } from './snapshots';
-import { loadKeysOf } from '../erasure';
+import { loadKeysOf } from '../codec';
 import type { StreamEvent } from '../types';
 
 export type { VersionRange } from '../codec';

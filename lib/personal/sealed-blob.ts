@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { DecodeError, PersonalDataTamperedError } from '../../errors';
+import { DecodeError, PersonalDataTamperedError } from '../errors';
 import { DATA_KEY_BYTES, SealFormat, open, seal, storedBytes, type DataKey } from './cipher';
-import { knownKey } from './open-event';
-import type { SubjectKeys } from './subject-keys';
+import { knownKey, type KnownKeys } from './known-key';
 import type { Trail } from './trail';
 
 /** A value sealed for several subjects at once: its ciphertext, and each subject's share of its key, sealed with the subject's key. */
@@ -42,7 +41,7 @@ export type OpenedBlob =
  * `forgotten` once any of its subjects is. A key not loaded or missing, and a blob or share that fails
  * authentication, are errors.
  */
-export function openBlob(keys: SubjectKeys, body: unknown, shares: unknown, context: BlobContext, where: string): OpenedBlob {
+export function openBlob(keys: KnownKeys, body: unknown, shares: unknown, context: BlobContext, where: string): OpenedBlob {
   const contextIn = (format: number) => (typeof context === 'string' ? (format === SealFormat.first ? context : undefined) : context(format));
   if (typeof shares !== 'object' || shares === null || Array.isArray(shares))
     throw new DecodeError(`${where}: its key shares are not a map of subjects.`, undefined);
@@ -50,10 +49,10 @@ export function openBlob(keys: SubjectKeys, body: unknown, shares: unknown, cont
   const trail = new Map<string, DataKey>();
   const entries = Object.entries(shares as Record<string, unknown>);
   for (const [subject] of entries) {
-    if (knownKey({ keys }, subject, where).kind === 'forgotten') return { kind: 'forgotten', subject };
+    if (knownKey(keys, subject, where).kind === 'forgotten') return { kind: 'forgotten', subject };
   }
   for (const [subject, sealed] of entries) {
-    const known = knownKey({ keys }, subject, where);
+    const known = knownKey(keys, subject, where);
     if (known.kind !== 'key') return { kind: 'forgotten', subject };
     const bytes = storedBytes(sealed);
     const shareIn = (format: number) => {

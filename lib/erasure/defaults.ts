@@ -1,4 +1,4 @@
-import type { Backoff } from '../../util';
+import type { Backoff } from '../util';
 
 /** Defaults of {@link SubjectKeys}, in one place. */
 export const SubjectKeysDefaults = {

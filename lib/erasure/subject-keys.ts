@@ -1,12 +1,15 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ConfigurationError, DynafoldError, KeyProviderError, SubjectForgottenError } from '../../errors';
-import { documentClient, withSignal } from '../../dynamo';
-import { Semaphore, requireInteger, requireTableName } from '../../util';
-import { dataKeyOf, type DataKey } from './cipher';
+import { ConfigurationError, DynafoldError, KeyProviderError, SubjectForgottenError } from '../errors';
+import { documentClient, withSignal } from '../dynamo';
+import { Semaphore, requireInteger, requireTableName } from '../util';
+import { dataKeyOf, type DataKey, type DeclaringStream, type PersonalCodec } from '../personal';
+import { resolveDeclaration, type DeclaredFields } from './declaration';
 import { SubjectKeysDefaults } from './defaults';
 import { KeyCache, type HeldKey, type KnownKey } from './key-cache';
 import type { KeyProvider } from './key-provider';
+import type { KeyStore } from './key-store';
+import { personalHooks } from './personal-hooks';
 import { markForgotten, putNewKey, readKeyRecord, readKeyRecords, requireSubject, type KeyRecord } from './key-table';
 
 /** Options of {@link SubjectKeys}. */
@@ -72,7 +75,7 @@ export interface KeyReadStats {
  * await keys.forget('c-1')
  * ```
  */
-export class SubjectKeys {
+export class SubjectKeys implements KeyStore {
   readonly table: string;
   readonly provider: KeyProvider;
   /** How long a process keeps what it read of a key (`cacheLifetimeMs` resolved). */
@@ -121,6 +124,15 @@ export class SubjectKeys {
     // read again by this call, so a decode is told a key is missing only after a read that began after it asked.
     const missing = joined.filter((subject) => this.cache.peek(subject)?.kind === 'missing');
     if (missing.length > 0) await this.tracked(missing, this.read(missing, needed, options.signal));
+  }
+
+  /**
+   * @internal The hooks a stream's codec seals and opens its personal data with, for the fields `option`
+   * declares (checked against the stream: a `ConfigurationError` names what to fix). The store calls it
+   * for a stream whose `personalData.keys` this is, and knows nothing else of personal data.
+   */
+  personalCodec(stream: DeclaringStream, option: DeclaredFields): PersonalCodec {
+    return personalHooks(this, resolveDeclaration(stream, option));
   }
 
   /** @internal What this process holds of a subject's key, however old (see `load`). */

@@ -1,17 +1,20 @@
-import { ValidationError } from '../../errors';
-import { keyedHash, seal, type DataKey } from './cipher';
-import { FIELD_FORMAT, fieldContext } from './contexts';
+import { ValidationError } from '../errors';
+import {
+  FIELD_FORMAT,
+  fieldContext,
+  keyedHash,
+  seal,
+  type DataKey,
+  type EventToSeal,
+  type SealEvent,
+  type SealedPersonal,
+  type SealingTarget,
+} from '../personal';
+import type { Declaration, ResolvedGroup } from './declaration';
 import { requireSubject } from './key-table';
-import type { PersonalCodec, ResolvedGroup, SealedPersonal } from './personal-codec';
+import type { KeyStore } from './key-store';
 
 type Data = Readonly<Record<string, unknown>>;
-
-/** An event of an append, as sealing sees it: its type, its data as it is stored (JSON-normalised) and its place in the append. */
-export interface EventToSeal {
-  readonly type: string;
-  readonly data: Data;
-  readonly index: number;
-}
 
 /** An event of an append at the version it is about to be written at (its sealed fields are bound to it). */
 export interface EventAtVersion extends EventToSeal {
@@ -24,11 +27,28 @@ export interface SubjectPlan {
   readonly fields: ReadonlyArray<string>;
 }
 
-/** Where an append goes: its stream, its partition key and its id's fields (for subjects read from the stream id). */
-export interface SealingTarget {
-  readonly streamName: string;
-  readonly partitionKey: string;
-  readonly ids: () => Readonly<Record<string, string>>;
+/**
+ * Readies an append's events for sealing their personal fields (see `PersonalCodec.sealing`): which
+ * subjects each event's fields belong to, and their keys, read or made once, before the first try. A
+ * forgotten subject fails the append with `SubjectForgottenError` before anything is written. Each field is
+ * sealed bound to its event's version, so the store seals again for the versions a try writes at.
+ */
+export async function prepareSealing(
+  keys: KeyStore,
+  declaration: Declaration,
+  target: SealingTarget,
+  events: ReadonlyArray<EventToSeal>,
+  signal: AbortSignal | undefined,
+): Promise<SealEvent | undefined> {
+  const plans = events.map((event) => planSealing(declaration, target, event));
+  const subjects = new Set(plans.flatMap((plan) => plan?.map(({ subject }) => subject) ?? []));
+  if (subjects.size === 0) return undefined;
+  const held = await keys.forWriting(subjects, signal);
+  return (index, version) => {
+    const plan = plans[index];
+    const event = events[index];
+    return plan === undefined || event === undefined ? undefined : sealFields(target, { ...event, version }, plan, held);
+  };
 }
 
 /**
@@ -36,8 +56,8 @@ export interface SealingTarget {
  * none to seal (a type without personal fields, or none of them set). A subject id that is none is a
  * `ValidationError` naming the event and where the id came from.
  */
-export function planSealing(personal: PersonalCodec, target: SealingTarget, event: EventToSeal): SubjectPlan[] | undefined {
-  const groups = personal.groupsOf(event.type);
+export function planSealing(declaration: Declaration, target: SealingTarget, event: EventToSeal): SubjectPlan[] | undefined {
+  const groups = declaration.groupsOf(event.type);
   if (groups.length === 0) return undefined;
   const plans = new Map<string, string[]>();
   for (const group of groups) {

@@ -1,18 +1,8 @@
-import type { DataKey } from './cipher';
+import type { KnownKey } from '../personal';
 import { ForgetFence, type LoadTicket } from './forget-fence';
 
 export type { LoadTicket } from './forget-fence';
-
-/** What this process knows of a subject's key. */
-export type KnownKey =
-  | { readonly kind: 'key'; readonly key: DataKey }
-  /** The subject was forgotten: its data reads redacted, and no key is made for it again. */
-  | { readonly kind: 'forgotten'; readonly forgottenAt: string }
-  /** The key table held nothing for the subject when it was last read (strongly consistent). */
-  | { readonly kind: 'missing' };
-
-/** A subject's key, or that it was forgotten: what the key table can hold for a subject. */
-export type HeldKey = Exclude<KnownKey, { readonly kind: 'missing' }>;
+export type { HeldKey, KnownKey } from '../personal';
 
 type Forgotten = Extract<KnownKey, { readonly kind: 'forgotten' }>;
 

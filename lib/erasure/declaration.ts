@@ -1,89 +1,43 @@
 import { z } from 'zod';
-import { ConfigurationError } from '../../errors';
-import type { EventSchemas } from '../types';
-import type { PersonalCodec, ResolvedGroup, ResolvedSubject } from './personal-codec';
+import { ConfigurationError } from '../errors';
+import type { DeclaringStream } from '../personal';
 import { nonStringOutputs } from './non-string-outputs';
-import { SubjectKeys } from './subject-keys';
 
-/** The fields of `Data` that hold strings: a subject id is one. */
-type StringFieldOf<Data> = { [K in keyof Data & string]-?: NonNullable<Data[K]> extends string ? K : never }[keyof Data & string];
+/** Where an event's subject id is read from, resolved. */
+export type ResolvedSubject = { readonly data: string } | { readonly streamId: string };
 
-/**
- * Whose personal data an event's fields are: a subject id read from a field of the event's data (an
- * order's customer) or from a field of its stream id (an account's owner). Subject ids are stored in the
- * clear, so make them opaque ids, never the person's email or name.
- */
-export type SubjectSource<Data, IdField extends string> = { readonly data: StringFieldOf<Data> } | { readonly streamId: IdField };
-
-/**
- * One subject's personal fields of an event type: each field (of the type's data, at the top level) with
- * the value it reads as once the subject is forgotten, a value the field's schema accepts (`'[erased]'`,
- * `null` for a nullable field, `0`), at every version of the type that has the field unless `older`
- * declares that version's own. A field holding an object is sealed whole.
- *
- * @example
- * ```ts
- * { subject: { data: 'customerId' },
- *   fields: { email: '[erased]', address: null } }
- * ```
- */
-export interface PersonalFields<Data, IdField extends string> {
-  readonly subject: SubjectSource<Data, IdField>;
-  readonly fields: { readonly [K in keyof Data]?: Data[K] };
+/** One subject's personal fields of an event type, resolved: each field with the value it reads as once the subject is forgotten. */
+export interface ResolvedGroup {
+  readonly subject: ResolvedSubject;
+  readonly fields: ReadonlyMap<string, unknown>;
 }
 
-/** The personal fields of an event type: one subject's, or several subjects' for an event about several people. */
-export type PersonalDeclaration<Data, IdField extends string> = PersonalFields<Data, IdField> | ReadonlyArray<PersonalFields<Data, IdField>>;
+/** A stream's `personalData`, checked: what each event type seals at today's version, and what a sealed field of a stored version reads as once its subject is forgotten. */
+export interface Declaration {
+  /** The groups of personal fields an event of `type` (today's name) seals when appended; none for a type without personal data. */
+  groupsOf(type: string): ReadonlyArray<ResolvedGroup>;
+  /** What `field` of an event of `type` stored at `version` reads as once its subject is forgotten; `undefined` when it was not declared. */
+  replacementOf(type: string, version: number, field: string): { readonly value: unknown } | undefined;
+}
+
+/** The declaring part of a `personalData` option (see `PersonalDataOptions`), as it is checked: anything may come at run time. */
+export interface DeclaredFields {
+  readonly events?: unknown;
+  readonly older?: unknown;
+}
 
 /**
- * The `personalData` option of an event stream: the key store, and per event type which fields are
- * personal and whose they are. Appends seal those fields with the subject's key before anything is
- * written; every reader opens them, or reads the declared replacements once the subject is forgotten.
+ * Checks the fields a stream's `personalData` declares (the store checked the option is an object with
+ * `keys`); throws `ConfigurationError` naming what to fix.
  */
-export interface PersonalDataOptions<Events extends EventSchemas, IdField extends string> {
-  /** The subjects' keys (one store per key table in a process: it holds the cache). */
-  readonly keys: SubjectKeys;
-  /** Today's version of each event type that holds personal data. A type or field the stream lacks is a `ConfigurationError`. */
-  readonly events: { readonly [K in keyof Events & string]?: PersonalDeclaration<z.output<Events[K]>, IdField> };
-  /**
-   * Older versions of a type (see `versions`) whose stored events hold sealed fields of other names, or
-   * whose schema refuses a replacement of today's: per type, per version, what their fields read as once
-   * the subject is forgotten (the event is then upcast like any other). A field a version does not list
-   * reads as today's replacement, which that version's schema must accept: one it refuses is a
-   * `ConfigurationError` at construction naming the version to declare here.
-   * @defaultValue none
-   */
-  readonly older?:
-    { readonly [K in keyof Events & string]?: Readonly<Record<number, PersonalDeclaration<Record<string, unknown>, IdField>>> } | undefined;
-}
-
-/** What resolving needs of the stream: its events' schemas and their versions' schemas (see `versions`). */
-export interface DeclaringStream {
-  readonly name: string;
-  readonly streamIdFields: ReadonlyArray<string>;
-  readonly events: EventSchemas;
-  /** Today's version of a type, its older versions' schemas, and whether it is retired. */
-  readonly types: ReadonlyMap<
-    string,
-    {
-      readonly type: string;
-      readonly version: number;
-      readonly older: ReadonlyMap<number, { readonly schema: z.ZodType }>;
-      readonly retired?: unknown;
-    }
-  >;
-}
-
-/** Checks a stream's `personalData` and resolves it for the codec; throws `ConfigurationError` naming what to fix. */
-export function resolvePersonalData(stream: DeclaringStream, option: PersonalDataOptions<EventSchemas, string>): PersonalCodec {
+export function resolveDeclaration(stream: DeclaringStream, option: DeclaredFields): Declaration {
   const where = `Stream ${stream.name}: \`personalData\``;
-  if (typeof option !== 'object' || option === null) throw new ConfigurationError(`${where} must be an object with \`keys\` and \`events\`.`);
-  if (!(option.keys instanceof SubjectKeys)) throw new ConfigurationError(`${where}: expected \`keys\` to be a SubjectKeys.`);
-  if (typeof option.events !== 'object' || option.events === null || Object.keys(option.events).length === 0) {
+  const events = option.events;
+  if (typeof events !== 'object' || events === null || Object.keys(events).length === 0) {
     throw new ConfigurationError(`${where}: expected \`events\` to declare the personal fields of at least one event type.`);
   }
   const today = new Map<string, ResolvedGroup[]>();
-  for (const [type, declaration] of Object.entries(option.events)) {
+  for (const [type, declaration] of Object.entries(events)) {
     const reading = stream.types.get(type);
     if (!Object.hasOwn(stream.events, type) || reading === undefined) {
       throw new ConfigurationError(`${where}: \`events.${type}\` names no event type of the stream (${Object.keys(stream.events).join(', ')}).`);
@@ -92,13 +46,13 @@ export function resolvePersonalData(stream: DeclaringStream, option: PersonalDat
     today.set(type, resolveGroups(`${where}, \`events.${type}\``, stream, schema, declaration));
   }
   const older = new Map<string, Map<number, ResolvedGroup[]>>();
-  for (const [type, versions] of Object.entries(option.older ?? {})) {
+  for (const [type, versions] of Object.entries((option.older ?? {}) as Readonly<Record<string, unknown>>)) {
     const reading = stream.types.get(type);
     if (!Object.hasOwn(stream.events, type) || reading === undefined) {
       throw new ConfigurationError(`${where}: \`older.${type}\` names no event type of the stream.`);
     }
     const byVersion = new Map<number, ResolvedGroup[]>();
-    for (const [key, declaration] of Object.entries(versions ?? {})) {
+    for (const [key, declaration] of Object.entries((versions ?? {}) as Readonly<Record<string, unknown>>)) {
       const version = Number(key);
       const olderVersion = reading.older.get(version);
       if (olderVersion === undefined) {
@@ -109,7 +63,7 @@ export function resolvePersonalData(stream: DeclaringStream, option: PersonalDat
     older.set(type, byVersion);
   }
   for (const [type, groups] of today) checkOlderVersions(`${where}, \`events.${type}\``, stream, type, groups, older.get(type));
-  return personalCodec(option.keys, stream, today, older);
+  return declarationOf(today, older);
 }
 
 /**
@@ -143,19 +97,15 @@ function shown(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function personalCodec(
-  keys: SubjectKeys,
-  stream: DeclaringStream,
+function declarationOf(
   today: ReadonlyMap<string, ReadonlyArray<ResolvedGroup>>,
   older: ReadonlyMap<string, ReadonlyMap<number, ReadonlyArray<ResolvedGroup>>>,
-): PersonalCodec {
+): Declaration {
   const replacements = (groups: ReadonlyArray<ResolvedGroup> | undefined) =>
     new Map((groups ?? []).flatMap((group) => [...group.fields].map(([field, value]) => [field, { value }] as const)));
   const todays = new Map([...today].map(([type, groups]) => [type, replacements(groups)]));
   const olders = new Map([...older].map(([type, versions]) => [type, new Map([...versions].map(([v, groups]) => [v, replacements(groups)]))]));
   return {
-    keys,
-    streamIdFields: stream.streamIdFields,
     groupsOf: (type) => today.get(type) ?? [],
     // A field an older version does not declare reads as today's replacement (its schema there accepts it: see checkOlderVersions).
     replacementOf: (type, version, field) => olders.get(type)?.get(version)?.get(field) ?? todays.get(type)?.get(field),

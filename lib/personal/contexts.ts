@@ -1,3 +1,4 @@
+import type { SnapshotPlace } from './personal-codec';
 import { SealFormat } from './cipher';
 
 /*
@@ -32,14 +33,6 @@ export function storedFieldContext(format: number, place: FieldPlace): string | 
   if (format === FIELD_FORMAT) return fieldContext(place);
   if (format === SealFormat.first) return ['dynafold:event', place.partitionKey, place.storedType, place.subject, place.field].join('\n');
   return undefined;
-}
-
-/** Where a snapshot is sealed: its stream instance and name, the stream version its state stands at and the version of the state's shape. */
-export interface SnapshotPlace {
-  readonly partitionKey: string;
-  readonly name: string;
-  readonly version: number;
-  readonly stateVersion: number;
 }
 
 /** The format snapshots are sealed in: bound to the versions saved beside the state too. */

@@ -1,10 +1,10 @@
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoRequestError, ValidationError } from '../../errors';
-import { KeyLimits, asRequestError, getItem, keyedTableDefinition, landedDespite, newWriteId, request, sendConditional } from '../../dynamo';
-import { ILL_FORMED, backoffDelay, isWellFormed, sleep } from '../../util';
+import { DynamoRequestError, ValidationError } from '../errors';
+import { KeyLimits, asRequestError, getItem, keyedTableDefinition, landedDespite, newWriteId, request, sendConditional } from '../dynamo';
+import { ILL_FORMED, backoffDelay, isWellFormed, sleep } from '../util';
 import { SubjectKeysDefaults } from './defaults';
-import { storedBytes } from './cipher';
+import { storedBytes } from '../personal';
 
 /**
  * How subjects' keys are laid out in their table: one item per subject (`pk = subject#<id>`, `sk = key`)

@@ -1,31 +1,6 @@
-import { DecodeError, EventVersionTooNewError, PersonalDataTamperedError, SubjectKeyMissingError, SubjectKeyNotLoadedError } from '../../errors';
-import { open, storedBytes, type DataKey } from './cipher';
-import type { HeldKey } from './key-cache';
-import type { PersonalCodec } from './personal-codec';
-import { storedFieldContext } from './contexts';
-import type { Trail } from './trail';
-
-/** A stored event whose sealed fields are opened: where it is and what its type reads as. */
-export interface SealedEventRef {
-  /** For messages ("Event item <pk> <sk> of stream Order…"). */
-  readonly where: string;
-  readonly streamName: string;
-  readonly streamId: string;
-  readonly version: number;
-  readonly partitionKey: string;
-  /** The type the event is stored under (an alias, for a renamed type). */
-  readonly storedType: string;
-  /** The type it reads as today, its stored version and today's. */
-  readonly type: string;
-  readonly storedVersion: number;
-  readonly todaysVersion: number;
-}
-
-/** An event's data with its sealed fields put back, and the subjects opened. */
-export interface OpenedData {
-  readonly data: unknown;
-  readonly trail: Trail | undefined;
-}
+import { DecodeError, EventVersionTooNewError, PersonalDataTamperedError } from '../errors';
+import { knownKey, open, storedBytes, storedFieldContext, type DataKey, type KnownKeys, type OpenedData, type SealedEventRef } from '../personal';
+import type { Declaration } from './declaration';
 
 /**
  * Puts an event's personal fields back into its stored data, before its schema parses it: each sealed with
@@ -34,13 +9,7 @@ export interface OpenedData {
  * is an error, never a silent redaction; so is a value that fails authentication
  * (`PersonalDataTamperedError`). Synchronous: readers load the keys of what they read first.
  */
-export function openSealedFields(personal: PersonalCodec | undefined, raw: unknown, sealed: unknown, ref: SealedEventRef): OpenedData {
-  if (personal === undefined) {
-    throw new DecodeError(
-      `${ref.where} holds sealed personal data, but stream ${ref.streamName} declares no \`personalData\`: declare it with the key table it was written with.`,
-      ref.streamName,
-    );
-  }
+export function openSealedFields(keys: KnownKeys, declaration: Declaration, raw: unknown, sealed: unknown, ref: SealedEventRef): OpenedData {
   if (!isMap(sealed) || !isMap(raw)) {
     throw new DecodeError(
       `${ref.where}: its personal data is not a map of subjects to sealed fields, or its data is not an object; an append never writes that.`,
@@ -51,9 +20,9 @@ export function openSealedFields(personal: PersonalCodec | undefined, raw: unkno
   const trail = new Map<string, DataKey>();
   for (const [subject, fields] of Object.entries(sealed)) {
     if (!isMap(fields)) throw new DecodeError(`${ref.where}: the sealed fields of subject "${subject}" are not a map.`, ref.streamName);
-    const known = knownKey(personal, subject, ref.where);
+    const known = knownKey(keys, subject, ref.where);
     if (known.kind === 'forgotten') {
-      for (const field of Object.keys(fields)) data[field] = replacement(personal, ref, field);
+      for (const field of Object.keys(fields)) data[field] = replacement(declaration, ref, field);
       continue;
     }
     trail.set(subject, known.key);
@@ -68,17 +37,9 @@ export function openSealedFields(personal: PersonalCodec | undefined, raw: unkno
   return { data, trail: trail.size === 0 ? undefined : trail };
 }
 
-/** What this process loaded of a subject's key: its key or that it was forgotten; anything else is an error. */
-export function knownKey(personal: Pick<PersonalCodec, 'keys'>, subject: string, where: string): HeldKey {
-  const known = personal.keys.known(subject);
-  if (known === undefined) throw new SubjectKeyNotLoadedError(subject, where);
-  if (known.kind === 'missing') throw new SubjectKeyMissingError(subject, personal.keys.table, where);
-  return known;
-}
-
 /** The declared replacement of a forgotten subject's field, for the version the event is stored at. */
-function replacement(personal: PersonalCodec, ref: SealedEventRef, field: string): unknown {
-  const declared = personal.replacementOf(ref.type, ref.storedVersion, field);
+function replacement(declaration: Declaration, ref: SealedEventRef, field: string): unknown {
+  const declared = declaration.replacementOf(ref.type, ref.storedVersion, field);
   if (declared !== undefined) return declared.value;
   if (ref.storedVersion > ref.todaysVersion) {
     const { streamName, streamId, version, storedType: type, storedVersion } = ref;

@@ -1,6 +1,6 @@
-import { ConfigurationError, KeyProviderError } from '../../errors';
-import { requireText } from '../../util';
-import { DATA_KEY_BYTES, newDataKey, open, seal } from './cipher';
+import { ConfigurationError, KeyProviderError } from '../errors';
+import { requireText } from '../util';
+import { DATA_KEY_BYTES, newDataKey, open, seal } from '../personal';
 
 /** A new subject's data key, in the clear (used, never stored) and wrapped (stored in the key table). */
 export interface NewDataKey {

@@ -1,5 +1,5 @@
+import type { PersonalCodec } from '../../personal';
 import { Layout } from '../layout';
-import type { PersonalCodec } from './personal-codec';
 
 type Item = Readonly<Record<string, unknown>>;
 
