@@ -1,4 +1,3 @@
-import type { PersonalCodec } from '../../personal';
 import { Layout } from '../layout';
 
 type Item = Readonly<Record<string, unknown>>;
@@ -17,14 +16,4 @@ export function personalSubjects(items: Iterable<Item | undefined>): Set<string>
     if (Array.isArray(events)) for (const event of events) add(event);
   }
   return subjects;
-}
-
-/**
- * Loads the keys of the subjects `items` hold personal data of, so that they decode without waiting (one
- * BatchGetItem for those not loaded within their lifetime). Nothing is read for items without any.
- */
-export async function loadKeysOf(personal: PersonalCodec | undefined, items: Iterable<Item | undefined>, signal?: AbortSignal): Promise<void> {
-  if (personal === undefined) return;
-  const subjects = personalSubjects(items);
-  if (subjects.size > 0) await personal.keys.load(subjects, { signal });
 }

@@ -1,37 +1,11 @@
 import { ValidationError } from '../../errors';
 import type { Decider, LoadOptions, Loaded, SnapshotOptions } from './load-options';
+import type { SnapshotPage } from '../commits';
 import { EventStreamDefaults } from '../defaults';
-import type { Snapshot } from './snapshots';
-import type { SnapshotPage } from './stream-reader';
-import type { StreamEvent } from '../types';
+import { saveSnapshot, snapshotPage } from '../snapshots';
+import type { StreamDefinition } from '../stream-definition';
+import type { Snapshot, StreamEvent } from '../types';
 import { TrailCollector, type Trail } from '../../personal';
-
-/** The versions a load reads: from `fromVersion` to `toVersion` (default the head). */
-export interface LoadRange {
-  readonly fromVersion: number;
-  readonly toVersion?: number | undefined;
-  /** `fromVersion - 1` is known to end a commit (or is 0), so no commit that starts before `fromVersion` holds it. */
-  readonly afterCommitEnd?: boolean | undefined;
-}
-
-/** What a load needs of a stream. */
-export interface LoadTarget<Event> {
-  /** The events of `range`, strongly consistent unless `consistent` is false. */
-  loadEvents(id: string, range: LoadRange, reading: { consistent: boolean; signal: AbortSignal | undefined }): AsyncIterable<Event>;
-  /** The snapshot under `name` and the newest events, read together (see `readSnapshotPage`). */
-  loadSnapshotPage(
-    id: string,
-    name: string | undefined,
-    reading: { limit: number; consistent: boolean; signal: AbortSignal | undefined },
-  ): Promise<SnapshotPage<Event>>;
-  saveSnapshot<State>(
-    id: string,
-    snapshot: Snapshot<State>,
-    name?: string,
-    options?: { signal?: AbortSignal | undefined; trail?: Trail | undefined; replacesForgotten?: boolean | undefined },
-  ): Promise<boolean>;
-  readonly skipsInFolds?: ((event: Event) => boolean) | undefined;
-}
 
 function initialState<State>(initial: State | (() => State)): State {
   return typeof initial === 'function' ? (initial as () => State)() : initial;
@@ -51,10 +25,10 @@ export function readConsistency(consistent: unknown, fallback: boolean): boolean
 /**
  * A stream instance's state: from its snapshot (when `snapshot` is given and one of a usable state version
  * is stored) plus the events after it, read with the snapshot in one Query where they fit (see
- * `readSnapshotPage`), and a new snapshot saved once `snapshot.every` events were folded past it.
+ * `CommitLog.snapshotPage`), and a new snapshot saved once `snapshot.every` events were folded past it.
  */
 export async function loadState<State, Event extends StreamEvent>(
-  stream: LoadTarget<Event>,
+  stream: StreamDefinition,
   streamId: string,
   fold: Pick<Decider<State, Event, unknown>, 'initial' | 'evolve'>,
   options: LoadOptions<State>,
@@ -66,7 +40,7 @@ export async function loadState<State, Event extends StreamEvent>(
 
 /** A load as `loadState`'s, also naming the version of the snapshot the state now stands on (0 for none). */
 export async function loadAndSnapshot<State, Event extends StreamEvent>(
-  stream: LoadTarget<Event>,
+  stream: StreamDefinition,
   streamId: string,
   fold: Pick<Decider<State, Event, unknown>, 'initial' | 'evolve'>,
   options: LoadOptions<State>,
@@ -77,7 +51,11 @@ export async function loadAndSnapshot<State, Event extends StreamEvent>(
   const page =
     options.snapshot === undefined
       ? undefined
-      : await stream.loadSnapshotPage(streamId, options.snapshot.name, { limit: snapshotPageLimit(options.snapshot), consistent, signal });
+      : ((await snapshotPage(stream, streamId, options.snapshot.name, {
+          limit: snapshotPageLimit(options.snapshot),
+          consistent,
+          signal,
+        })) as SnapshotPage<Event>);
   const stored = page?.snapshot;
   const snapshot = stored === undefined ? undefined : usableSnapshot(stored, stateVersion, options.snapshot?.upcast);
   const fromSnapshot = snapshot?.version ?? 0;
@@ -101,7 +79,7 @@ export async function loadAndSnapshot<State, Event extends StreamEvent>(
  * `replacesForgotten`: the snapshot stored is sealed for a forgotten subject (see `SnapshotSave`).
  */
 export async function snapshotIfDue<State>(
-  stream: Pick<LoadTarget<StreamEvent>, 'saveSnapshot'>,
+  stream: StreamDefinition,
   streamId: string,
   folded: Loaded<State>,
   snapshotAt: number,
@@ -112,7 +90,7 @@ export async function snapshotIfDue<State>(
   const every = options.snapshot?.every;
   if (every === undefined || folded.version - snapshotAt < every) return snapshotAt;
   const stateVersion = snapshotStateVersion(options.snapshot);
-  await stream.saveSnapshot(streamId, { version: folded.version, state: folded.state, stateVersion }, options.snapshot?.name, {
+  await saveSnapshot(stream, streamId, { version: folded.version, state: folded.state, stateVersion }, options.snapshot?.name, {
     signal: options.signal,
     trail,
     replacesForgotten,
@@ -162,7 +140,7 @@ function usableSnapshot<State>(
 
 /** The fold's `evolve`, passing over the events folds skip (of types retired with `skip`). */
 export function foldingEvolve<State, Event extends StreamEvent>(
-  stream: LoadTarget<Event>,
+  stream: Pick<StreamDefinition, 'skipsInFolds'>,
   evolve: (state: State, event: Event) => State,
 ): (state: State, event: Event) => State {
   const skips = stream.skipsInFolds;
@@ -175,7 +153,7 @@ export function foldingEvolve<State, Event extends StreamEvent>(
  * between `start` and them when the page did not reach that far.
  */
 export async function foldAfter<State, Event extends StreamEvent>(
-  stream: LoadTarget<Event>,
+  stream: StreamDefinition,
   streamId: string,
   evolve: (state: State, event: Event) => State,
   start: Loaded<State>,
@@ -198,16 +176,23 @@ export async function foldAfter<State, Event extends StreamEvent>(
  * not look for a commit holding `after + 1` that starts before it; a snapshot's version may be any.
  */
 async function* eventsAfter<Event extends StreamEvent>(
-  stream: LoadTarget<Event>,
+  stream: StreamDefinition,
   streamId: string,
   after: number,
   reading: { consistent: boolean; signal: AbortSignal | undefined },
   page: SnapshotPage<Event> | undefined,
 ): AsyncGenerator<Event> {
+  const paging = { pageSize: EventStreamDefaults.readPageSize, consistent: reading.consistent, signal: reading.signal };
   if (page === undefined) {
-    yield* stream.loadEvents(streamId, { fromVersion: after + 1, afterCommitEnd: true }, reading);
+    yield* stream.commits.events(streamId, { fromVersion: after + 1 }, { ...paging, afterCommitEnd: true }) as AsyncGenerator<Event>;
     return;
   }
-  if (page.from > after + 1) yield* stream.loadEvents(streamId, { fromVersion: after + 1, toVersion: page.from - 1 }, reading);
+  if (page.from > after + 1) {
+    yield* stream.commits.events(
+      streamId,
+      { fromVersion: after + 1, toVersion: page.from - 1 },
+      { ...paging, afterCommitEnd: false },
+    ) as AsyncGenerator<Event>;
+  }
   for (const event of page.newest) if (event.version > after) yield event;
 }

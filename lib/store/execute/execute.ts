@@ -1,9 +1,9 @@
-import { ConcurrencyError } from '../errors';
-import { backoffDelay, mayRetry, sleep, type RetryOptions } from '../util';
-import { EventStreamDefaults } from './defaults';
-import { resolveCallRetry } from './event-stream-options';
-import type { AppendResult } from './stream-appends';
-import type { StreamEvent } from './types';
+import { ConcurrencyError } from '../../errors';
+import { backoffDelay, mayRetry, sleep, type RetryOptions } from '../../util';
+import { Attr, SpanEvents, inSpan, spanEvent, streamSpan } from '../../telemetry';
+import { appendAfterLoad, resolveCallRetry } from '../append';
+import { EventStreamDefaults } from '../defaults';
+import type { InlineProjection, InlineResult } from '../inline';
 import {
   foldAfter,
   foldingEvolve,
@@ -14,12 +14,10 @@ import {
   type Decider,
   type LoadOptions,
   type Loaded,
-  type LoadTarget,
-} from './read';
-export type { Decider, LoadOptions, Loaded, SnapshotOptions } from './read';
-import type { InlineProjection, InlineResult } from './inline';
-import type { ProjectedRows, WaitForProjections } from './read-your-writes';
-import { Attr, SpanEvents, spanEvent } from '../telemetry';
+} from '../load';
+import { waitForProjections, type ProjectedRows, type WaitForProjections } from '../read-your-writes';
+import { formatStreamId, type StreamDefinition } from '../stream-definition';
+import type { StreamEvent } from '../types';
 
 /** Options of `execute`. */
 export interface CommandOptions<State = unknown> extends LoadOptions<State> {
@@ -61,38 +59,36 @@ export interface CommandResult<State, Event> extends Loaded<State> {
   readonly projected?: ProjectedRows | undefined;
 }
 
-/** An append after a load that another append beat to the next version. */
-export interface LostRace<Event> {
-  readonly lostRace: true;
-  /** The version the stream is at least at: the last one the winner took (or the first, without the winner). */
-  readonly actualVersion: number;
-  /** The events of the commit that took the version, when DynamoDB returned it. */
-  readonly winner?: ReadonlyArray<Event> | undefined;
+/**
+ * The execute action (`EventStream.execute`): load → decide → append with `expectedVersion`, retrying on
+ * `ConcurrencyError` a bounded number of times; with `waitFor`, once the projections reflect what it appended.
+ */
+export async function execute<State>(
+  stream: StreamDefinition,
+  id: unknown,
+  decider: Decider<State, StreamEvent, unknown>,
+  options: CommandOptions<State> = {},
+): Promise<CommandResult<State, StreamEvent>> {
+  const { waitFor, ...command } = options;
+  const result = await inSpan(streamSpan('execute', stream), async (span) => {
+    const streamId = formatStreamId(stream, id);
+    span.set({ [Attr.streamId]: streamId });
+    const executed = await executeCommand(stream, streamId, decider, command);
+    span.set({ [Attr.version]: executed.version, [Attr.eventCount]: executed.events.length });
+    return executed;
+  });
+  // A command that decided nothing wrote nothing to wait for.
+  return waitFor === undefined || result.events.length === 0
+    ? result
+    : { ...result, projected: await waitForProjections(result.events, waitFor, options.signal) };
 }
 
-/** What the command helper needs of a stream (kept narrow so it is easy to test and reason about): a load's, and the append after it. */
-interface CommandTarget<Event, NewEvent> extends LoadTarget<Event> {
-  readonly name: string;
-  appendAfterLoad(
-    id: string,
-    events: ReadonlyArray<NewEvent>,
-    options: {
-      expectedVersion: number;
-      idempotencyKey?: string | undefined;
-      request?: unknown;
-      metadata?: Readonly<Record<string, unknown>> | undefined;
-      signal?: AbortSignal | undefined;
-      inline?: ReadonlyArray<InlineProjection> | undefined;
-    },
-  ): Promise<AppendResult<Event> | LostRace<Event>>;
-}
-
-export async function executeCommand<State, Event extends StreamEvent, NewEvent>(
-  stream: CommandTarget<Event, NewEvent>,
+async function executeCommand<State>(
+  stream: StreamDefinition,
   streamId: string,
-  decider: Decider<State, Event, NewEvent>,
+  decider: Decider<State, StreamEvent, unknown>,
   options: CommandOptions<State>,
-): Promise<CommandResult<State, Event>> {
+): Promise<CommandResult<State, StreamEvent>> {
   const retry = resolveCallRetry(options.retry, EventStreamDefaults.commandRetry, 'a command');
   const consistent = readConsistency(options.consistent, EventStreamDefaults.commandConsistentLoad);
   const started = Date.now();
@@ -104,7 +100,7 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
     const { state, version } = loaded;
     const decided = (await decider.decide?.(state, version)) ?? [];
     if (decided.length === 0) return { state, version, events: [] };
-    const appended = await stream.appendAfterLoad(streamId, decided, {
+    const appended = await appendAfterLoad(stream, streamId, decided, {
       expectedVersion: version,
       ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey, request: { command: options.request ?? null } }),
       ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
@@ -142,13 +138,13 @@ export async function executeCommand<State, Event extends StreamEvent, NewEvent>
  * again is on a stream whose head moves faster than one commit a try: it also reads the events after the
  * winner (strongly consistent), or it would trail the head for ever. Without the winner, it loads again.
  */
-async function afterLostRace<State, Event extends StreamEvent, NewEvent>(
-  stream: CommandTarget<Event, NewEvent>,
+async function afterLostRace<State>(
+  stream: StreamDefinition,
   streamId: string,
-  decider: Decider<State, Event, NewEvent>,
+  decider: Decider<State, StreamEvent, unknown>,
   options: CommandOptions<State>,
   lost: Loaded<State>,
-  winner: ReadonlyArray<Event> | undefined,
+  winner: ReadonlyArray<StreamEvent> | undefined,
   attempt: number,
 ): Promise<Loaded<State> | (Loaded<State> & { readonly snapshotAt: number })> {
   const last = winner?.at(-1);

@@ -18,9 +18,7 @@ export interface InstancePage {
 }
 
 /** Where one segment of a parallel Scan of an events table starts, and what it looks for. */
-export interface InstanceScan {
-  readonly documents: DynamoDBDocumentClient;
-  readonly table: string;
+export interface InstanceSegment {
   /** The streams whose instances to list (one scan serves every stream sharing the table). */
   readonly streamNames: ReadonlyArray<string>;
   readonly segment: number;
@@ -32,8 +30,15 @@ export interface InstanceScan {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** A segment of a Scan of the events table `table`, sent with `documents`. */
+export interface InstanceScan extends InstanceSegment {
+  readonly documents: DynamoDBDocumentClient;
+  readonly table: string;
+}
+
 /**
- * The instances of one segment of a parallel Scan, a page at a time. Every instance has exactly one
+ * The instances of one segment of a parallel Scan, a page at a time (the commit layer's Scan: see
+ * `CommitLog.instancePages`). Every instance has exactly one
  * event at version 1, so filtering on that sort key lists each once; only the partition key comes back.
  * The Scan still reads (and is billed for) every item of the segment: see the README's cost figures.
  */
