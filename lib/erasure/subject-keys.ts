@@ -8,7 +8,6 @@ import { resolveDeclaration, type DeclaredFields } from './declaration';
 import { SubjectKeysDefaults } from './defaults';
 import { KeyCache, type HeldKey, type KnownKey } from './key-cache';
 import type { KeyProvider } from './key-provider';
-import type { KeyStore } from './key-store';
 import { personalHooks } from './personal-hooks';
 import { markForgotten, putNewKey, readKeyRecord, readKeyRecords, requireSubject, type KeyRecord } from './key-table';
 
@@ -75,7 +74,7 @@ export interface KeyReadStats {
  * await keys.forget('c-1')
  * ```
  */
-export class SubjectKeys implements KeyStore {
+export class SubjectKeys {
   readonly table: string;
   readonly provider: KeyProvider;
   /** How long a process keeps what it read of a key (`cacheLifetimeMs` resolved). */
