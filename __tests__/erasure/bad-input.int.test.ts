@@ -8,7 +8,7 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DecodeError, EventStream, PersonalDataTamperedError, SubjectKeyMissingError, ValidationError, isTransient } from 'dynafold';
 import { processBatch } from 'dynafold/lambda';
-import { dataKeyOf, seal } from '../../lib/store/erasure/cipher';
+import { dataKeyOf, seal } from '../../lib/personal/cipher';
 import { customerEventSchemas, customerProfileProjection, customerStream } from '../support/customers';
 import { customerSetupOfFile } from '../support/customer-setup';
 import { plaintextIn, scanTable } from '../support/plaintext';

@@ -4,9 +4,9 @@
  * and bound, on an injected clock.
  */
 import fc from 'fast-check';
-import { newDataKey, open, seal, SEAL_OVERHEAD_BYTES, SealFormat } from '../../lib/store/erasure/cipher';
-import { KeyCache, type KnownKey } from '../../lib/store/erasure/key-cache';
-import { sealBlob } from '../../lib/store/erasure/sealed-blob';
+import { newDataKey, open, seal, SEAL_OVERHEAD_BYTES, SealFormat } from '../../lib/personal/cipher';
+import { KeyCache, type KnownKey } from '../../lib/erasure/key-cache';
+import { sealBlob } from '../../lib/personal/sealed-blob';
 
 test('a sealed value opens only under its key and for its place, whatever bytes change', () => {
   fc.assert(

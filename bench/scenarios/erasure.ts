@@ -7,8 +7,9 @@ import { LocalKeyProvider, SubjectKeys, subjectKeysTableDefinition } from 'dynaf
 import { processBatch } from 'dynafold/lambda';
 import { readStreamRecords, toLambdaRecord } from 'dynafold/local';
 import { itemSize } from '../../lib/dynamo/item-size';
-import { SEAL_OVERHEAD_BYTES, dataKeyOf } from '../../lib/store/erasure/cipher';
-import { planSealing, sealFields } from '../../lib/store/erasure/seal-events';
+import { SEAL_OVERHEAD_BYTES, dataKeyOf } from '../../lib/personal/cipher';
+import { planSealing, sealFields } from '../../lib/erasure/seal-events';
+import { resolveDeclaration } from '../../lib/erasure/declaration';
 import { billed } from '../cost/billed';
 import { clients, createTable } from '../support/local';
 import type { Row, Scenario, ScenarioContext, ScenarioResult } from '../support/report';
@@ -16,6 +17,7 @@ import { nsPerCall } from '../support/stats';
 
 const Registered = z.object({ name: z.string(), email: z.string(), country: z.string() });
 const data = { name: 'Ada Lovelace', email: 'ada.lovelace@example.com', country: 'UK' };
+const sealedFields = { subject: { streamId: 'customerId' }, fields: { name: '[erased]', email: '[erased]' } } as const;
 
 /** The same stream without personal data and with its name and email sealed. */
 function streams(client: DynamoDBClient, table: string, keys: SubjectKeys) {
@@ -25,7 +27,7 @@ function streams(client: DynamoDBClient, table: string, keys: SubjectKeys) {
     sealed: new EventStream({
       ...base,
       name: 'Customer',
-      personalData: { keys, events: { Registered: { subject: { streamId: 'customerId' }, fields: { name: '[erased]', email: '[erased]' } } } },
+      personalData: { keys, events: { Registered: sealedFields } },
     }),
   };
 }
@@ -68,7 +70,13 @@ export const erasure: Scenario = {
       const count = context.quick ? 20_000 : 200_000;
       const rounds = context.quick ? 5 : 11;
       const key = dataKeyOf(randomBytes(32));
-      const personal = sealed.codec.personal as NonNullable<typeof sealed.codec.personal>;
+      const declaringStream = {
+        name: 'Customer',
+        streamIdFields: ['customerId'],
+        events: { Registered },
+        types: new Map([['Registered', { type: 'Registered', version: 1, older: new Map() }]]),
+      };
+      const personal = resolveDeclaration(declaringStream, { events: { Registered: sealedFields } });
       const target = { streamName: 'Customer', partitionKey: 'Customer#c-0', ids: () => ({ customerId: 'c-0' }) };
       const event = { type: 'Registered', data, index: 0, version: 1 };
       const plan = planSealing(personal, target, event) ?? [];

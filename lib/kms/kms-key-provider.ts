@@ -1,6 +1,6 @@
 import { DecryptCommand, GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { ConfigurationError, KeyProviderError } from '../errors';
-import type { KeyProvider, NewDataKey } from '../store';
+import type { KeyProvider, NewDataKey } from '../erasure';
 import { requireText } from '../util';
 
 /** Options of {@link KmsKeyProvider}. */

@@ -1,5 +1,5 @@
-import { DynafoldError, ValidationError, isTransient } from '../errors';
-import { decoder, type AnyEventStream, type EventsOfStream, type StreamEvent } from '../store';
+import { ValidationError, isTransient } from '../errors';
+import { decodeImages, decoder, type AnyEventStream, type EventsOfStream, type StreamEvent, type StreamImage } from '../store';
 import { batchResponse, type PartialBatchResponse } from './batch-response';
 import { log, resolveLogger, type Logger } from '../util';
 import { eventRef, type AnyProjection, type ApplyResult, type Entry, type MultiSourceRowOutcome, type RowOutcome } from '../outcome';
@@ -193,7 +193,7 @@ async function decodeRecords<P extends Record<string, AnyProjection>, St extends
   );
 
   const readImage = imageReader(options);
-  const images = records.map((record) => {
+  const images = records.map((record): { readonly image: StreamImage | undefined } | { readonly error: unknown } => {
     try {
       return { image: readImage(record) };
     } catch (error) {
@@ -201,29 +201,21 @@ async function decodeRecords<P extends Record<string, AnyProjection>, St extends
     }
   });
   // The keys of every subject whose personal data the batch holds, in one read, before any record decodes.
-  const keysFailure = await decode
-    .loadKeys(
-      images.map((read) => read.image),
-      { signal: options.signal },
-    )
-    .then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+  const decoded = await decodeImages(
+    decode,
+    images.map((read) => ('image' in read ? read.image : undefined)),
+    { signal: options.signal },
+  );
   const entries: Entry<StreamEvent>[] = [];
   const decodeFailures: DecodeFailure<R>[] = [];
   images.forEach((read, position) => {
-    const record = records[position] as R;
-    try {
-      if ('error' in read) throw read.error;
-      // A record is one commit: each of its events is an entry at the record's position.
-      const decoded = read.image === undefined ? undefined : decode(read.image);
-      for (const event of decoded?.events ?? []) entries.push({ event, position });
-    } catch (error) {
-      // A key the batch could not load fails its records with why (a throttled read passes by itself).
-      const failure = keysFailure !== undefined && DynafoldError.is(error, 'erasure.keyNotLoaded') ? keysFailure : error;
-      decodeFailures.push({ position, record, error: failure });
+    const outcome = 'error' in read ? read : (decoded[position] as (typeof decoded)[number]);
+    if ('error' in outcome) {
+      decodeFailures.push({ position, record: records[position] as R, error: outcome.error });
+      return;
     }
+    // A record is one commit: each of its events is an entry at the record's position.
+    for (const event of outcome.decoded?.events ?? []) entries.push({ event, position });
   });
   return { entries, decodeFailures };
 }

@@ -5,7 +5,7 @@ import { abortReason, cancelled, documentClient, pages, request, withSignal } fr
 import { BatchResponse, type PartialBatchResponse, type RecordReading, type StreamRecordLike } from '../lambda';
 import { OutboxLayout } from '../projector';
 import { sealedSubjects, storedMessage, storedMessageTrace, type OutboxMessage } from './stored-message';
-import type { SubjectKeys } from '../store';
+import type { SubjectKeys } from '../erasure';
 import { inSpan, publishSpan } from '../telemetry';
 
 /** Options of {@link OutboxRelay}. */

@@ -1,7 +1,8 @@
 import { ConfigurationError } from '../errors';
 import { decompress } from '../dynamo';
 import { OutboxLayout } from '../projector';
-import { openBlob, outboxContext, type SubjectKeys } from '../store';
+import { openBlob, outboxContext } from '../personal';
+import type { SubjectKeys } from '../erasure';
 import { storedTraceContext, type TraceContext } from '../telemetry';
 
 /** An outbox message as the relay hands it to `publish`. */

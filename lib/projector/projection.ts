@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors';
-import { EventStream, instanceKey, type AnyEventStream, type ProjectedRow, type StreamEvent } from '../store';
+import { EventStream, commitsOf, instanceKey, type AnyEventStream, type ProjectedRow, type StreamEvent } from '../store';
 import type { ReadModel, Stored } from '../read-model';
 import { processBatch, type ProcessBatchOptions, type ProcessResult, type StreamRecordLike } from '../lambda';
 import type { AppliedOutcome, ApplyResult, ParkedOutcome, RowOutcome } from '../outcome';
@@ -127,7 +127,7 @@ export class Projection<
     options: CallOptions = {},
   ): Promise<AppliedOutcome<EventsOfStream<S>, Key> | ParkedOutcome<Key, EventsOfStream<S>> | undefined> {
     const id = this.stream.formatStreamId(streamId);
-    for await (const commit of this.stream.commitsNewestFirst(id, { signal: options.signal })) {
+    for await (const commit of commitsOf(this.stream).commitsNewestFirst(id, options.signal)) {
       const latest = [...commit].reverse().find((event) => this.runtime.keyOf(event) !== undefined);
       if (latest !== undefined) return this.apply(latest as EventsOfStream<S>, options);
     }

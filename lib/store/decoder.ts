@@ -1,10 +1,11 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { ConfigurationError, DecodeError } from '../errors';
+import { ConfigurationError, DecodeError, DynafoldError } from '../errors';
 import { Layout } from './layout';
 import { warnDeprecated } from '../util';
 import type { ReadRange, StreamEvent } from './types';
-import { personalSubjects, type SubjectKeys } from './erasure';
+import { loadKeysFor, type ItemToDecode } from './commits';
+import type { SubjectKeys } from '../erasure';
 
 /** A stream image as Lambda, Pipes or GetRecords deliver it: binary as bytes or as base64 strings. */
 export type StreamImage = Readonly<Record<string, unknown>>;
@@ -28,8 +29,6 @@ export interface AnyEventStream {
   read(id: string, range?: ReadRange): Promise<StreamEvent[]>;
   iterate(id: string, range?: ReadRange): AsyncIterable<StreamEvent>;
   readFrom(id: string, afterVersion: number, options?: Omit<ReadRange, 'fromVersion'>): Promise<StreamEvent[]>;
-  /** @internal The instance's commits newest first (see `EventStream.commitsNewestFirst`). */
-  commitsNewestFirst(streamId: string, options?: { signal?: AbortSignal | undefined }): AsyncIterable<StreamEvent[]>;
   instances(options?: { segments?: number | undefined; signal?: AbortSignal | undefined }): AsyncIterable<string>;
 }
 
@@ -154,24 +153,16 @@ export function decoder<Streams extends Record<string, AnyEventStream>>(streams:
     return decodedCommit(target.key, target.stream.name, target.stream.decodeCommit(itemOf(image, target.stream))) as Decoded<Streams>;
   };
   const loadKeys = async (images: Iterable<StreamImage | undefined>, options: { readonly signal?: AbortSignal | undefined } = {}) => {
-    const subjects = new Map<SubjectKeys, Set<string>>();
+    const items: ItemToDecode[] = [];
     for (const image of images) {
-      let found: Set<string>;
-      let stream: AnyEventStream | undefined;
       try {
-        stream = targetOf(image)?.stream;
-        if (stream?.subjectKeys === undefined || image === undefined) continue;
-        found = personalSubjects([itemOf(image, stream)]);
+        const stream = targetOf(image)?.stream;
+        if (stream?.subjectKeys !== undefined && image !== undefined) items.push({ keys: stream.subjectKeys, item: itemOf(image, stream) });
       } catch {
         // Its decode throws what is wrong with it.
-        continue;
       }
-      if (found.size === 0) continue;
-      const wanted = subjects.get(stream.subjectKeys) ?? new Set<string>();
-      for (const subject of found) wanted.add(subject);
-      subjects.set(stream.subjectKeys, wanted);
     }
-    await Promise.all([...subjects].map(([keys, wanted]) => keys.load(wanted, options)));
+    await loadKeysFor(items, options.signal);
   };
   return Object.assign(decode, { loadKeys });
 }
@@ -186,6 +177,34 @@ export type Decoder<Streams extends Record<string, AnyEventStream>> = ((image: S
   /** Loads the keys the images' personal data needs; an image that can't be read is left to its decode, which throws. */
   readonly loadKeys: (images: Iterable<StreamImage | undefined>, options?: { readonly signal?: AbortSignal | undefined }) => Promise<void>;
 };
+
+/** An image as a batch decoded it: its commit's events (none for an item of no stream asked for), or why it could not be. */
+export type DecodedImage<Streams extends Record<string, AnyEventStream>> =
+  { readonly decoded: Decoded<Streams> | undefined } | { readonly error: unknown };
+
+/**
+ * Decodes a batch of images as every reader of stream records does: the keys of the subjects whose personal
+ * data the batch holds are loaded first (`loadKeys`: one read per key table), then each image is decoded.
+ * An image that needs a key the batch could not load fails with the load's error (a throttled read passes
+ * by itself), not with `SubjectKeyNotLoadedError`.
+ */
+export async function decodeImages<Streams extends Record<string, AnyEventStream>>(
+  decode: Decoder<Streams>,
+  images: ReadonlyArray<StreamImage | undefined>,
+  options: { readonly signal?: AbortSignal | undefined } = {},
+): Promise<Array<DecodedImage<Streams>>> {
+  const keysFailure = await decode.loadKeys(images, options).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  return images.map((image) => {
+    try {
+      return { decoded: decode(image) };
+    } catch (error) {
+      return { error: keysFailure !== undefined && DynafoldError.is(error, 'erasure.keyNotLoaded') ? keysFailure : error };
+    }
+  });
+}
 
 /**
  * A decoded commit, with the deprecated `event` that refuses to stand for a commit of several. `event` is

@@ -12,7 +12,7 @@
  *
  * Sort keys order a partition as events, then snapshots (`$` sorts right after `#`), then sentinels: one
  * Query, newest first, from a snapshot's key reads the snapshot and the newest events with no sentinel
- * in between (see `readSnapshotPage`).
+ * in between (see `CommitLog.snapshotPage`).
  */
 export const Layout = {
   partitionKey: 'pk',
@@ -67,6 +67,20 @@ export const Layout = {
   legacySnapshotPrefix: 'snapshot#',
   idempotencyPrefix: 'i#',
   versionDigits: 10,
+} as const;
+
+/** The attributes of an idempotency sentinel besides its key and marker. */
+export const SentinelAttributes = {
+  fromVersion: 'fromVersion',
+  toVersion: 'toVersion',
+  timestamp: 'timestamp',
+  /** A SHA-256 of what the key stood for (see `requestHash`); absent on sentinels written before it existed. */
+  requestHash: 'requestHash',
+  /**
+   * With `idempotencyTtl`: when the key is free again, in epoch milliseconds. The TTL attribute holds
+   * epoch seconds (what DynamoDB TTL reads), too coarse to hold a key for exactly `durationMs`.
+   */
+  expiresAtMs: 'expiresAtMs',
 } as const;
 
 export function partitionKeyOf(streamName: string, streamId: string): string {

@@ -47,5 +47,13 @@ export interface ReadRange {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** A fold's state as of a version, saved to shorten later loads. */
+export interface Snapshot<State> {
+  readonly version: number;
+  readonly state: State;
+  /** The version of the state's shape (see `snapshot.version` of `load`). @defaultValue 1 */
+  readonly stateVersion?: number | undefined;
+}
+
 /** The events of a stream, as a union narrowed by `type`. */
 export type EventsOfStream<S> = S extends { readonly $types: { readonly event: infer E } } ? E : StreamEvent;

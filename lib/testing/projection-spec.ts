@@ -3,7 +3,7 @@ import { ConfigurationError } from '../errors';
 import { readStreamRecords, toLambdaRecord } from '../local';
 import { lambdaHandler, type LambdaStreamRecord } from '../lambda';
 import { outboxTableDefinition, type AnyProjection, type RowOfModel } from '../projector';
-import { decoder, type AnyEventStream, type EventStream, type NewEventOf, type StreamIdOf } from '../store';
+import { decodeImages, decoder, type AnyEventStream, type EventStream, type NewEventOf, type StreamIdOf } from '../store';
 import { readModelTableDefinition, type ReadModel } from '../read-model';
 import { requireInteger } from '../util';
 import { assertEqual } from './assertion';
@@ -254,9 +254,16 @@ async function deliverOnce(
   header: string,
 ): Promise<DeliveryReport> {
   const decode = decoder(Object.fromEntries(projection.streams.map((stream) => [stream.name, stream])));
-  await decode.loadKeys(records.map((record) => record.dynamodb?.NewImage));
   // A record is an append's commit: the ids of its events.
-  const eventIds = records.map((record) => (decode(record.dynamodb?.NewImage ?? {})?.events ?? []).map(eventId));
+  const eventIds = (
+    await decodeImages(
+      decode,
+      records.map((record) => record.dynamodb?.NewImage ?? {}),
+    )
+  ).map((outcome) => {
+    if ('error' in outcome) throw outcome.error;
+    return (outcome.decoded?.events ?? []).map(eventId);
+  });
   const plan = planDelivery(
     mode,
     records.map((record) => JSON.stringify(record.dynamodb?.Keys?.['pk'] ?? '')),

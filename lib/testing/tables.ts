@@ -3,8 +3,9 @@ import { CreateTableCommand, DeleteTableCommand, type CreateTableCommandInput, t
 import { ConfigurationError } from '../errors';
 import { CheckpointTable, errorName } from '../dynamo';
 import { outboxTableDefinition } from '../projector';
-import { eventsTableDefinition, subjectKeysTableDefinition } from '../store';
+import { eventsTableDefinition } from '../store';
 import { readModelTableDefinition, type ReadModel } from '../read-model';
+import { subjectKeysTableDefinition } from '../erasure';
 
 /** DynamoDB's table names: 3 to 255 of these characters. */
 const TABLE_NAME = /^[a-zA-Z0-9_.-]+$/;

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../../errors';
-import type { ForgetResult, SubjectKeys } from '../../store';
+import type { ForgetResult, SubjectKeys } from '../../erasure';
 import { confirmed } from '../confirm';
 import type { CommandContext } from '../context';
 import { ExitCodes } from '../exit-codes';

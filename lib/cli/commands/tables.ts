@@ -9,8 +9,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CheckpointTable } from '../../dynamo';
 import { outboxTableDefinition } from '../../projector';
-import { eventsTableDefinition, subjectKeysTableDefinition } from '../../store';
+import { eventsTableDefinition } from '../../store';
 import { readModelTableDefinition, type ReadModel } from '../../read-model';
+import { subjectKeysTableDefinition } from '../../erasure';
 import { keyStoresOf } from './forget';
 import type { CommandContext } from '../context';
 import { ExitCodes } from '../exit-codes';

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../../errors';
 import { ChangeFeedConsumer, MemoryCheckpointStore } from '../../feed';
-import { decoder, type AnyEventStream } from '../../store';
+import { decodeImages, decoder, type AnyEventStream } from '../../store';
 import type { CommandContext } from '../context';
 import { ExitCodes } from '../exit-codes';
 import { onInterrupt } from '../interrupt';
@@ -38,11 +38,11 @@ export async function tailCommand(context: CommandContext, name: string, options
     context.out.note('Waiting for events appended from now on (Ctrl-C stops); --from-start prints the ones the stream holds first.');
   let shown = 0;
   for await (const batch of feed) {
-    await decode.loadKeys(batch.records.map((record) => (record.eventName === 'INSERT' ? record.dynamodb?.NewImage : undefined)));
-    for (const record of batch.records) {
-      if (record.eventName !== 'INSERT' || record.dynamodb?.NewImage === undefined) continue;
+    const images = batch.records.map((record) => (record.eventName === 'INSERT' ? record.dynamodb?.NewImage : undefined));
+    for (const outcome of await decodeImages(decode, images)) {
+      if ('error' in outcome) throw outcome.error;
       // A record is an append's commit: its events, in order.
-      for (const event of decode(record.dynamodb.NewImage)?.events ?? []) {
+      for (const event of outcome.decoded?.events ?? []) {
         if (options.limit !== undefined && shown >= options.limit) break;
         if (context.out.json) process.stdout.write(`${JSON.stringify(event)}\n`);
         else

@@ -1,8 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { request } from '../../dynamo';
 import { ConfigurationError } from '../../errors';
-import { instancePages, type AnyEventStream, type EventStream, type InstancePage } from '../../store';
+import { commitsOf, type AnyEventStream, type InstancePage } from '../../store';
 import { RequestRate, Semaphore } from '../../util';
 import type { RowBasics } from '../engine';
 import type { ProjectionRuntime } from '../runtime';
@@ -138,17 +136,11 @@ function tablesOf(runtime: RowBasics): TableScan[] {
 /** DynamoDB's item count of the table (AWS refreshes it about every six hours): for the estimate only. */
 async function itemCount(scan: TableScan): Promise<number | undefined> {
   try {
-    const described = await request('DescribeTable', scan.table, () => documentsOf(scan).send(new DescribeTableCommand({ TableName: scan.table })));
-    return described.Table?.ItemCount;
+    return await commitsOf(scan.streams[0] as AnyEventStream).itemCount();
   } catch {
     // Without the permission there is just no estimate.
     return undefined;
   }
-}
-
-/** The client of the table's first stream serves the scan (the streams of a projection are EventStreams). */
-function documentsOf(scan: TableScan) {
-  return (scan.streams[0] as EventStream).documents;
 }
 
 interface SegmentRun extends InstanceRun {
@@ -163,9 +155,8 @@ interface SegmentRun extends InstanceRun {
 async function backfillSegment<State>(runtime: ProjectionRuntime<State>, settings: BackfillSettings, run: SegmentRun): Promise<void> {
   const { scan, segment, resumed, tally } = run;
   if (resumed?.done === true) return;
-  const pages = instancePages({
-    documents: documentsOf(scan),
-    table: scan.table,
+  // The commit layer of the table's first stream scans for every stream of the table.
+  const pages = commitsOf(scan.streams[0] as AnyEventStream).instancePages({
     streamNames: scan.streams.map((stream) => stream.name),
     segment,
     segments: settings.segments,

@@ -1,6 +1,7 @@
 import { ConfigurationError, MessageTooLargeError } from '../../errors';
 import { requireTableName } from '../../util';
-import { outboxContext, sealBlob, trailOf, type StreamEvent } from '../../store';
+import { outboxContext, sealBlob, trailOf } from '../../personal';
+import type { StreamEvent } from '../../store';
 import type { ReadModel } from '../../read-model';
 import { compress, TransactionLimits, itemSize } from '../../dynamo';
 import { traceContextBytes } from '../../telemetry';

@@ -1,20 +1,9 @@
 import { createHash } from 'node:crypto';
 import { IdempotencyMismatchError } from '../../errors';
-import type { ValidEvent } from '../codec';
-
-/** The attributes of an idempotency sentinel besides its key and marker. */
-export const SentinelAttributes = {
-  fromVersion: 'fromVersion',
-  toVersion: 'toVersion',
-  timestamp: 'timestamp',
-  /** A SHA-256 of what the key stood for (see {@link requestHash}); absent on sentinels written before it existed. */
-  requestHash: 'requestHash',
-  /**
-   * With `idempotencyTtl`: when the key is free again, in epoch milliseconds. The TTL attribute holds
-   * epoch seconds (what DynamoDB TTL reads), too coarse to hold a key for exactly `durationMs`.
-   */
-  expiresAtMs: 'expiresAtMs',
-} as const;
+import type { EventCodec, ValidEvent } from '../codec';
+import type { TransactPut } from '../inline';
+import { Layout, SentinelAttributes, partitionKeyOf } from '../layout';
+import type { AppendPlan } from './plan-commits';
 
 /** How long sentinels live, resolved from `EventStreamOptions.idempotencyTtl`. @inline */
 export interface SentinelTtl {
@@ -80,4 +69,43 @@ export function assertSameRequest(
       toVersion: Number(sentinel[SentinelAttributes.toVersion]),
     });
   }
+}
+
+/** The key of the idempotency sentinel of `idempotencyKey`. */
+export function sentinelKey(codec: EventCodec, streamId: string, idempotencyKey: string): Record<string, string> {
+  return {
+    [Layout.partitionKey]: partitionKeyOf(codec.streamName, streamId),
+    [Layout.sortKey]: Layout.idempotencyPrefix + idempotencyKey,
+  };
+}
+
+/**
+ * The idempotency sentinel's Put: conditioned on not existing, or, with a TTL, on having expired (DynamoDB
+ * deletes expired items lazily, so an expired sentinel may still be there: it no longer holds the key).
+ */
+export function sentinelPut(codec: EventCodec, plan: AppendPlan): TransactPut {
+  const now = plan.appendedAt;
+  const ttl = plan.sentinelTtl;
+  const expiry = ttl === undefined ? undefined : expiresAt(ttl, now);
+  return {
+    TableName: plan.table,
+    Item: {
+      ...sentinelKey(codec, plan.streamId, plan.idempotencyKey as string),
+      [Layout.idempotencyMarker]: codec.streamName,
+      [SentinelAttributes.fromVersion]: plan.expectedVersion + 1,
+      [SentinelAttributes.toVersion]: plan.expectedVersion + plan.events.length,
+      [SentinelAttributes.timestamp]: new Date(plan.appendedAt).toISOString(),
+      ...(plan.requestHash === undefined ? {} : { [SentinelAttributes.requestHash]: plan.requestHash }),
+      ...(ttl === undefined || expiry === undefined ? {} : { [ttl.attribute]: expiry.seconds, [SentinelAttributes.expiresAtMs]: expiry.ms }),
+    },
+    ...(ttl === undefined
+      ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': Layout.partitionKey } }
+      : {
+          // To the millisecond; a sentinel written before `expiresAtMs` existed expires by its TTL seconds
+          // (rounded up, so they never free a key before `expiresAtMs` does).
+          ConditionExpression: 'attribute_not_exists(#pk) OR #expiresMs <= :nowMs OR #ttl < :now',
+          ExpressionAttributeNames: { '#pk': Layout.partitionKey, '#ttl': ttl.attribute, '#expiresMs': SentinelAttributes.expiresAtMs },
+          ExpressionAttributeValues: { ':nowMs': now, ':now': Math.floor(now / 1000) },
+        }),
+  };
 }

@@ -1,14 +1,11 @@
-// Appends: the commit's transaction or single Put (append-transaction, commit-put), idempotency sentinels
-// (idempotency), inline projections in the append's transaction (inline-append), the retries of a lost race
-// (append-retries), the versions known to end a commit, which spare an append its proof read
-// (known-commit-ends), and the personal fields sealed before the first try (seal-personal).
-// `stream-appends.ts` above puts them together for `EventStream.append`.
-export { appendWithRetries } from './append-retries';
-export type { AppendMode, AttemptOutcome, LostAppend } from './append-retries';
-export { planCommits, sendAppend, sentinelKey } from './append-transaction';
-export { fitsCommitPut, sendCommitPut } from './commit-put';
-export { SentinelAttributes, assertSameRequest, requestHash } from './idempotency';
+// The append action: `append` (the public path, and `execute`'s after its load) validates and goes to
+// `appendValid` (append-tries), whose tries `appendWithRetries` drives (append-retries). Each try plans its
+// commits (plan-commits), seals personal fields for the versions it writes at (seal-personal), and writes
+// through the commit layer: one conditional Put, or a transaction with an idempotency sentinel
+// (idempotency) and inline projections' rows (inline-append). Its options (append-options) and result
+// (append-result) sit beside it.
+export { append, appendAfterLoad } from './append';
+export type { AppendOptions, AppendRetry } from './append-options';
+export { resolveCallRetry } from './append-options';
+export type { AppendResult, LostRace } from './append-result';
 export type { SentinelTtl } from './idempotency';
-export { sendInlineAppend, validateInline } from './inline-append';
-export { sealPersonalData } from './seal-personal';
-export { KnownCommitEnds } from './known-commit-ends';

@@ -1,8 +1,6 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoRequestError, ValidationError } from '../../errors';
 import { TransactionLimits, abortReason, cancelled, errorName, itemSize } from '../../dynamo';
-import { sendAppend, type AppendOutcome, type AppendPlan } from './append-transaction';
-import type { EventCodec } from '../codec';
+import type { AppendOutcome } from '../commits';
 import type { InlineDeferred, InlinePlan, InlineProjection, InlineResult, TransactPut } from '../inline';
 import type { StreamEvent } from '../types';
 
@@ -13,34 +11,35 @@ interface Included {
   readonly applied: ReadonlyArray<StreamEvent>;
 }
 
+/** What an append's own transaction holds beside inline rows: its commits, and whether an idempotency sentinel goes with them. */
+export interface OwnItems {
+  readonly commits: ReadonlyArray<Record<string, unknown>>;
+  readonly sentinel: boolean;
+  /** The version the append goes after. */
+  readonly expectedVersion: number;
+}
+
 /**
- * Sends an append with its inline projections' rows in the same TransactWriteItems. Each projection plans
+ * Sends an append with its inline projections' rows in the same TransactWriteItems (`send`, with the rows'
+ * Puts beside the append's own items). Each projection plans
  * its rows (strongly consistent reads, the fold, Puts conditioned as the projector's writes); those that
  * can't be applied inline, or don't fit DynamoDB's limits beside the events, are left to the projector.
  * When only rows fail (the projector moved one since it was read), the append goes again without their
  * projections: the events are written once, whatever the rows do.
  */
 export async function sendInlineAppend(
-  documents: DynamoDBDocumentClient,
-  codec: EventCodec,
-  plan: AppendPlan,
-  items: ReadonlyArray<Record<string, unknown>>,
+  send: (extras: ReadonlyArray<TransactPut>) => Promise<AppendOutcome>,
+  own: OwnItems,
   events: ReadonlyArray<StreamEvent>,
   projections: ReadonlyArray<InlineProjection>,
   signal: AbortSignal | undefined,
 ): Promise<{ outcome: AppendOutcome; inline: InlineResult }> {
   const deferred: InlineDeferred[] = [];
   if (cancelled(signal)) throw abortReason(signal);
-  const planned = await Promise.all(projections.map((projection) => planSafely(projection, events, plan.expectedVersion, signal)));
-  let included = fit(plan, items, projections, planned, deferred);
+  const planned = await Promise.all(projections.map((projection) => planSafely(projection, events, own.expectedVersion, signal)));
+  let included = fit(own, projections, planned, deferred);
   for (;;) {
-    const outcome = await sendAppend(
-      documents,
-      codec,
-      plan,
-      items,
-      included.flatMap((entry) => entry.puts),
-    ).catch((error: unknown) => {
+    const outcome = await send(included.flatMap((entry) => entry.puts)).catch((error: unknown) => {
       // DynamoDB refused the request as a whole (nothing was written): the rows may be why, so the
       // append goes again without them rather than fail for them.
       if (included.length === 0 || errorName(error instanceof DynamoRequestError ? error.cause : error) !== 'ValidationException') throw error;
@@ -92,15 +91,14 @@ async function planSafely(
  * items and 4 MB in one transaction. The others are deferred (`limits`), as are those that planned none.
  */
 function fit(
-  plan: AppendPlan,
-  items: ReadonlyArray<Record<string, unknown>>,
+  own: OwnItems,
   projections: ReadonlyArray<InlineProjection>,
   planned: ReadonlyArray<InlinePlan>,
   deferred: InlineDeferred[],
 ): Included[] {
-  // The append's own items, as `sendAppend` sends them: its commits and the idempotency sentinel (small).
-  let count = items.length + (plan.idempotencyKey === undefined ? 0 : 1);
-  let bytes = items.reduce((sum, item) => sum + itemSize(item), 0) + (count - items.length) * SMALL_ITEM_BYTES;
+  // The append's own items: its commits and the idempotency sentinel (small).
+  let count = own.commits.length + (own.sentinel ? 1 : 0);
+  let bytes = own.commits.reduce((sum, item) => sum + itemSize(item), 0) + (count - own.commits.length) * SMALL_ITEM_BYTES;
   const included: Included[] = [];
   projections.forEach((projection, index) => {
     const part = planned[index] as InlinePlan;

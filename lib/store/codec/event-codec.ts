@@ -4,7 +4,7 @@ import { attributeIssues, describeDataIssues, jsonIssues } from '../plain-data';
 import type { EventSchemas } from '../types';
 import { resolveTypeReadings, type EventTypeVersions, type TypeReading } from './event-versions';
 import { describeIssues, zodIssues } from '../schema-issues';
-import type { PersonalCodec, SealedPersonal } from '../erasure';
+import type { PersonalCodec, SealedPersonal } from '../../personal';
 
 /** What encoding and decoding a stream's events needs to know. */
 export interface EventCodec {

@@ -3,6 +3,7 @@
 // event-versions), composite ids (composite). For the store's other parts; not re-exported by lib/index.ts
 // but for the public names the store's index lists.
 export { fromCommitItem, toCommitItem, writtenEvents, isCommitOf } from './commit-codec';
+export { SnapshotAttributes, fromSnapshotItem, snapshotKey, toSnapshotItem } from './snapshot-item';
 export type { CommitStamp } from './commit-codec';
 export type { VersionRange } from './commit-codec';
 export { commitCountOf, commitEndOf, commitFirstVersionOf } from './commit-keys';
@@ -12,3 +13,4 @@ export type { EventCodec, ValidEvent } from './event-codec';
 export { olderVersion, retiredEvent } from './event-versions';
 export type { EventTypeVersions, EventVersionsOf, NewEventOf, OlderEventVersion, RetiredEventData, RetiredEventSchema } from './event-versions';
 export { storedEventAttributes } from './stored-event';
+export { personalSubjects } from './item-subjects';

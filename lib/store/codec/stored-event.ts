@@ -6,7 +6,7 @@ import { storedValueText } from './commit-keys';
 import { parsedData } from '../schema-issues';
 import { toTodaysData } from './upcast';
 import type { StreamEvent } from '../types';
-import { openSealedFields, withTrail } from '../erasure';
+import { withTrail, type PersonalCodec, type SealedEventRef } from '../../personal';
 import { partitionKeyOf } from '../layout';
 import type { TraceContext } from '../../telemetry';
 
@@ -127,6 +127,17 @@ export function decodeStoredEvent(codec: EventCodec, attributes: Attributes, pla
     ...(place.trace === undefined ? {} : { trace: place.trace }),
   };
   return withTrail(event, opened?.trail);
+}
+
+/** An event's sealed fields opened by the stream's hook; a stream that declares no personal data can't open them. */
+function openSealedFields(personal: PersonalCodec | undefined, raw: unknown, sealed: unknown, ref: SealedEventRef) {
+  if (personal === undefined) {
+    throw new DecodeError(
+      `${ref.where} holds sealed personal data, but stream ${ref.streamName} declares no \`personalData\`: declare it with the key table it was written with.`,
+      ref.streamName,
+    );
+  }
+  return personal.openFields(raw, sealed, ref);
 }
 
 function decodeData(codec: EventCodec, attributes: Attributes, where: string): unknown {
