@@ -1,7 +1,10 @@
-import type * as Otel from '@opentelemetry/api';
-
-/** `@opentelemetry/api`, as the app installed it. */
-export type OtelApi = typeof Otel;
+/**
+ * `@opentelemetry/api`, as the app installed it. Named by an import type, not an import declaration: the
+ * build keeps an import declaration in this module's declarations as a bare `import '@opentelemetry/api'`,
+ * which a type check of an app without the optional package refuses (TS2882); an import type leaves none.
+ */
+// eslint-disable-next-line @typescript-eslint/consistent-type-imports -- an import declaration here is what the note above rules out
+export type OtelApi = typeof import('@opentelemetry/api');
 
 /**
  * Set by the build (tsdown's `define`): `true` in the ES module output, `false` in the CommonJS one.
