@@ -689,6 +689,28 @@ describe('the first minutes on tables made by tables create', () => {
     HANG_GUARD_MS,
   );
 
+  test(
+    'tail --from-start --limit on a stream that holds fewer events prints them and ends once it has read the stream',
+    async () => {
+      const short = ownTables('cli-short');
+      expect((await on(short)(['tables', 'create'])).code).toBe(ExitCodes.ok);
+      await orderStream(short.CLI_EVENTS_TABLE).append({ orderId: 's1' }, [
+        { type: 'OrderPlaced', data: { customer: 'c' } },
+        { type: 'ItemAdded', data: { price: 3 } },
+      ]);
+      // A hang guard, not a time limit: a tail that waits for events that never come is stopped and fails.
+      const guard = new AbortController();
+      const timer = setTimeout(() => guard.abort(), 120_000);
+      const tail = await on(short)(['tail', 'orders', '--from-start', '--limit', '5'], { signal: guard.signal }).finally(() => clearTimeout(timer));
+      expect({ aborted: guard.signal.aborted, code: tail.code }).toEqual({ aborted: false, code: ExitCodes.ok });
+      expect(stripped(tail.stdout).split('\n').filter(Boolean)).toEqual([
+        '<time> Order#s1 v1 OrderPlaced {"customer":"c"}',
+        '<time> Order#s1 v2 ItemAdded {"price":3}',
+      ]);
+    },
+    HANG_GUARD_MS,
+  );
+
   test('status says a feed is behind with no lease holder in a sentence of its own', async () => {
     await ownOrders.append({ orderId: 'behind' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
     const run = await on(own)(['status']);
