@@ -373,13 +373,17 @@ describe('on one set of tables', () => {
   );
 
   test(
-    'status says which access key a local endpoint is asked with: DynamoDB Local keeps a database per key',
+    'status says which access key a local endpoint is asked with when its tables are missing (DynamoDB Local keeps a database per key), and nothing of it when they answer',
     async () => {
-      const fixed = await dynafold(['status', '--json']);
+      const found = await dynafold(['status', '--json']);
+      expect(found.stderr).toBe('');
+      const fixed = await dynafold(['status', '--json'], { env: { CLI_EVENTS_TABLE: uniqueName('cli-nowhere') } });
+      expect(fixed.code).toBe(ExitCodes.failed);
       expect(fixed.stderr).toMatch(
         /^http:\/\/\S+ with access key dynafold \(DynamoDB Local's fixed test credentials\): DynamoDB Local keeps a database per access key/,
       );
       const other = await dynafold(['status', '--json'], { env: { AWS_ACCESS_KEY_ID: 'someapp', AWS_SECRET_ACCESS_KEY: 'local' } });
+      expect(other.code).toBe(ExitCodes.failed);
       expect(other.stderr.split('\n')[0]).toMatch(/^http:\/\/\S+ with access key someapp \(AWS_ACCESS_KEY_ID\): /);
     },
     HANG_GUARD_MS,

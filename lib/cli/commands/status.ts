@@ -131,9 +131,6 @@ async function reportStatus(context: CommandContext): Promise<number> {
     projections.push({ name, parked });
   }
   const healthy = feeds.every((feed) => feed.problem === undefined) && projections.every((projection) => projection.parked === 0);
-  // Said once the tables answered, so that a failure stays one line on stderr.
-  const credentials = await context.localCredentials();
-  if (credentials !== undefined) context.out.note(credentials);
   context.out.data({ healthy, feeds, projections }, () => {
     for (const feed of feeds) {
       const lease =
