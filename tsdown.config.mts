@@ -52,8 +52,9 @@ export default defineConfig({
   outDir: 'dist',
   unbundle: true,
   root: 'lib',
-  // No declaration maps: they would point at `lib/`, which the package does not ship.
+  // No source maps, of declarations or code: they would point at `lib/`, which the package does not ship (a
+  // stack mapped through them names files an app does not have), and the output, a file per module, reads as it is.
   dts: { sourcemap: false },
-  sourcemap: true,
+  sourcemap: false,
   report: { gzip: false },
 });

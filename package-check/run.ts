@@ -77,8 +77,21 @@ interface AttwReport {
   };
 }
 
+/**
+ * The tarball holds no source map: a map names the sources under `lib/`, which the package does not ship, so a
+ * stack mapped through one points at files an app does not have (the build is a file per module, readable as it is).
+ */
+function noSourceMaps(tarball: string): void {
+  const maps = run('tar', ['-tzf', tarball], root)
+    .split('\n')
+    .filter((file) => file.endsWith('.map'));
+  if (maps.length > 0) throw new Error(`package-check: the tarball holds ${maps.length} source maps, such as ${maps[0]}`);
+  show('package-check: no source maps in the tarball');
+}
+
 /** publint, then Are the Types Wrong?: no problems, and `import` gets the ESM declarations, `require` the CommonJS ones. */
 function lint(tarball: string): void {
+  noSourceMaps(tarball);
   show(run('npx', ['publint', '--strict', tarball], root));
   let output: string;
   try {

@@ -5,7 +5,7 @@ import { lambdaHandler, type LambdaStreamRecord } from '../lambda';
 import { outboxTableDefinition, type AnyProjection, type RowOfModel } from '../projector';
 import { decoder, readModelTableDefinition, type AnyEventStream, type EventStream, type NewEventOf, type ReadModel, type StreamIdOf } from '../store';
 import { requireInteger } from '../util';
-import { assertEqual } from './assertion';
+import { assertEqual, callSite, reportedAt } from './assertion';
 import { DeliveryModes, planDelivery, type DeliveryMode } from './delivery-plan';
 import { localClientConfig } from './environment';
 import { freshSeed } from './random';
@@ -138,7 +138,10 @@ export function projectionSpec<P extends SpecProjection>(
   const settings = resolveOptions(options);
   return {
     given: (given) => ({
-      thenRows: (rows, check) => runSpec(build, settings, given as ReadonlyArray<Given<SpecProjection>>, rows, check),
+      thenRows: function thenRows(rows, check) {
+        const site = callSite(thenRows);
+        return reportedAt(site, () => runSpec(build, settings, given as ReadonlyArray<Given<SpecProjection>>, rows, check));
+      },
     }),
   };
 }
