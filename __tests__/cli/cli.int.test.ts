@@ -727,14 +727,14 @@ describe('the first minutes on tables made by tables create', () => {
     async () => {
       await ownOrders.append({ orderId: 'backfilled' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
       // The progress a backfill of run `first` interrupted after its first segment left, where the README says it is
-      // kept (`_dfBackfill#<projection>#<run>#<table>`, a projection named `<stream>-><read model>`): an interrupt lands
+      // kept (`_dfBackfill#<projection>#<run>#<table>`, the projection named `summaries`): an interrupt lands
       // between two pages only by luck.
       const interrupted = () =>
         client.send(
           new PutItemCommand({
             TableName: own.CLI_VIEWS_TABLE,
             Item: {
-              pk: { S: `_dfBackfill#Order->CliSummary#first#${own.CLI_EVENTS_TABLE}` },
+              pk: { S: `_dfBackfill#summaries#first#${own.CLI_EVENTS_TABLE}` },
               sk: { S: '0' },
               progress: { S: JSON.stringify({ segments: 2, done: true, instances: 5, scanned: 5 }) },
             },

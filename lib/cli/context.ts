@@ -1,6 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ConfigurationError } from '../errors';
+import { projectionsByName, type ProjectionSet } from '../outcome';
 import { DynamoLocalDefaults } from '../local';
 import type { ConfigModel, FeedConfig, OperableProjection } from './config';
 import { findConfig, loadConfig } from './load-config';
@@ -48,6 +49,7 @@ export function clientSettings(fromConfig: DynamoDBClientConfig | undefined, opt
 /** A loaded config and its clients, for one command. */
 export class CommandContext {
   private streams: DynamoDBStreamsClient | undefined;
+  private named: Readonly<Record<string, OperableProjection>> | undefined;
 
   private constructor(
     readonly client: DynamoDBClient,
@@ -102,10 +104,18 @@ export class CommandContext {
     return this.streams;
   }
 
+  /** The config's projections by name: a list's under each one's `name`. */
+  get projections(): Readonly<Record<string, OperableProjection>> {
+    this.named ??= projectionsByName((this.model.projections ?? []) as ProjectionSet<OperableProjection>, 'The config', {
+      warn: (message: unknown) => this.out.warn(String(message)),
+    });
+    return this.named;
+  }
+
   projection(name: string): OperableProjection {
-    const projection = this.model.projections?.[name];
-    if (projection === undefined) throw new ConfigurationError(`Unknown projection ${name}: the config has ${listOf(this.model.projections)}.`);
-    return projection as OperableProjection;
+    const projection = this.projections[name];
+    if (projection === undefined) throw new ConfigurationError(`Unknown projection ${name}: the config has ${listOf(this.projections)}.`);
+    return projection;
   }
 
   feed(name: string): FeedConfig {

@@ -6,13 +6,13 @@ import type { PartialBatchResponse } from './batch-response';
 import type { LambdaKinesisEvent, LambdaKinesisRecord, LambdaStreamEvent, LambdaStreamRecord } from './lambda-event';
 import { answerAfter, processBatch, type OnBatch, type ProcessBatchOptions } from './process-batch';
 import type { RecordSource } from './records';
-import type { AnyProjection } from '../outcome';
+import type { ProjectionSet } from '../outcome';
 import { inProcessSpan } from '../telemetry';
 import { batchSpan } from './batch-telemetry';
 
 /** Options of a Lambda handler over records of type `R` in events of type `E`. */
 export interface LambdaHandlerOptions<
-  P extends Record<string, AnyProjection>,
+  P extends ProjectionSet,
   St extends Record<string, AnyEventStream>,
   R = LambdaStreamRecord,
   E = LambdaStreamEvent,
@@ -35,7 +35,7 @@ export interface LambdaContextLike {
 }
 
 /** One handler for every source: it differs only in how records are read and identified. */
-function handlerOf<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, E extends { Records: R[] }>(
+function handlerOf<P extends ProjectionSet, St extends Record<string, AnyEventStream>, R, E extends { Records: R[] }>(
   source: RecordSource,
   what: string,
   options: LambdaHandlerOptions<P, St, R, E>,
@@ -75,10 +75,10 @@ function deadlineOf(context: LambdaContextLike | undefined, reserveMs: number): 
  *
  * @example
  * ```ts
- * export const handler = lambdaHandler({ projections: { summaries }, onBatch: async (result) => { ... } })
+ * export const handler = lambdaHandler({ projections: [summaries], onBatch: async (result) => { ... } })
  * ```
  */
-export function lambdaHandler<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream> = Record<string, never>>(
+export function lambdaHandler<P extends ProjectionSet, St extends Record<string, AnyEventStream> = Record<string, never>>(
   options: LambdaHandlerOptions<P, St>,
 ): (event: LambdaStreamEvent, context?: LambdaContextLike) => Promise<PartialBatchResponse> {
   return handlerOf('lambda', 'DynamoDB Streams', options);
@@ -93,10 +93,10 @@ export function lambdaHandler<P extends Record<string, AnyProjection>, St extend
  *
  * @example
  * ```ts
- * export const handler = kinesisHandler({ projections: { summaries } })
+ * export const handler = kinesisHandler({ projections: [summaries] })
  * ```
  */
-export function kinesisHandler<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream> = Record<string, never>>(
+export function kinesisHandler<P extends ProjectionSet, St extends Record<string, AnyEventStream> = Record<string, never>>(
   options: LambdaHandlerOptions<P, St, LambdaKinesisRecord, LambdaKinesisEvent>,
 ): (event: LambdaKinesisEvent, context?: LambdaContextLike) => Promise<PartialBatchResponse> {
   return handlerOf('kinesis', 'Kinesis Data Streams', options);

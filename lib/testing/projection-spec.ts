@@ -266,7 +266,7 @@ async function deliverOnce(
     settings,
   );
   const ledger: DeliveryLedger = { applied: new Map(), alreadyApplied: 0, setAside: new Set(), batches: 0, retries: 0 };
-  const handler = (onBatch: OnSpecBatch) => lambdaHandler({ projections: { spec: projection }, onBatch });
+  const handler = (onBatch: OnSpecBatch) => lambdaHandler({ projections: [projection], onBatch });
   await deliverLanes(plan, records, handler, ledger, { maxTries: settings.maxTriesPerBatch, header, seed: settings.seed });
 
   const twice = [...ledger.applied].filter(([, count]) => count > 1).map(([id, count]) => `${id} (${count} times)`);

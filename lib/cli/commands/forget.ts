@@ -9,7 +9,7 @@ import { ExitCodes } from '../exit-codes';
  * shape, not their class: the config may load its own copy of the library).
  */
 export function keyStoresOf(context: CommandContext): SubjectKeys[] {
-  const projections = Object.keys(context.model.projections ?? {}).map((name) => context.projection(name));
+  const projections = Object.values(context.projections);
   const streams = [...Object.values(context.model.streams ?? {}), ...projections.flatMap((projection) => projection.streams)];
   const byTable = new Map<string, SubjectKeys>();
   for (const stream of streams) {

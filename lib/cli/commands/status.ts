@@ -125,7 +125,7 @@ async function reportStatus(context: CommandContext): Promise<number> {
   const feeds: FeedStatus[] = [];
   for (const name of Object.keys(context.model.feeds ?? {})) feeds.push(await feedStatus(context, name));
   const projections: Array<{ name: string; parked: number }> = [];
-  for (const name of Object.keys(context.model.projections ?? {})) {
+  for (const name of Object.keys(context.projections)) {
     let parked = 0;
     for await (const _row of context.projection(name).parkedRows()) parked++;
     projections.push({ name, parked });
