@@ -7,7 +7,7 @@ import type { LambdaKinesisEvent, LambdaKinesisRecord, LambdaStreamEvent, Lambda
 import { answerAfter, processBatch, type OnBatch, type ProcessBatchOptions } from './process-batch';
 import type { RecordSource } from './records';
 import type { ProjectionSet } from '../outcome';
-import { inProcessSpan } from '../telemetry';
+import { flushRecorded, inProcessSpan } from '../telemetry';
 import { batchSpan } from './batch-telemetry';
 
 /** Options of a Lambda handler over records of type `R` in events of type `E`. */
@@ -27,6 +27,13 @@ export interface LambdaHandlerOptions<
    * @defaultValue 1000 ({@link LambdaHandlerDefaults.timeReserveMs})
    */
   readonly timeReserveMs?: number | undefined;
+  /**
+   * Send the spans and measurements the invocation recorded before it answers: `forceFlush` on the app's
+   * OpenTelemetry tracer and meter providers, within `timeReserveMs` (Lambda freezes the function once it
+   * has answered, with whatever the SDK still buffers). Nothing to send without an SDK registered.
+   * @defaultValue true ({@link LambdaHandlerDefaults.flushTelemetry})
+   */
+  readonly flushTelemetry?: boolean | undefined;
 }
 
 /** What the handler reads of Lambda's context object (assignable from `aws-lambda`'s `Context`). */
@@ -40,21 +47,26 @@ function handlerOf<P extends ProjectionSet, St extends Record<string, AnyEventSt
   what: string,
   options: LambdaHandlerOptions<P, St, R, E>,
 ): (event: E, context?: LambdaContextLike) => Promise<PartialBatchResponse> {
-  const { onBatch, timeReserveMs, ...processOptions } = options;
+  const { onBatch, timeReserveMs, flushTelemetry, ...processOptions } = options;
   const reserveMs = requireInteger('timeReserveMs', timeReserveMs ?? LambdaHandlerDefaults.timeReserveMs, 0, undefined, 'lambdaHandler');
   return async (event, context) => {
     const records = (event as { Records?: unknown } | undefined)?.Records;
     if (!Array.isArray(records)) throw new ValidationError(`The Lambda event has no Records array: is this a ${what} event?`);
     // The invocation's span covers the batch and `onBatch`; processBatch takes it as its own.
-    return inProcessSpan(batchSpan(source, options.projections, options.streams, records.length), async () => {
-      const deadline = deadlineOf(context, reserveMs);
-      try {
-        const result = await processBatch(records as R[], { ...processOptions, source, signal: deadline?.signal });
-        return await answerAfter(records as R[], result, { source }, onBatch, event);
-      } finally {
-        deadline?.clear();
-      }
-    });
+    try {
+      return await inProcessSpan(batchSpan(source, options.projections, options.streams, records.length), async () => {
+        const deadline = deadlineOf(context, reserveMs);
+        try {
+          const result = await processBatch(records as R[], { ...processOptions, source, signal: deadline?.signal });
+          return await answerAfter(records as R[], result, { source }, onBatch, event);
+        } finally {
+          deadline?.clear();
+        }
+      });
+    } finally {
+      // After the invocation's span has ended, so that it goes too.
+      if (flushTelemetry ?? LambdaHandlerDefaults.flushTelemetry) await flushRecorded(reserveMs);
+    }
   };
 }
 
