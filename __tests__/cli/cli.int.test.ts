@@ -287,6 +287,24 @@ describe('on one set of tables', () => {
   );
 
   test(
+    "rebuild with a stream id re-derives that instance's rows only, given as JSON or as text",
+    async () => {
+      // Rows to rebuild, whichever tests ran before.
+      expect((await dynafold(['backfill', 'summaries'], { env: { CLI_POISON_FIXED: '1' } })).code).toBe(ExitCodes.ok);
+      const json = await dynafold(['rebuild', 'summaries', '{"orderId":"o5"}', '--json'], { env: { CLI_POISON_FIXED: '1' } });
+      expect(json.code).toBe(ExitCodes.ok);
+      expect(JSON.parse(json.stdout)).toEqual({ projection: 'summaries', streamId: { orderId: 'o5' }, instances: 1, rows: 1 });
+      const text = await dynafold(['rebuild', 'summaries', 'o6'], { env: { CLI_POISON_FIXED: '1' } });
+      expect(text.stdout).toBe('✔ rebuild summaries o6: 1 row re-derived\n');
+      const broken = await dynafold(['rebuild', 'summaries', '{"orderId":'], { env: { CLI_POISON_FIXED: '1' } });
+      expect(broken.code).toBe(ExitCodes.usage);
+      expect(broken.stderr).toMatch(/^✖ configuration: Expected the stream id as JSON/);
+      await expectRows(range(120));
+    },
+    HANG_GUARD_MS,
+  );
+
+  test(
     'off a terminal, backfill and rebuild print a progress line at most every 10 s and one summary line',
     async () => {
       // A line at the first report, then one per 10 s at most: how many the time it took allows.

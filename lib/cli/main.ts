@@ -103,8 +103,14 @@ export function program(): Command {
     .option('--run <name>', 'names the saved progress (two backfills of one projection at once)')
     .action(withContext((context, name: string, options: LifecycleOptions) => backfillCommand(context, name, options)));
   lifecycleOptions(
-    cli.command('rebuild <projection>').description('re-derive every row of a single-source projection in place (a changed evolve)'),
-  ).action(withContext((context, name: string, options: LifecycleOptions) => rebuildCommand(context, name, options)));
+    cli
+      .command('rebuild <projection> [streamId]')
+      .description(
+        "re-derive the rows of a single-source projection in place (a changed evolve), or of one stream instance's (a forgotten subject's)",
+      ),
+  ).action(
+    withContext((context, name: string, streamId: string | undefined, options: LifecycleOptions) => rebuildCommand(context, name, streamId, options)),
+  );
   const parked = cli.command('parked').description('rows set aside by a poison policy');
   parked
     .command('list <projection>')

@@ -193,15 +193,24 @@ export class SubjectKeys {
 
   private async knownOf(subject: string, record: KeyRecord, signal: AbortSignal | undefined): Promise<HeldKey> {
     if (record.kind === 'forgotten') return record;
-    const bytes = await this.unwraps.use(() => this.unwrap(subject, record.wrapped), signal);
+    const bytes = await this.unwraps.use(() => this.unwrap(subject, record), signal);
     return { kind: 'key', key: dataKeyOf(bytes) };
   }
 
-  private async unwrap(subject: string, wrapped: Uint8Array): Promise<Uint8Array> {
+  private async unwrap(subject: string, record: { readonly wrapped: Uint8Array; readonly provider: string }): Promise<Uint8Array> {
     this.counts.unwrapped++;
     try {
-      return await this.provider.unwrap(subject, wrapped);
+      return await this.provider.unwrap(subject, record.wrapped);
     } catch (error) {
+      // A key another provider wrapped (its id is stored beside it): say which, whatever this one answered.
+      if (record.provider !== '' && record.provider !== this.provider.id) {
+        throw new KeyProviderError('unwrap', subject, {
+          cause: error,
+          advice:
+            `its data key was wrapped by key provider ${record.provider}, and this one is ${this.provider.id}: ` +
+            `read the key table ${this.table} with the provider (and key) that wrote it.`,
+        });
+      }
       throw error instanceof DynafoldError ? error : new KeyProviderError('unwrap', subject, { cause: error });
     }
   }
