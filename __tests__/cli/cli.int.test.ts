@@ -212,10 +212,79 @@ test('init writes a starter config and refuses to overwrite it without --force',
   const first = await dynafold(['init'], { cwd: folder });
   expect(first.code).toBe(ExitCodes.ok);
   expect(existsSync(join(folder, 'dynafold.config.ts'))).toBe(true);
-  expect(stripped(first.stdout)).toMatch(/^✔ wrote .*dynafold\.config\.ts\n/);
+  expect(stripped(first.stdout)).toMatch(/^✔ wrote .*dynafold\.config\.ts \(no module of the app exports a stream yet: 0 streams, 0 projections\)\n/);
   const second = await dynafold(['init'], { cwd: folder });
   expect(second.code).toBe(ExitCodes.usage);
   expect(second.stderr).toMatch(/exists: pass --force/);
+});
+
+describe("on the app's own modules", () => {
+  const own = ownTables('cli-own');
+  const app = join(fixtures, 'own-clients');
+  // No AWS settings at all, as on a laptop: the module's `new DynamoDBClient({})` has no region of its own.
+  const bare = withoutAws();
+  const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+    dynafold(args, { cwd: app, environment: bare.environment, env: { ...bare.env, ...own, ...env } });
+
+  test(
+    "a config that imports the app's module reaches the clients made there: --endpoint, the region and the credentials apply to them",
+    async () => {
+      expect((await run(['tables', 'create'])).code).toBe(ExitCodes.ok);
+      await orderStream(own.CLI_EVENTS_TABLE).append({ orderId: 'a1' }, [{ type: 'ItemAdded', data: { price: 4 } }]);
+      const tail = await run(['tail', 'orders', '--from-start', '--limit', '1']);
+      expect({ code: tail.code, stderr: tail.stderr }).toEqual({ code: ExitCodes.ok, stderr: '' });
+      expect(stripped(tail.stdout)).toBe('<time> Order#a1 v1 ItemAdded {"price":4}\n');
+      const backfilled = await run(['backfill', 'order-totals', '--json']);
+      expect(backfilled.code).toBe(ExitCodes.ok);
+      expect(json<{ rowsWritten: number }>(backfilled).rowsWritten).toBe(1);
+    },
+    HANG_GUARD_MS,
+  );
+
+  test(
+    'a client given an endpoint of its own in code is named, with how to fix it, before anything is sent',
+    async () => {
+      const astray = await run(['status'], { CLI_APP_ENDPOINT: 'http://127.0.0.1:9' });
+      expect(astray.code).toBe(ExitCodes.usage);
+      expect(astray.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^✖ configuration: The command is pointed at http:\/\/\S+, but stream Order \(streams\.orders\) goes to http:\/\/127\.0\.0\.1:9; .* Build it in the config's setup with the client setup is handed/,
+        ),
+      ]);
+      expect(astray.stderr).toMatch(/the read model of projection order-totals goes to http:\/\/127\.0\.0\.1:9/);
+    },
+    HANG_GUARD_MS,
+  );
+
+  test(
+    "init writes a config that imports the app's modules and builds what they export with the command's client",
+    async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'dynafold-init-'));
+      mkdirSync(join(folder, 'src'));
+      writeFileSync(
+        join(folder, 'src', 'orders.ts'),
+        [
+          "import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+          "import { EventStream } from 'dynafold';",
+          "import { z } from 'zod';",
+          'export const orderStream = (client: DynamoDBClient, table: string) =>',
+          "  new EventStream({ client, table, name: 'Order', streamId: ['orderId'], events: { OrderPlaced: z.object({}) } });",
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(
+        join(folder, 'src', 'orders.test.ts'),
+        "import { EventStream } from 'dynafold';\nexport const unused = new EventStream(null as never);\n",
+      );
+      const init = await dynafold(['init'], { cwd: folder });
+      expect(stripped(init.stdout)).toMatch(/^✔ wrote .*dynafold\.config\.ts \(from src\/orders\.ts: 1 stream, 0 projections\)\n/);
+      const config = readFileSync(join(folder, 'dynafold.config.ts'), 'utf8');
+      expect(config).toContain("import * as orders from './src/orders.js';");
+      expect(config).toContain("const orderStream = orders.orderStream(client, 'events');");
+      expect(config).toContain('streams: { orderStream },');
+    },
+    HANG_GUARD_MS,
+  );
 });
 
 describe('on one set of tables', () => {

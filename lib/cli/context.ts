@@ -4,6 +4,7 @@ import { ConfigurationError } from '../errors';
 import { projectionsByName, type ProjectionSet } from '../outcome';
 import { DynamoLocalDefaults } from '../local';
 import type { ConfigModel, FeedConfig, OperableProjection } from './config';
+import { redirectAppClients, requireReachedClients } from './app-clients';
 import { findConfig, loadConfig } from './load-config';
 import { Output } from './output';
 
@@ -63,6 +64,8 @@ export class CommandContext {
   static async open(options: GlobalOptions, cwd = process.cwd()): Promise<CommandContext> {
     const config = await loadConfig(findConfig(cwd, options.config));
     const settings = clientSettings(config.dynamodb, options);
+    // Before setup: the streams it builds from the app's own modules may hold clients made there.
+    redirectAppClients(settings, options.region !== undefined || config.dynamodb?.region !== undefined);
     const client = new DynamoDBClient(settings);
     const holder: { context?: CommandContext } = {};
     let model: ConfigModel;
@@ -73,8 +76,15 @@ export class CommandContext {
       throw new ConfigurationError(`The config's setup failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
     const credentialsFrom = credentialsSource({ ...config.dynamodb, ...(options.profile === undefined ? {} : { profile: options.profile }) });
-    holder.context = new CommandContext(client, settings, model, new Output(options.json === true), credentialsFrom);
-    return holder.context;
+    const context = new CommandContext(client, settings, model, new Output(options.json === true), credentialsFrom);
+    holder.context = context;
+    try {
+      if (typeof settings.endpoint === 'string') await requireReachedClients(model, context.projections, client, settings.endpoint);
+    } catch (error) {
+      context.close();
+      throw error;
+    }
+    return context;
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConcurrencyError, DecodeError, ValidationError } from '../errors';
 import { merge, requireInteger, warnDeprecated } from '../util';
@@ -60,6 +61,8 @@ export class EventStream<
   readonly events: Events;
   /** Type-level only (no runtime value): the stream's event, new-event and id types, for inference. */
   declare readonly $types: { readonly event: EventOf<Events>; readonly newEvent: NewEventOf<Events>; readonly streamId: StreamIdOf<Fields> };
+  /** The DynamoDB client it was given (never destroyed here). */
+  readonly client: DynamoDBClient;
   /** @internal */
   readonly codec: EventCodec;
   /**
@@ -88,6 +91,7 @@ export class EventStream<
     validateStreamOptions(options);
     this.name = options.name;
     this.table = options.table;
+    this.client = options.client;
     this.streamIdFields = options.streamId;
     this.events = options.events;
     const compression = options.compression ?? EventStreamDefaults.compression;

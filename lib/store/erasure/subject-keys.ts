@@ -71,6 +71,8 @@ export interface KeyReadStats {
  * ```
  */
 export class SubjectKeys {
+  /** The DynamoDB client it was given (never destroyed here). */
+  readonly client: DynamoDBClient;
   readonly table: string;
   readonly provider: KeyProvider;
   /** How long a process keeps what it read of a key (`cacheLifetimeMs` resolved). */
@@ -86,6 +88,7 @@ export class SubjectKeys {
     const where = 'SubjectKeys';
     if (options?.client === undefined || options.client === null)
       throw new ConfigurationError(`${where}: expected \`client\` to be a DynamoDBClient.`);
+    this.client = options.client;
     this.table = requireTableName('table', options.table, where);
     const provider = options.provider as Partial<KeyProvider> | undefined;
     if (typeof provider?.newKey !== 'function' || typeof provider.unwrap !== 'function' || typeof provider.id !== 'string') {
