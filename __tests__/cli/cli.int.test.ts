@@ -593,7 +593,9 @@ function withoutAws(aws: Record<string, string> = {}): { environment: NodeJS.Pro
     writeFileSync(join(home, '.aws', file), text);
   }
   return {
-    environment: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_'))),
+    environment: Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_') && !name.startsWith('DYNAMODB_ENDPOINT')),
+    ),
     // No instance metadata service to wait for on a machine outside EC2.
     env: { HOME: home, AWS_EC2_METADATA_DISABLED: 'true' },
   };
@@ -614,9 +616,20 @@ describe('help and hints', () => {
     const run = await dynafold(['status'], { endpoint: false, ...withoutAws() });
     expect(run.code).toBe(ExitCodes.usage);
     expect(run.stderr.trim().split('\n')).toEqual([
-      '✖ credentials: Could not load credentials from any providers. For DynamoDB Local, run `npx dynafold local` and pass --endpoint http://127.0.0.1:8000; ' +
+      '✖ credentials: Could not load credentials from any providers. For DynamoDB Local, run `npx dynafold local` and pass --endpoint http://127.0.0.1:8000 (or set DYNAMODB_ENDPOINT to it); ' +
         'for AWS, set AWS_PROFILE (or pass --profile) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.',
     ]);
+  });
+
+  test("DYNAMODB_ENDPOINT, the test kit's variable, points the command as --endpoint does", async () => {
+    const bare = withoutAws();
+    const run = await dynafold(['tables', 'create', '--json'], {
+      endpoint: false,
+      environment: bare.environment,
+      env: { ...bare.env, DYNAMODB_ENDPOINT: localConfig().endpoint },
+    });
+    expect(run.code).toBe(ExitCodes.ok);
+    expect(json<Array<{ table: string }>>(run).map((table) => table.table)).toContain(tables.CLI_EVENTS_TABLE);
   });
 
   test(

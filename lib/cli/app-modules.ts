@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
-/** What an export of the app's builds: the kinds a config lists. */
-export type DefinitionKind = 'stream' | 'readModel' | 'projection';
+/** What an export of the app's builds: what a config lists, and the subject keys a stream with personal data takes. */
+export type DefinitionKind = 'subjectKeys' | 'stream' | 'readModel' | 'projection';
 
 /** An export of the app's that builds a stream, a read model or a projection. */
 export interface AppDefinition {
@@ -63,7 +63,9 @@ export function definitionsIn(source: string): AppDefinition[] {
         ? 'stream'
         : /new ReadModel\(/.test(body)
           ? 'readModel'
-          : undefined;
+          : /new SubjectKeys\(/.test(body)
+            ? 'subjectKeys'
+            : undefined;
     if (kind === undefined) return;
     const factory = /^export (?:const \w+(?:: [^=]+)? = (?:async )?\(([\s\S]*?)\)(?:: [^=]+)? =>|(?:async )?function \w+\(([\s\S]*?)\))/.exec(body);
     definitions.push({ name: match[1] as string, kind, parameters: factory === null ? undefined : parametersOf(factory[1] ?? factory[2] ?? '') });
@@ -75,6 +77,7 @@ export function definitionsIn(source: string): AppDefinition[] {
 export function appModules(folder: string): AppModule[] {
   const root = existsSync(join(folder, 'src')) ? join(folder, 'src') : folder;
   return sourceFiles(root)
+    .sort()
     .filter((file) => !/dynafold\.config\.\w+$/.test(file))
     .flatMap((file) => {
       const source = readFileSync(file, 'utf8');

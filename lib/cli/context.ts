@@ -64,6 +64,8 @@ export class CommandContext {
   static async open(options: GlobalOptions, cwd = process.cwd()): Promise<CommandContext> {
     const config = await loadConfig(findConfig(cwd, options.config));
     const settings = clientSettings(config.dynamodb, options);
+    // Told before the environment is given DynamoDB Local's credentials below.
+    const credentialsFrom = credentialsSource({ ...config.dynamodb, ...(options.profile === undefined ? {} : { profile: options.profile }) });
     // Before setup: the streams it builds from the app's own modules may hold clients made there.
     redirectAppClients(settings, options.region !== undefined || config.dynamodb?.region !== undefined);
     const client = new DynamoDBClient(settings);
@@ -75,7 +77,6 @@ export class CommandContext {
       client.destroy();
       throw new ConfigurationError(`The config's setup failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
-    const credentialsFrom = credentialsSource({ ...config.dynamodb, ...(options.profile === undefined ? {} : { profile: options.profile }) });
     const context = new CommandContext(client, settings, model, new Output(options.json === true), credentialsFrom);
     holder.context = context;
     try {

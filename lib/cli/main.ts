@@ -58,7 +58,8 @@ export function program(): Command {
     .description('Event streams, projections and change feeds on DynamoDB')
     .version(packageVersion())
     .addOption(new Option('-c, --config <file>', 'the config file (default: dynafold.config.ts here or above)'))
-    .option('--endpoint <url>', 'DynamoDB endpoint (DynamoDB Local, say)')
+    // DYNAMODB_ENDPOINT is the test kit's variable too: one `export` points the command and the tests at `dynafold local`.
+    .addOption(new Option('--endpoint <url>', 'DynamoDB endpoint (DynamoDB Local, say)').env('DYNAMODB_ENDPOINT'))
     .option('--region <region>', 'AWS region')
     .option('--profile <name>', 'AWS profile')
     .option('--json', 'print data as JSON, for scripts')
@@ -153,7 +154,7 @@ function credentialsError(error: unknown): Error | undefined {
 /** The SDK's words (which say nothing of what to do), then what to do: a first run has no credentials. */
 function credentialsHint(error: Error, profile: string | undefined): string {
   const sdk = error.message.split('\n')[0]?.replace(/\.?\s*$/, '');
-  const local = 'run `npx dynafold local` and pass --endpoint http://127.0.0.1:8000';
+  const local = 'run `npx dynafold local` and pass --endpoint http://127.0.0.1:8000 (or set DYNAMODB_ENDPOINT to it)';
   return profile === undefined
     ? `${sdk}. For DynamoDB Local, ${local}; for AWS, set AWS_PROFILE (or pass --profile) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.`
     : `${sdk} with profile ${profile}. Check that ~/.aws/credentials or ~/.aws/config has it (\`aws configure --profile ${profile}\`); for DynamoDB Local, ${local}.`;

@@ -2,7 +2,10 @@ import { basename } from 'node:path';
 import type { AppDefinition, AppModule } from './app-modules';
 
 /** The table names a starter config gives a factory's `table` parameter, by what it builds. */
-const STARTER_TABLES = { stream: 'events', readModel: 'views' } as const;
+const STARTER_TABLES = { subjectKeys: 'subject-keys', stream: 'events', readModel: 'views' } as const;
+
+/** The order a module's definitions are built in: each over what comes before it. */
+const ORDER: Readonly<Record<AppDefinition['kind'], number>> = { subjectKeys: 0, readModel: 1, stream: 1, projection: 2 };
 
 /** What a starter config builds: the code of `setup`'s body, and what it could not build (with why). */
 interface Built {
@@ -33,6 +36,7 @@ function argumentFor(
   if (/DynamoDBClient\b/.test(type) || (type === '' && name === 'client')) return 'client';
   const referenced = /ReturnType<typeof (\w+)>/.exec(type)?.[1];
   if (referenced !== undefined) return built.has(referenced) ? referenced : undefined;
+  if (/\bSubjectKeys\b/.test(type)) return [...built].find(([, kind]) => kind === 'subjectKeys')?.[0];
   if (type === 'string' && /table/i.test(name) && definition.kind !== 'projection') return `'${STARTER_TABLES[definition.kind]}'`;
   // A stream or read model of the module's, by what the parameter is called.
   const wanted = /stream/i.test(name) ? 'stream' : /model|rows|view/i.test(name) ? 'readModel' : undefined;
@@ -44,13 +48,17 @@ type DefinitionKindOf = AppDefinition['kind'];
 /** The width the config is written to: a code block of the docs holds 72 characters a line. */
 const WIDTH = 72;
 
-/** `head + expression + tail` on one line, or, when it passes the width, a call's arguments one a line (as Prettier writes them). */
-function wrapped(head: string, expression: string, tail: string): string[] {
-  const line = `${head}${expression}${tail}`;
+/**
+ * `indent + head + expression + tail` as Prettier writes it at the width: on one line; else a call's
+ * arguments one a line; else, when not even the call's first line fits, the expression on the next line.
+ */
+function wrapped(indent: string, head: string, expression: string, tail: string): string[] {
+  const line = `${indent}${head}${expression}${tail}`;
   const call = /^([\w.]+)\((.*)\)$/.exec(expression);
   if (line.length <= WIDTH || call === null) return [line];
-  const indent = ' '.repeat(head.length - head.trimStart().length);
-  return [`${head}${call[1]}(`, ...(call[2] ?? '').split(', ').map((arg) => `${indent}  ${arg},`), `${indent})${tail}`];
+  if (`${indent}${head}${call[1]}(`.length <= WIDTH)
+    return [`${indent}${head}${call[1]}(`, ...(call[2] ?? '').split(', ').map((arg) => `${indent}  ${arg},`), `${indent})${tail}`];
+  return [`${indent}${head.trimEnd()}`, ...wrapped(`${indent}  `, '', expression, tail)];
 }
 
 /** `key: [a, b]` (or `{ a, b }`) on one line, or one item a line when it passes the width. */
@@ -66,8 +74,8 @@ function build(modules: ReadonlyArray<AppModule>): Built {
   const made = new Map<string, DefinitionKindOf>();
   for (const module of modules) {
     const alias = aliasOf(module.path);
-    // Streams and read models first: the projections are built over them.
-    const ordered = [...module.definitions].sort((a, b) => Number(a.kind === 'projection') - Number(b.kind === 'projection'));
+    // Subject keys first, then streams and read models: the projections are built over them.
+    const ordered = [...module.definitions].sort((a, b) => ORDER[a.kind] - ORDER[b.kind]);
     for (const definition of ordered) {
       const reference = `${alias}.${definition.name}`;
       let expression = reference;
@@ -79,7 +87,7 @@ function build(modules: ReadonlyArray<AppModule>): Built {
         }
         expression = `${reference}(${args.join(', ')})`;
       }
-      built.lines.push(...wrapped(`    const ${definition.name} = `, expression, ';'));
+      built.lines.push(...wrapped('    ', `const ${definition.name} = `, expression, ';'));
       made.set(definition.name, definition.kind);
       if (definition.kind === 'stream') built.streams.push(definition.name);
       if (definition.kind === 'projection') built.projections.push(definition.name);
@@ -111,9 +119,9 @@ export function starterConfig(modules: ReadonlyArray<AppModule>): string {
           '  setup: () => ({ streams: {}, projections: [] }),',
         ]
       : [
-          "  // The app's streams and projections, on the client the command hands out",
-          '  // (--endpoint, --region and --profile point it). Table names as in',
-          '  // your app.',
+          "  // The app's streams and projections, on the client the command",
+          '  // hands out (--endpoint, --region and --profile point it). Table',
+          '  // names as in your app.',
           '  setup: ({ client }) => {',
           ...built.lines,
           ...skipped,

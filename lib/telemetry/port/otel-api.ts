@@ -1,7 +1,10 @@
-import type * as Otel from '@opentelemetry/api';
-
-/** `@opentelemetry/api`, as the app installed it. */
-export type OtelApi = typeof Otel;
+/**
+ * `@opentelemetry/api`, as the app installed it. An `import()` type, not an import declaration: the
+ * declarations the build writes keep an import declaration of a module whose types they drop as an import
+ * for its side effects, which an app without this optional peer could not resolve.
+ */
+// eslint-disable-next-line @typescript-eslint/consistent-type-imports -- an import declaration is what the build would keep (above)
+export type OtelApi = typeof import('@opentelemetry/api');
 
 /**
  * Set by the build (tsdown's `define`): `true` in the ES module output, `false` in the CommonJS one.
