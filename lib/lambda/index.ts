@@ -21,7 +21,7 @@ export type {
   LambdaStreamRecord,
 } from './lambda-event';
 export { processBatch, answerAfter } from './process-batch';
-export type { ProcessBatchOptions, ProcessResult, Unrouted, OutcomeOf, OnBatch } from './process-batch';
+export type { ProcessBatchOptions, ProcessResult, Unrouted, OutcomeOf, EventOfProjection, OnBatch } from './process-batch';
 export type { BatchMetrics, ProjectionMetrics } from './batch-metrics';
 export { BatchResponse, batchResponse } from './batch-response';
 export type { PartialBatchResponse } from './batch-response';

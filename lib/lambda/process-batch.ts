@@ -66,7 +66,11 @@ export type OutcomeOf<P> = P extends { readonly $event: infer E }
     : RowOutcome | MultiSourceRowOutcome;
 
 /** The events a projection folds: of its stream, or of its sources (multi-source). */
-type EventOfProjection<P> = P extends { readonly $event: infer E } ? E : P extends { readonly stream: infer S } ? EventsOfStream<S> : StreamEvent;
+export type EventOfProjection<P> = P extends { readonly $event: infer E }
+  ? E
+  : P extends { readonly stream: infer S }
+    ? EventsOfStream<S>
+    : StreamEvent;
 
 /** What {@link processBatch} did with a batch. */
 export interface ProcessResult<

@@ -2,4 +2,5 @@
 // DynamoDB Local per worker (the kit's teardown stops them all).
 import { startTestDynamo } from 'dynafold/testing';
 
-export default (globalConfig) => startTestDynamo({ instances: globalConfig.maxWorkers });
+export default (globalConfig) =>
+  startTestDynamo({ instances: globalConfig.maxWorkers });

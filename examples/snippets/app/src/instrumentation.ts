@@ -2,8 +2,8 @@
 // run before its first line, so the instrumentations must be in place
 // before the app imports what they instrument.
 import { FastifyOtelInstrumentation } from '@fastify/otel';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import * as instrumentation from '@opentelemetry/instrumentation';
+import * as http from '@opentelemetry/instrumentation-http';
 import { ConsoleMetricExporter } from '@opentelemetry/sdk-metrics';
 import { ConsoleSpanExporter } from '@opentelemetry/sdk-trace';
 import { registerTelemetry } from './telemetry.js';
@@ -13,10 +13,10 @@ const telemetry = registerTelemetry(
   new ConsoleSpanExporter(),
   new ConsoleMetricExporter(),
 );
-registerInstrumentations({
+instrumentation.registerInstrumentations({
   instrumentations: [
     // A span per request: dynafold's spans are its children.
-    new HttpInstrumentation(),
+    new http.HttpInstrumentation(),
     // A span per route and hook, from the Fastify authors.
     new FastifyOtelInstrumentation({ registerOnInitialization: true }),
   ],

@@ -12,7 +12,7 @@ import {
 const client = new DynamoDBClient(localClientConfig());
 afterAll(() => client.destroy());
 
-test('two appends of an order fold into one row, each event once', async () => {
+test('two appends fold into one row, each event once', async () => {
   const result = await projectionSpec(({ events, readModels }) =>
     orderSummaryProjection(
       orderStream(client, events),

@@ -2,7 +2,7 @@
 // traced. dynafold finds it through @opentelemetry/api: it needs no
 // option of its own.
 import { context, metrics, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import * as hooks from '@opentelemetry/context-async-hooks';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   MeterProvider,
@@ -36,7 +36,7 @@ export function registerTelemetry(
   // Carries the active span across awaits: without it, no span would
   // have a parent.
   context.setGlobalContextManager(
-    new AsyncLocalStorageContextManager().enable(),
+    new hooks.AsyncLocalStorageContextManager().enable(),
   );
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
