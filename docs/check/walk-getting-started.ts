@@ -219,6 +219,8 @@ async function walk(): Promise<void> {
   const shell = new Shell(mkdtempSync(join(tmpdir(), 'dynafold-walk-')), node, pack(root));
   // What the walk last wrote of each file: a file that differs from it was made by a command.
   const written = new Map<string, string>();
+  // The Node.js the pages' commands run on.
+  await shell.line('node --version');
   try {
     for (const page of pages) {
       show(`docs:walk: ${page} (Node ${node})`);
