@@ -13,9 +13,13 @@ export default tseslint.config(
       'docs/.vitepress/dist/**',
       'docs/.vitepress/cache/**',
       'docs/reference/api-entries/**',
+      // Compiled in the app the docs walk, where its OpenTelemetry instrumentations are installed (see tsconfig.json).
+      'examples/snippets/app/src/instrumentation.ts',
     ],
   },
   { files: ['**/*.js'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
+  // The docs' app is an ES module app (`"type": "module"`): its JavaScript files are modules.
+  { files: ['examples/snippets/app/**/*.js'], languageOptions: { sourceType: 'module' } },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

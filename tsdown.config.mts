@@ -3,12 +3,16 @@
  * (`.d.mts`, `.d.cts`), one output file per source module. Dependencies and peers stay external, so an ESM
  * app loads their ESM builds (one zod per bundle) and a CommonJS app their CommonJS ones.
  */
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'tsdown';
 
 // tsdown is pinned at 0.23.4: later releases need rolldown-plugin-dts 0.30, whose parser (`yuku`) lists
 // platform packages npm could not resolve, and `npm ci` then refuses the lock file. 0.23.4 with its own
 // rolldown-plugin-dts 0.28.8 builds the same files. (Overriding the plugin alone under a later tsdown
 // made the CommonJS build emit `import` statements.)
+
+/** The package's version, which dynafold's spans and instruments name as their scope's (lib/telemetry/port/scope.ts). */
+const version = JSON.stringify((JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version);
 
 /** Every subpath of package.json's "exports", by output name. */
 const entries = {
@@ -37,9 +41,9 @@ export default defineConfig({
   format: {
     // Which build a module is in, for the lookup of the optional `@opentelemetry/api` (lib/telemetry/port/otel-api.ts):
     // each build keeps the one way of finding it that bundlers follow and that survives its absence.
-    esm: { define: { __DYNAFOLD_ESM__: 'true' } },
+    esm: { define: { __DYNAFOLD_ESM__: 'true', __DYNAFOLD_VERSION__: version } },
     cjs: {
-      define: { __DYNAFOLD_ESM__: 'false' },
+      define: { __DYNAFOLD_ESM__: 'false', __DYNAFOLD_VERSION__: version },
       entry: { ...entries, 'cli/main': 'lib/cli/main.ts' },
       // Lazy loads (the Streams client, the feed) as `require`: jest runs CommonJS without
       // `--experimental-vm-modules`, and there a dynamic `import()` throws.
@@ -52,8 +56,9 @@ export default defineConfig({
   outDir: 'dist',
   unbundle: true,
   root: 'lib',
-  // No declaration maps: they would point at `lib/`, which the package does not ship.
+  // No source maps, of declarations or code: they would point at `lib/`, which the package does not ship (a
+  // stack mapped through them names files an app does not have), and the output, a file per module, reads as it is.
   dts: { sourcemap: false },
-  sourcemap: true,
+  sourcemap: false,
   report: { gzip: false },
 });

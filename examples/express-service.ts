@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const service = dynafold(app, {
     streams: { orders: api.Orders },
     readModels: { summaries: api.OrderSummaries },
-    projections: { summaries: api.summaries },
+    projections: [api.summaries],
     feed: api.feed,
     healthPath: '/health',
     logger: console,

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   await app.register(dynafold, {
     streams: { orders: api.Orders },
     readModels: { summaries: api.OrderSummaries },
-    projections: { summaries: api.summaries },
+    projections: [api.summaries],
     // The change feed starts when the app is ready and stops (releasing its lease) when it closes.
     feed: api.feed,
     healthPath: '/health',

@@ -94,6 +94,8 @@ export function orderSummaryProjection(
   readModel: ReturnType<typeof orderSummaries>,
 ) {
   return new Projection({
+    // Its one name: the handler's outcomes, logs, spans and metrics.
+    name: 'order-summaries',
     stream,
     readModel,
     key: (streamId) => ({ orderId: streamId.orderId }),
@@ -149,10 +151,10 @@ export function createHandler(
     orderSummaries(client, tables.views),
   );
   return lambdaHandler({
-    projections: { summaries },
+    projections: [summaries],
     streams: { Order },
     onBatch: (result) => {
-      for (const outcome of result.outcomes.summaries) {
+      for (const outcome of result.outcomes[summaries.name] ?? []) {
         // Side effects go here, once per event: `applied` is in version order, gap-filled events included.
         // Every outcome has one: a row that failed partway wrote (and lists) the events before the failure.
         // A side effect that fails can fail its records too: result.failedRecords.push(position).

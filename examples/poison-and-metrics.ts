@@ -107,6 +107,7 @@ async function main(): Promise<void> {
     // A deployed bug: evolve chokes on prices over 100, until `fixed` is set.
     let fixed = false;
     const projection = new Projection({
+      name: 'order-summaries',
       stream: orders,
       readModel: summaries,
       key: (streamId) => ({ orderId: streamId.orderId }),
@@ -142,7 +143,7 @@ async function main(): Promise<void> {
       logger,
     });
     const handler = lambdaHandler({
-      projections: { summaries: projection },
+      projections: [projection],
       logger,
       onMetrics: report,
     });

@@ -12,7 +12,7 @@
  * This file is the package's public API: every name a user may import is listed here by name.
  */
 import * as Lambda from './lambda';
-import type { AnyProjection } from './projector';
+import type { ProjectionSet } from './outcome';
 import type { AnyEventStream } from './store';
 
 export { EventStream, EventStreamDefaults, DEFAULT_SNAPSHOT_NAME, olderVersion, retiredEvent, decoder, eventsTableDefinition } from './store';
@@ -78,7 +78,7 @@ export const kinesisHandler = Lambda.kinesisHandler;
 export const LambdaHandlerDefaults = Lambda.LambdaHandlerDefaults;
 /** @deprecated Import from 'dynafold/lambda'. */
 export type LambdaHandlerOptions<
-  P extends Record<string, AnyProjection>,
+  P extends ProjectionSet,
   St extends Record<string, AnyEventStream>,
   R = Lambda.LambdaStreamRecord,
   E = Lambda.LambdaStreamEvent,

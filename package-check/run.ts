@@ -77,8 +77,43 @@ interface AttwReport {
   };
 }
 
+/**
+ * The tarball holds no source map: a map names the sources under `lib/`, which the package does not ship, so a
+ * stack mapped through one points at files an app does not have (the build is a file per module, readable as it is).
+ */
+function noSourceMaps(tarball: string): void {
+  const maps = run('tar', ['-tzf', tarball], root)
+    .split('\n')
+    .filter((file) => file.endsWith('.map'));
+  if (maps.length > 0) throw new Error(`package-check: the tarball holds ${maps.length} source maps, such as ${maps[0]}`);
+  show('package-check: no source maps in the tarball');
+}
+
+/**
+ * No declaration file imports an optional peer for its side effects: the declarations keep such an import
+ * where the types it brought are dropped, and a TypeScript that checks side-effect imports then fails to
+ * compile an app that has not installed the peer (`@opentelemetry/api`, say).
+ */
+function noOptionalPeerImports(tarball: string): void {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { peerDependenciesMeta: Record<string, { optional?: boolean }> };
+  const optional = Object.keys(manifest.peerDependenciesMeta).filter((name) => manifest.peerDependenciesMeta[name]?.optional === true);
+  const unpacked = mkdtempSync(join(tmpdir(), 'dynafold-unpacked-'));
+  run('tar', ['-xzf', tarball, '-C', unpacked], root);
+  const declarations = readdirSync(join(unpacked, 'package', 'dist'), { recursive: true, withFileTypes: true }).filter(
+    (entry) => entry.isFile() && /\.d\.[cm]ts$/.test(entry.name),
+  );
+  const found = declarations.flatMap((entry) => {
+    const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+    return optional.filter((name) => text.includes(`import "${name}"`)).map((name) => `${entry.name}: import "${name}"`);
+  });
+  if (found.length > 0) throw new Error(`package-check: declarations import optional peers for their side effects: ${found.join(', ')}`);
+  show(`package-check: no declaration imports an optional peer for its side effects (${declarations.length} files)`);
+}
+
 /** publint, then Are the Types Wrong?: no problems, and `import` gets the ESM declarations, `require` the CommonJS ones. */
 function lint(tarball: string): void {
+  noSourceMaps(tarball);
+  noOptionalPeerImports(tarball);
   show(run('npx', ['publint', '--strict', tarball], root));
   let output: string;
   try {

@@ -212,10 +212,79 @@ test('init writes a starter config and refuses to overwrite it without --force',
   const first = await dynafold(['init'], { cwd: folder });
   expect(first.code).toBe(ExitCodes.ok);
   expect(existsSync(join(folder, 'dynafold.config.ts'))).toBe(true);
-  expect(stripped(first.stdout)).toMatch(/^✔ wrote .*dynafold\.config\.ts\n/);
+  expect(stripped(first.stdout)).toMatch(/^✔ wrote .*dynafold\.config\.ts \(no module of the app exports a stream yet: 0 streams, 0 projections\)\n/);
   const second = await dynafold(['init'], { cwd: folder });
   expect(second.code).toBe(ExitCodes.usage);
   expect(second.stderr).toMatch(/exists: pass --force/);
+});
+
+describe("on the app's own modules", () => {
+  const own = ownTables('cli-own');
+  const app = join(fixtures, 'own-clients');
+  // No AWS settings at all, as on a laptop: the module's `new DynamoDBClient({})` has no region of its own.
+  const bare = withoutAws();
+  const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+    dynafold(args, { cwd: app, environment: bare.environment, env: { ...bare.env, ...own, ...env } });
+
+  test(
+    "a config that imports the app's module reaches the clients made there: --endpoint, the region and the credentials apply to them",
+    async () => {
+      expect((await run(['tables', 'create'])).code).toBe(ExitCodes.ok);
+      await orderStream(own.CLI_EVENTS_TABLE).append({ orderId: 'a1' }, [{ type: 'ItemAdded', data: { price: 4 } }]);
+      const tail = await run(['tail', 'orders', '--from-start', '--limit', '1']);
+      expect({ code: tail.code, stderr: tail.stderr }).toEqual({ code: ExitCodes.ok, stderr: '' });
+      expect(stripped(tail.stdout)).toBe('<time> Order#a1 v1 ItemAdded {"price":4}\n');
+      const backfilled = await run(['backfill', 'order-totals', '--json']);
+      expect(backfilled.code).toBe(ExitCodes.ok);
+      expect(json<{ rowsWritten: number }>(backfilled).rowsWritten).toBe(1);
+    },
+    HANG_GUARD_MS,
+  );
+
+  test(
+    'a client given an endpoint of its own in code is named, with how to fix it, before anything is sent',
+    async () => {
+      const astray = await run(['status'], { CLI_APP_ENDPOINT: 'http://127.0.0.1:9' });
+      expect(astray.code).toBe(ExitCodes.usage);
+      expect(astray.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^✖ configuration: The command is pointed at http:\/\/\S+, but stream Order \(streams\.orders\) goes to http:\/\/127\.0\.0\.1:9; .* Build it in the config's setup with the client setup is handed/,
+        ),
+      ]);
+      expect(astray.stderr).toMatch(/the read model of projection order-totals goes to http:\/\/127\.0\.0\.1:9/);
+    },
+    HANG_GUARD_MS,
+  );
+
+  test(
+    "init writes a config that imports the app's modules and builds what they export with the command's client",
+    async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'dynafold-init-'));
+      mkdirSync(join(folder, 'src'));
+      writeFileSync(
+        join(folder, 'src', 'orders.ts'),
+        [
+          "import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';",
+          "import { EventStream } from 'dynafold';",
+          "import { z } from 'zod';",
+          'export const orderStream = (client: DynamoDBClient, table: string) =>',
+          "  new EventStream({ client, table, name: 'Order', streamId: ['orderId'], events: { OrderPlaced: z.object({}) } });",
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(
+        join(folder, 'src', 'orders.test.ts'),
+        "import { EventStream } from 'dynafold';\nexport const unused = new EventStream(null as never);\n",
+      );
+      const init = await dynafold(['init'], { cwd: folder });
+      expect(stripped(init.stdout)).toMatch(/^✔ wrote .*dynafold\.config\.ts \(from src\/orders\.ts: 1 stream, 0 projections\)\n/);
+      const config = readFileSync(join(folder, 'dynafold.config.ts'), 'utf8');
+      expect(config).toContain("import * as orders from './src/orders.js';");
+      expect(config).toContain("const orderStream = orders.orderStream(client, 'events');");
+      expect(config).toContain('streams: { orderStream },');
+    },
+    HANG_GUARD_MS,
+  );
 });
 
 describe('on one set of tables', () => {
@@ -281,6 +350,24 @@ describe('on one set of tables', () => {
       const rebuilt = await dynafold(['rebuild', 'summaries', '--json'], { env: { CLI_POISON_FIXED: '1' } });
       expect(rebuilt.code).toBe(ExitCodes.ok);
       expect(json<{ instances: number; rows: number }>(rebuilt)).toEqual({ projection: 'summaries', instances: 120, rows: 120 });
+      await expectRows(range(120));
+    },
+    HANG_GUARD_MS,
+  );
+
+  test(
+    "rebuild with a stream id re-derives that instance's rows only, given as JSON or as text",
+    async () => {
+      // Rows to rebuild, whichever tests ran before.
+      expect((await dynafold(['backfill', 'summaries'], { env: { CLI_POISON_FIXED: '1' } })).code).toBe(ExitCodes.ok);
+      const json = await dynafold(['rebuild', 'summaries', '{"orderId":"o5"}', '--json'], { env: { CLI_POISON_FIXED: '1' } });
+      expect(json.code).toBe(ExitCodes.ok);
+      expect(JSON.parse(json.stdout)).toEqual({ projection: 'summaries', streamId: { orderId: 'o5' }, instances: 1, rows: 1 });
+      const text = await dynafold(['rebuild', 'summaries', 'o6'], { env: { CLI_POISON_FIXED: '1' } });
+      expect(text.stdout).toBe('✔ rebuild summaries o6: 1 row re-derived\n');
+      const broken = await dynafold(['rebuild', 'summaries', '{"orderId":'], { env: { CLI_POISON_FIXED: '1' } });
+      expect(broken.code).toBe(ExitCodes.usage);
+      expect(broken.stderr).toMatch(/^✖ configuration: Expected the stream id as JSON/);
       await expectRows(range(120));
     },
     HANG_GUARD_MS,
@@ -373,13 +460,17 @@ describe('on one set of tables', () => {
   );
 
   test(
-    'status says which access key a local endpoint is asked with: DynamoDB Local keeps a database per key',
+    'status says which access key a local endpoint is asked with when its tables are missing (DynamoDB Local keeps a database per key), and nothing of it when they answer',
     async () => {
-      const fixed = await dynafold(['status', '--json']);
+      const found = await dynafold(['status', '--json']);
+      expect(found.stderr).toBe('');
+      const fixed = await dynafold(['status', '--json'], { env: { CLI_EVENTS_TABLE: uniqueName('cli-nowhere') } });
+      expect(fixed.code).toBe(ExitCodes.failed);
       expect(fixed.stderr).toMatch(
         /^http:\/\/\S+ with access key dynafold \(DynamoDB Local's fixed test credentials\): DynamoDB Local keeps a database per access key/,
       );
       const other = await dynafold(['status', '--json'], { env: { AWS_ACCESS_KEY_ID: 'someapp', AWS_SECRET_ACCESS_KEY: 'local' } });
+      expect(other.code).toBe(ExitCodes.failed);
       expect(other.stderr.split('\n')[0]).toMatch(/^http:\/\/\S+ with access key someapp \(AWS_ACCESS_KEY_ID\): /);
     },
     HANG_GUARD_MS,
@@ -502,7 +593,9 @@ function withoutAws(aws: Record<string, string> = {}): { environment: NodeJS.Pro
     writeFileSync(join(home, '.aws', file), text);
   }
   return {
-    environment: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_'))),
+    environment: Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_') && !name.startsWith('DYNAMODB_ENDPOINT')),
+    ),
     // No instance metadata service to wait for on a machine outside EC2.
     env: { HOME: home, AWS_EC2_METADATA_DISABLED: 'true' },
   };
@@ -523,9 +616,20 @@ describe('help and hints', () => {
     const run = await dynafold(['status'], { endpoint: false, ...withoutAws() });
     expect(run.code).toBe(ExitCodes.usage);
     expect(run.stderr.trim().split('\n')).toEqual([
-      '✖ credentials: Could not load credentials from any providers. For DynamoDB Local, run `npx dynafold local` and pass --endpoint http://127.0.0.1:8000; ' +
+      '✖ credentials: Could not load credentials from any providers. For DynamoDB Local, run `npx dynafold local` and pass --endpoint http://127.0.0.1:8000 (or set DYNAMODB_ENDPOINT to it); ' +
         'for AWS, set AWS_PROFILE (or pass --profile) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.',
     ]);
+  });
+
+  test("DYNAMODB_ENDPOINT, the test kit's variable, points the command as --endpoint does", async () => {
+    const bare = withoutAws();
+    const run = await dynafold(['tables', 'create', '--json'], {
+      endpoint: false,
+      environment: bare.environment,
+      env: { ...bare.env, DYNAMODB_ENDPOINT: localConfig().endpoint },
+    });
+    expect(run.code).toBe(ExitCodes.ok);
+    expect(json<Array<{ table: string }>>(run).map((table) => table.table)).toContain(tables.CLI_EVENTS_TABLE);
   });
 
   test(
@@ -689,6 +793,28 @@ describe('the first minutes on tables made by tables create', () => {
     HANG_GUARD_MS,
   );
 
+  test(
+    'tail --from-start --limit on a stream that holds fewer events prints them and ends once it has read the stream',
+    async () => {
+      const short = ownTables('cli-short');
+      expect((await on(short)(['tables', 'create'])).code).toBe(ExitCodes.ok);
+      await orderStream(short.CLI_EVENTS_TABLE).append({ orderId: 's1' }, [
+        { type: 'OrderPlaced', data: { customer: 'c' } },
+        { type: 'ItemAdded', data: { price: 3 } },
+      ]);
+      // A hang guard, not a time limit: a tail that waits for events that never come is stopped and fails.
+      const guard = new AbortController();
+      const timer = setTimeout(() => guard.abort(), 120_000);
+      const tail = await on(short)(['tail', 'orders', '--from-start', '--limit', '5'], { signal: guard.signal }).finally(() => clearTimeout(timer));
+      expect({ aborted: guard.signal.aborted, code: tail.code }).toEqual({ aborted: false, code: ExitCodes.ok });
+      expect(stripped(tail.stdout).split('\n').filter(Boolean)).toEqual([
+        '<time> Order#s1 v1 OrderPlaced {"customer":"c"}',
+        '<time> Order#s1 v2 ItemAdded {"price":3}',
+      ]);
+    },
+    HANG_GUARD_MS,
+  );
+
   test('status says a feed is behind with no lease holder in a sentence of its own', async () => {
     await ownOrders.append({ orderId: 'behind' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
     const run = await on(own)(['status']);
@@ -701,14 +827,14 @@ describe('the first minutes on tables made by tables create', () => {
     async () => {
       await ownOrders.append({ orderId: 'backfilled' }, [{ type: 'OrderPlaced', data: { customer: 'c' } }]);
       // The progress a backfill of run `first` interrupted after its first segment left, where the README says it is
-      // kept (`_dfBackfill#<projection>#<run>#<table>`, a projection named `<stream>-><read model>`): an interrupt lands
+      // kept (`_dfBackfill#<projection>#<run>#<table>`, the projection named `summaries`): an interrupt lands
       // between two pages only by luck.
       const interrupted = () =>
         client.send(
           new PutItemCommand({
             TableName: own.CLI_VIEWS_TABLE,
             Item: {
-              pk: { S: `_dfBackfill#Order->CliSummary#first#${own.CLI_EVENTS_TABLE}` },
+              pk: { S: `_dfBackfill#summaries#first#${own.CLI_EVENTS_TABLE}` },
               sk: { S: '0' },
               progress: { S: JSON.stringify({ segments: 2, done: true, instances: 5, scanned: 5 }) },
             },

@@ -85,11 +85,12 @@ test('runChangeFeed logs a failed row with its projection, key, event and code',
   const missing = uniqueName('no-such-views');
   const summaries = orderSummaryProjection(orderStream(client, eventsTable), orderSummaries(client, missing));
   const feed = new ChangeFeedConsumer({ ...localFeed, streamsClient: streams, streamArn, checkpoints: new MemoryCheckpointStore() });
-  const lines = await consoleLines(() => runChangeFeed(feed, { projections: { summaries }, onBatch: () => feed.stop() }));
+  const lines = await consoleLines(() => runChangeFeed(feed, { projections: [summaries], onBatch: () => feed.stop() }));
+  // Under its one name, the projection's `name`.
   expect(lines.map((line) => [line['projection'], line['key'], line['code'], (line['event'] as { version?: number }).version])).toEqual(
     expect.arrayContaining([
-      ['summaries', { orderId: 'o-1' }, 'dynamo.tableNotFound', 1],
-      ['summaries', { orderId: 'o-2' }, 'dynamo.tableNotFound', 1],
+      ['Order->OrderSummary', { orderId: 'o-1' }, 'dynamo.tableNotFound', 1],
+      ['Order->OrderSummary', { orderId: 'o-2' }, 'dynamo.tableNotFound', 1],
     ]),
   );
 });

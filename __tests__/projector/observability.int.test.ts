@@ -65,7 +65,7 @@ test('a logger gets its own argument order: pino (details, message), Powertools 
   const accounts = accountsProjection(stream, accountModel(client, views, 'Logged'), { revision: false });
   for (const pino of [true, false]) {
     const logger = recordingLogger(pino);
-    await processBatch([broken], { projections: { accounts }, logger });
+    await processBatch([broken], { projections: [accounts], logger });
     const [first] = logger.calls;
     expect(pino ? first?.[1] : first?.[0]).toBe('record failed to decode');
     expect(pino ? first?.[0] : first?.[1]).toMatchObject({ position: 0 });

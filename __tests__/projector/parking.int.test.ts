@@ -612,9 +612,9 @@ test("parking logs to the logger given to processBatch or lambdaHandler as well 
   await stream.append({ id: 'logged' }, [{ type: 'Deposited', data: { owner: 'a', amount: 13 } }]);
   const records = (await recordsOf('A#logged')).map(asLambdaRecord);
   const batch = memoryLogger();
-  await processBatch(records, { projections: { accounts }, source: 'lambda', logger: batch.logger });
+  await processBatch(records, { projections: [accounts], source: 'lambda', logger: batch.logger });
   const handler = memoryLogger();
-  await lambdaHandler({ projections: { accounts }, logger: handler.logger })({ Records: records });
+  await lambdaHandler({ projections: [accounts], logger: handler.logger })({ Records: records });
   const counted = 'warn row failed; the attempt counts towards parking it';
   const parked = 'error row parked: its events are set aside until retryParked or skipParked';
   expect(batch.lines).toEqual([counted, 'warn row failed; its records are reported for a redelivery']);

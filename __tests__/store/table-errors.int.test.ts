@@ -111,7 +111,7 @@ test('a Lambda batch whose read-model table is misspelled fails every record and
   const missing = uniqueName('no-such-views');
   const summaries = orderSummaryProjection(orderStream(client, eventsTable), orderSummaries(client, missing));
   const event = await lambdaStreamEventOf(streamArn);
-  const handler = lambdaHandler({ projections: { summaries } });
+  const handler = lambdaHandler({ projections: [summaries] });
 
   const { result: response, lines } = await consoleLines(() => handler(event));
 
@@ -127,7 +127,7 @@ test('a Lambda batch whose read-model table is misspelled fails every record and
     const line = lines.find((entry) => (entry['key'] as { orderId?: string } | undefined)?.orderId === orderId);
     expect(line).toMatchObject({
       level: 'warn',
-      projection: 'summaries',
+      projection: 'Order->OrderSummary',
       key: { orderId },
       event: { streamName: 'Order', streamId: orderId, version: 1, type: 'OrderPlaced' },
       code: 'dynamo.tableNotFound',
@@ -141,7 +141,7 @@ test('a Lambda batch whose read-model table is misspelled fails every record and
 test('logger: false silences the handler', async () => {
   const summaries = orderSummaryProjection(orderStream(client, eventsTable), orderSummaries(client, uniqueName('no-such-views')));
   const event = await lambdaStreamEventOf(streamArn);
-  const { result, lines } = await consoleLines(() => lambdaHandler({ projections: { summaries }, logger: false })(event));
+  const { result, lines } = await consoleLines(() => lambdaHandler({ projections: [summaries], logger: false })(event));
   expect(result.batchItemFailures).toHaveLength(2);
   expect(lines).toEqual([]);
 });

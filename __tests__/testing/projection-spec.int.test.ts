@@ -82,9 +82,18 @@ test('a row that differs fails with a diff, the delivery and the seed to replay 
   await expect(failure).rejects.toMatchObject({
     seed: 42,
     message: expect.stringMatching(
-      /delivery 'shuffled' \(seed 42: replay it with \{ seed: 42, deliveries: \['shuffled'\] \}[\s\S]*rows:[\s\S]*- +total: 4/,
+      /delivery 'shuffled' \(seed 42: replay it with \{ seed: 42, deliveries: \['shuffled'\] \} or DYNAFOLD_SPEC_SEED=42\)\nrows:$/,
     ),
+    operator: 'deepStrictEqual',
+    expected: [{ key: { orderId: 'o-9' }, row: expect.objectContaining({ total: 4 }) }],
+    actual: [{ key: { orderId: 'o-9' }, row: expect.objectContaining({ total: 3 }) }],
   });
+  // Its stack starts at this test's call of thenRows.
+  const error = await failure.then(
+    () => undefined,
+    (rejected: unknown) => rejected as Error,
+  );
+  expect(error?.stack?.split('\n').find((line) => /^\s+at /.test(line))).toContain(__filename);
 });
 
 test('a row that keeps failing fails the spec after maxTriesPerBatch deliveries instead of hanging', async () => {

@@ -28,4 +28,4 @@ const projection = new Projection({
   checkpoint: 'version',
 });
 
-export const handler = lambdaHandler({ projections: { summaries: projection } });
+export const handler = lambdaHandler({ projections: [projection] });

@@ -35,10 +35,10 @@ export const latency: Scenario = {
         pollIntervalMs: POLL_MS,
       });
       const running = runChangeFeed(feed, {
-        projections: { summaries: projection },
+        projections: [projection],
         onBatch: (result) => {
           const now = performance.now();
-          for (const outcome of result.outcomes.summaries) {
+          for (const outcome of result.outcomes[projection.name] ?? []) {
             if (outcome.status !== 'applied') continue;
             for (const event of outcome.applied) {
               const id = `${event.streamId}@${event.version}`;

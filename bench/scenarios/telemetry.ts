@@ -107,7 +107,7 @@ export const telemetry: Scenario = {
           const shutdown = variant === 'sdk' ? registerSdk() : variant === 'context' ? registerContext() : undefined;
           const projection = projectionOn(stream, modelOn(client, views.name, `R${round}${variant}`));
           const before = process.cpuUsage();
-          const result = await processBatch(records, { projections: { summaries: projection }, logger: false });
+          const result = await processBatch(records, { projections: [projection], logger: false });
           const used = process.cpuUsage(before);
           if (result.failedRecords.length > 0) throw new Error('telemetry bench: the batch failed records');
           cpu[variant].push((used.user + used.system) / (orders * perOrder));

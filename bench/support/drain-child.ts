@@ -46,7 +46,7 @@ childJob<DrainJob, Omit<DrainResult, keyof MemoryFigures>>(
         pollIntervalMs: 100,
       });
       await runChangeFeed(feed, {
-        projections: { summaries: projection },
+        projections: [projection],
         onBatch: (_result, batch) => {
           events += eventsIn(batch.records);
           if (events >= job.expected) void feed.stop();
@@ -63,7 +63,7 @@ childJob<DrainJob, Omit<DrainResult, keyof MemoryFigures>>(
           const page = await c.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: job.batchSize }));
           const batch = page.Records ?? [];
           if (job.mode === 'raw' && batch.length > 0) {
-            const result = await processBatch(batch, { projections: { summaries: projection }, source: 'lambda' });
+            const result = await processBatch(batch, { projections: [projection], source: 'lambda' });
             if (result.response.batchItemFailures.length > 0) throw new Error('drain: a record failed');
           }
           events += eventsIn(batch);

@@ -9,11 +9,6 @@ import { fileURLToPath } from 'node:url';
 import { createLogger, type Logger } from 'vite';
 import { defineConfig, type DefaultTheme, type MarkdownRenderer } from 'vitepress';
 
-/**
- * A code block that is a file names it (`<<< path [src/orders.ts]`, or a fence's info ```` ```ts [src/orders.ts] ````).
- * VitePress shows a title only as a tab of a code group, so a titled block outside one becomes a code
- * group of its own, a single tab.
- */
 /** The bundler's logger, with a warning failing the build (after it is printed). */
 function strictLogger(): Logger {
   const logger = createLogger();
@@ -25,26 +20,24 @@ function strictLogger(): Logger {
   return logger;
 }
 
-/**
- * Whether a block names its file. VitePress gives every `<<<` include its file's name as a title, a
- * region's too (`model.ts` for `model.ts#stream`); only a `[title]` written in the page names a file.
- */
-function titled(token: { info: string; map: [number, number] | null }, lines: ReadonlyArray<string>): boolean {
-  if (!/\[.+\]/.test(token.info)) return false;
-  const source = token.map === null ? '' : (lines[token.map[0]] ?? '');
-  return !source.startsWith('<<<') || /\[.+\]\s*$/.test(source);
+/** Whether a block names its file: a fence's `[title]` (```` ```ts [src/orders.ts] ````). */
+function titled(token: { info: string }): boolean {
+  return /\[.+\]/.test(token.info);
 }
 
+/**
+ * A code block that is a file names it in its fence's info. VitePress shows a title only as a tab of a
+ * code group, so a titled block outside one becomes a code group of its own, a single tab.
+ */
 function fileTitles(md: MarkdownRenderer): void {
   md.core.ruler.push('dynafold_file_titles', (state) => {
     const tokens = state.tokens;
-    const lines = state.src.split('\n');
     let inGroup = 0;
     for (let i = 0; i < tokens.length; i++) {
       const token = tokens[i]!;
       if (token.type === 'container_code-group_open') inGroup++;
       else if (token.type === 'container_code-group_close') inGroup--;
-      else if (token.type === 'fence' && inGroup === 0 && titled(token, lines)) {
+      else if (token.type === 'fence' && inGroup === 0 && titled(token)) {
         const open = new state.Token('container_code-group_open', 'div', 1);
         const close = new state.Token('container_code-group_close', 'div', -1);
         open.block = close.block = true;

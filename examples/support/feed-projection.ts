@@ -114,11 +114,12 @@ export function startProjectionFeed(
     batchSize: options.batchSize,
   });
   const running = runChangeFeed(feed, {
-    projections: { summaries: options.projection },
+    projections: [options.projection],
     onBatch: (result, batch) => {
       tally.batches++;
       tally.records += batch.records.length;
-      for (const outcome of result.outcomes.summaries) {
+      for (const outcome of result.outcomes[options.projection.name] ??
+        []) {
         if (outcome.status === 'failed') {
           tally.failedRows++;
           continue;

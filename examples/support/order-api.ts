@@ -50,9 +50,9 @@ export interface OrderApi {
   readonly OrderSummaries: OrderSummaries;
   readonly summaries: OrderSummaryProjection;
   /** The change feed that keeps the summaries, for the framework integration to run. */
-  readonly feed: ServiceFeedOptions<{
-    summaries: OrderSummaryProjection;
-  }>;
+  readonly feed: ServiceFeedOptions<
+    ReadonlyArray<OrderSummaryProjection>
+  >;
   /** Destroys the clients, deletes tables worth deleting, stops the embedded DynamoDB Local. */
   close(): Promise<void>;
 }
@@ -97,7 +97,7 @@ export async function orderApi(): Promise<OrderApi> {
         }),
         pollIntervalMs: 50,
       },
-      projections: { summaries },
+      projections: [summaries],
     },
     close: async () => {
       streamsClient.destroy();

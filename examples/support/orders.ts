@@ -123,6 +123,7 @@ export function orderSummaryProjection(
   readModel: OrderSummaries,
 ) {
   return new Projection({
+    name: 'order-summaries',
     stream: Orders,
     readModel,
     key: (streamId) => ({ orderId: streamId.orderId }),

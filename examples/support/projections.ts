@@ -241,10 +241,10 @@ export async function projectByLambda(
         'its records again',
     );
     const handler = lambdaHandler({
-      projections: { summaries: projection },
+      projections: [projection],
       logger: injectedFaultLogger(),
       onBatch: (result) => {
-        for (const outcome of result.outcomes.summaries) {
+        for (const outcome of result.outcomes[projection.name] ?? []) {
           if (outcome.status !== 'applied') {
             failedRows++;
             continue;

@@ -20,11 +20,17 @@ export type OperableProjection = AnyProjection &
     readonly readModel: ReadModel;
   };
 
+/** A projection a config lists. */
+export type ConfigProjection = Projection<never, never, never> | MultiSourceProjection<never, never, never> | OperableProjection;
+
 /** What the commands work on, built by the config's `setup` with the clients the command line made. */
 export interface ConfigModel {
   readonly streams?: Readonly<Record<string, AnyEventStream>> | undefined;
-  readonly projections?:
-    Readonly<Record<string, Projection<never, never, never> | MultiSourceProjection<never, never, never> | OperableProjection>> | undefined;
+  /**
+   * The projections, a list: the commands name each by its `name` (`dynafold rebuild order-summaries`), as
+   * its spans, metrics and logs do. A record whose keys are not the projections' names is deprecated.
+   */
+  readonly projections?: ReadonlyArray<ConfigProjection> | Readonly<Record<string, ConfigProjection>> | undefined;
   readonly feeds?: Readonly<Record<string, FeedConfig>> | undefined;
   /** Outbox tables `tables create` makes (the projections' `outbox.table`). */
   readonly outboxTables?: ReadonlyArray<string> | undefined;
@@ -48,7 +54,7 @@ export interface DynafoldConfig {
  * ```ts
  * export default defineConfig({
  *   dynamodb: { region: 'eu-west-1' },
- *   setup: ({ client }) => ({ streams: { orders: orderStream(client) }, projections: { summaries: summaryProjection(client) } }),
+ *   setup: ({ client }) => ({ streams: { orders: orderStream(client) }, projections: [summaryProjection(client)] }),
  * })
  * ```
  */

@@ -1,8 +1,10 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ConfigurationError } from '../errors';
+import { projectionsByName, type ProjectionSet } from '../outcome';
 import { DynamoLocalDefaults } from '../local';
 import type { ConfigModel, FeedConfig, OperableProjection } from './config';
+import { redirectAppClients, requireReachedClients } from './app-clients';
 import { findConfig, loadConfig } from './load-config';
 import { Output } from './output';
 
@@ -48,6 +50,7 @@ export function clientSettings(fromConfig: DynamoDBClientConfig | undefined, opt
 /** A loaded config and its clients, for one command. */
 export class CommandContext {
   private streams: DynamoDBStreamsClient | undefined;
+  private named: Readonly<Record<string, OperableProjection>> | undefined;
 
   private constructor(
     readonly client: DynamoDBClient,
@@ -61,6 +64,10 @@ export class CommandContext {
   static async open(options: GlobalOptions, cwd = process.cwd()): Promise<CommandContext> {
     const config = await loadConfig(findConfig(cwd, options.config));
     const settings = clientSettings(config.dynamodb, options);
+    // Told before the environment is given DynamoDB Local's credentials below.
+    const credentialsFrom = credentialsSource({ ...config.dynamodb, ...(options.profile === undefined ? {} : { profile: options.profile }) });
+    // Before setup: the streams it builds from the app's own modules may hold clients made there.
+    redirectAppClients(settings, options.region !== undefined || config.dynamodb?.region !== undefined);
     const client = new DynamoDBClient(settings);
     const holder: { context?: CommandContext } = {};
     let model: ConfigModel;
@@ -70,9 +77,15 @@ export class CommandContext {
       client.destroy();
       throw new ConfigurationError(`The config's setup failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
-    const credentialsFrom = credentialsSource({ ...config.dynamodb, ...(options.profile === undefined ? {} : { profile: options.profile }) });
-    holder.context = new CommandContext(client, settings, model, new Output(options.json === true), credentialsFrom);
-    return holder.context;
+    const context = new CommandContext(client, settings, model, new Output(options.json === true), credentialsFrom);
+    holder.context = context;
+    try {
+      if (typeof settings.endpoint === 'string') await requireReachedClients(model, context.projections, client, settings.endpoint);
+    } catch (error) {
+      context.close();
+      throw error;
+    }
+    return context;
   }
 
   /**
@@ -102,10 +115,18 @@ export class CommandContext {
     return this.streams;
   }
 
+  /** The config's projections by name: a list's under each one's `name`. */
+  get projections(): Readonly<Record<string, OperableProjection>> {
+    this.named ??= projectionsByName((this.model.projections ?? []) as ProjectionSet<OperableProjection>, 'The config', {
+      warn: (message: unknown) => this.out.warn(String(message)),
+    });
+    return this.named;
+  }
+
   projection(name: string): OperableProjection {
-    const projection = this.model.projections?.[name];
-    if (projection === undefined) throw new ConfigurationError(`Unknown projection ${name}: the config has ${listOf(this.model.projections)}.`);
-    return projection as OperableProjection;
+    const projection = this.projections[name];
+    if (projection === undefined) throw new ConfigurationError(`Unknown projection ${name}: the config has ${listOf(this.projections)}.`);
+    return projection;
   }
 
   feed(name: string): FeedConfig {

@@ -3,5 +3,5 @@
  * (`npx dynafold`). This file is the subpath's public API.
  */
 export { defineConfig } from './config';
-export type { DynafoldConfig, ConfigModel, FeedConfig, OperableProjection } from './config';
+export type { DynafoldConfig, ConfigModel, ConfigProjection, FeedConfig, OperableProjection } from './config';
 export { ExitCodes } from './exit-codes';

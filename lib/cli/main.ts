@@ -58,7 +58,8 @@ export function program(): Command {
     .description('Event streams, projections and change feeds on DynamoDB')
     .version(packageVersion())
     .addOption(new Option('-c, --config <file>', 'the config file (default: dynafold.config.ts here or above)'))
-    .option('--endpoint <url>', 'DynamoDB endpoint (DynamoDB Local, say)')
+    // DYNAMODB_ENDPOINT is the test kit's variable too: one `export` points the command and the tests at `dynafold local`.
+    .addOption(new Option('--endpoint <url>', 'DynamoDB endpoint (DynamoDB Local, say)').env('DYNAMODB_ENDPOINT'))
     .option('--region <region>', 'AWS region')
     .option('--profile <name>', 'AWS profile')
     .option('--json', 'print data as JSON, for scripts')
@@ -103,8 +104,14 @@ export function program(): Command {
     .option('--run <name>', 'names the saved progress (two backfills of one projection at once)')
     .action(withContext((context, name: string, options: LifecycleOptions) => backfillCommand(context, name, options)));
   lifecycleOptions(
-    cli.command('rebuild <projection>').description('re-derive every row of a single-source projection in place (a changed evolve)'),
-  ).action(withContext((context, name: string, options: LifecycleOptions) => rebuildCommand(context, name, options)));
+    cli
+      .command('rebuild <projection> [streamId]')
+      .description(
+        "re-derive the rows of a single-source projection in place (a changed evolve), or of one stream instance's (a forgotten subject's)",
+      ),
+  ).action(
+    withContext((context, name: string, streamId: string | undefined, options: LifecycleOptions) => rebuildCommand(context, name, streamId, options)),
+  );
   const parked = cli.command('parked').description('rows set aside by a poison policy');
   parked
     .command('list <projection>')
@@ -147,7 +154,7 @@ function credentialsError(error: unknown): Error | undefined {
 /** The SDK's words (which say nothing of what to do), then what to do: a first run has no credentials. */
 function credentialsHint(error: Error, profile: string | undefined): string {
   const sdk = error.message.split('\n')[0]?.replace(/\.?\s*$/, '');
-  const local = 'run `npx dynafold local` and pass --endpoint http://127.0.0.1:8000';
+  const local = 'run `npx dynafold local` and pass --endpoint http://127.0.0.1:8000 (or set DYNAMODB_ENDPOINT to it)';
   return profile === undefined
     ? `${sdk}. For DynamoDB Local, ${local}; for AWS, set AWS_PROFILE (or pass --profile) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.`
     : `${sdk} with profile ${profile}. Check that ~/.aws/credentials or ~/.aws/config has it (\`aws configure --profile ${profile}\`); for DynamoDB Local, ${local}.`;

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { ConfigurationError, KeyProviderError } from '../errors';
 import { requireText } from '../util';
 import { DATA_KEY_BYTES, newDataKey, open, seal } from '../personal';
@@ -22,12 +24,45 @@ export interface KeyProvider {
   unwrap(subject: string, wrapped: Uint8Array): Promise<Uint8Array>;
 }
 
-/** Options of {@link LocalKeyProvider}. */
-export interface LocalKeyProviderOptions {
-  /** The key-encryption key: 32 secret bytes (`crypto.randomBytes(32)`), kept out of the code and the tables. */
-  readonly key: Uint8Array;
+/** Options of {@link LocalKeyProvider}: its key, given (`key`) or kept in a file (`keyFile`). */
+export type LocalKeyProviderOptions = {
   /** Names the key, stored beside every data key it wraps. @defaultValue 'local' */
   readonly id?: string | undefined;
+} & (
+  | {
+      /**
+       * The key-encryption key: 32 secret bytes, kept out of the code and the tables. Every process that
+       * reads the key table must have the same: `randomBytes(32)` in each opens only the keys it made itself.
+       */
+      readonly key: Uint8Array;
+      readonly keyFile?: undefined;
+    }
+  | {
+      /**
+       * A file holding the key-encryption key (32 bytes), made with a random key on first use when it does
+       * not exist (readable by its owner only): every process started in the same folder shares it. For
+       * development and DynamoDB Local; keep it out of version control.
+       */
+      readonly keyFile: string;
+      readonly key?: undefined;
+    }
+);
+
+/** The key a file holds, made (32 random bytes, by one process only) when it does not exist yet. */
+function keyInFile(path: string): Uint8Array {
+  try {
+    // `wx`: only when no file is there, so two processes starting at once end up with one key.
+    writeFileSync(path, randomBytes(DATA_KEY_BYTES), { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'EEXIST')
+      throw new ConfigurationError(`LocalKeyProvider: could not make the key file ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  const key = readFileSync(path);
+  if (key.byteLength !== DATA_KEY_BYTES)
+    throw new ConfigurationError(
+      `LocalKeyProvider: the key file ${path} holds ${key.byteLength} bytes, not ${DATA_KEY_BYTES}: delete it to make a new one.`,
+    );
+  return key;
 }
 
 /** What a local provider's wrap of a subject's key is bound to. */
@@ -40,7 +75,7 @@ const wrapContext = (subject: string) => `dynafold:subject-key:${subject}`;
  *
  * @example
  * ```ts
- * const provider = new LocalKeyProvider({ key: randomBytes(32) })
+ * const provider = new LocalKeyProvider({ keyFile: '.subject-key' }) // made on first use, shared by every process here
  * const keys = new SubjectKeys({ client, table: 'subject-keys', provider })
  * ```
  */
@@ -49,9 +84,15 @@ export class LocalKeyProvider implements KeyProvider {
   private readonly key: Buffer;
 
   constructor(options: LocalKeyProviderOptions) {
-    const key = options?.key;
+    if (options?.key !== undefined && options.keyFile !== undefined)
+      throw new ConfigurationError('LocalKeyProvider: give `key` or `keyFile`, not both.');
+    if (options?.keyFile !== undefined && (typeof options.keyFile !== 'string' || options.keyFile === ''))
+      throw new ConfigurationError('LocalKeyProvider: expected `keyFile` to be a path.');
+    const key = options?.keyFile === undefined ? options?.key : keyInFile(options.keyFile);
     if (!(key instanceof Uint8Array) || key.byteLength !== DATA_KEY_BYTES) {
-      throw new ConfigurationError(`LocalKeyProvider: expected \`key\` to be ${DATA_KEY_BYTES} bytes (crypto.randomBytes(${DATA_KEY_BYTES})).`);
+      throw new ConfigurationError(
+        `LocalKeyProvider: expected \`key\` to be ${DATA_KEY_BYTES} bytes, the same in every process (or a \`keyFile\` that holds them).`,
+      );
     }
     this.key = Buffer.from(key);
     this.id = requireText('id', options.id ?? 'local', 'LocalKeyProvider');
@@ -65,7 +106,14 @@ export class LocalKeyProvider implements KeyProvider {
   unwrap(subject: string, wrapped: Uint8Array): Promise<Uint8Array> {
     const key = open(this.key, wrapped, wrapContext(subject));
     if (key === undefined) {
-      return Promise.reject(new KeyProviderError('unwrap', subject, { cause: new Error(`the key does not unwrap with local key ${this.id}`) }));
+      return Promise.reject(
+        new KeyProviderError('unwrap', subject, {
+          cause: new Error(`the data key was wrapped with another key than this LocalKeyProvider's (${this.id})`),
+          advice:
+            'every process that reads the key table must use the same key: one made with randomBytes(32) in each process opens only the keys it ' +
+            'made itself. Give every process the same `key` (from a secret), or the same `keyFile`.',
+        }),
+      );
     }
     return Promise.resolve(key);
   }

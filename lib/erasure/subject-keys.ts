@@ -75,6 +75,8 @@ export interface KeyReadStats {
  * ```
  */
 export class SubjectKeys {
+  /** The DynamoDB client it was given (never destroyed here). */
+  readonly client: DynamoDBClient;
   readonly table: string;
   readonly provider: KeyProvider;
   /** How long a process keeps what it read of a key (`cacheLifetimeMs` resolved). */
@@ -90,6 +92,7 @@ export class SubjectKeys {
     const where = 'SubjectKeys';
     if (options?.client === undefined || options.client === null)
       throw new ConfigurationError(`${where}: expected \`client\` to be a DynamoDBClient.`);
+    this.client = options.client;
     this.table = requireTableName('table', options.table, where);
     const provider = options.provider as Partial<KeyProvider> | undefined;
     if (typeof provider?.newKey !== 'function' || typeof provider.unwrap !== 'function' || typeof provider.id !== 'string') {
@@ -242,15 +245,24 @@ export class SubjectKeys {
 
   private async knownOf(subject: string, record: KeyRecord, signal: AbortSignal | undefined): Promise<HeldKey> {
     if (record.kind === 'forgotten') return record;
-    const bytes = await this.unwraps.use(() => this.unwrap(subject, record.wrapped), signal);
+    const bytes = await this.unwraps.use(() => this.unwrap(subject, record), signal);
     return { kind: 'key', key: dataKeyOf(bytes) };
   }
 
-  private async unwrap(subject: string, wrapped: Uint8Array): Promise<Uint8Array> {
+  private async unwrap(subject: string, record: { readonly wrapped: Uint8Array; readonly provider: string }): Promise<Uint8Array> {
     this.counts.unwrapped++;
     try {
-      return await this.provider.unwrap(subject, wrapped);
+      return await this.provider.unwrap(subject, record.wrapped);
     } catch (error) {
+      // A key another provider wrapped (its id is stored beside it): say which, whatever this one answered.
+      if (record.provider !== '' && record.provider !== this.provider.id) {
+        throw new KeyProviderError('unwrap', subject, {
+          cause: error,
+          advice:
+            `its data key was wrapped by key provider ${record.provider}, and this one is ${this.provider.id}: ` +
+            `read the key table ${this.table} with the provider (and key) that wrote it.`,
+        });
+      }
       throw error instanceof DynafoldError ? error : new KeyProviderError('unwrap', subject, { cause: error });
     }
   }

@@ -87,20 +87,18 @@ export class PersonalDataTamperedError extends DynafoldError {
 
 /**
  * The key provider failed to make or unwrap a subject's data key (KMS refused or throttled the request, or a
- * wrapped key does not unwrap with the provider's key). `cause` holds what it said.
+ * wrapped key does not unwrap with the provider's key). `cause` holds what it said; `advice`, when given,
+ * what to do instead of the general advice (a local key that is not the one that wrapped the data key).
  */
 export class KeyProviderError extends DynafoldError {
   constructor(
     readonly operation: string,
     readonly subject: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { readonly advice?: string | undefined },
   ) {
     const said = options?.cause instanceof Error ? `${options.cause.name}: ${options.cause.message}` : String(options?.cause);
-    super(
-      'erasure.keyProvider',
-      `The key provider failed to ${operation} the data key of subject "${subject}" (${said}): check the provider's key and its permissions ` +
-        '(kms:GenerateDataKey and kms:Decrypt for KMS); throttling passes by itself.',
-      options,
-    );
+    const advice =
+      options?.advice ?? "check the provider's key and its permissions (kms:GenerateDataKey and kms:Decrypt for KMS); throttling passes by itself.";
+    super('erasure.keyProvider', `The key provider failed to ${operation} the data key of subject "${subject}" (${said}): ${advice}`, options);
   }
 }

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { ErrorRequestHandler, Express, RequestHandler } from 'express';
-import type { AnyProjection } from '../projector';
+import type { ProjectionSet } from '../outcome';
 import type { AnyEventStream } from '../store';
 import type { ReadModel } from '../read-model';
 import {
@@ -20,7 +20,7 @@ import type { Logger } from '../util';
 export type DynafoldExpressOptions<
   Streams extends Record<string, AnyEventStream> = Record<string, AnyEventStream>,
   Models extends Record<string, ReadModel> = Record<string, ReadModel>,
-  Projections extends Record<string, AnyProjection> = Record<string, AnyProjection>,
+  Projections extends ProjectionSet = ProjectionSet,
 > = Omit<ServiceOptions<Streams, Models, Projections>, 'problems'> & {
   /** Receives the feed's diagnostics and the errors of failed requests. @defaultValue none */
   readonly logger?: Logger | undefined;
@@ -30,7 +30,7 @@ export type DynafoldExpressOptions<
 export interface DynafoldExpress<
   Streams extends Record<string, AnyEventStream> = Record<string, AnyEventStream>,
   Models extends Record<string, ReadModel> = Record<string, ReadModel>,
-  Projections extends Record<string, AnyProjection> = Record<string, AnyProjection>,
+  Projections extends ProjectionSet = ProjectionSet,
 > {
   readonly services: DynafoldServices<Streams, Models, Projections>;
   /** Starts the change feed, if one is configured; `dynafold()` already did unless `start: false`. */
@@ -59,11 +59,7 @@ const appLoggers = new WeakMap<object, Logger>();
  * service.closeWith(app.listen(3000))
  * ```
  */
-export function dynafold<
-  Streams extends Record<string, AnyEventStream>,
-  Models extends Record<string, ReadModel>,
-  Projections extends Record<string, AnyProjection>,
->(
+export function dynafold<Streams extends Record<string, AnyEventStream>, Models extends Record<string, ReadModel>, Projections extends ProjectionSet>(
   app: Express,
   options: DynafoldExpressOptions<Streams, Models, Projections> & { readonly start?: boolean | undefined },
 ): DynafoldExpress<Streams, Models, Projections> {

@@ -35,7 +35,7 @@ declare module 'fastify' {
  * const app = Fastify()
  * await app.register(dynafold, {
  *   streams: { orders: OrderEvents }, readModels: { summaries: OrderSummaries }, healthPath: '/health',
- *   feed: { consumer: { streamsClient, streamArn, checkpoints }, projections: { summaries: OrderSummaryProjection } },
+ *   feed: { consumer: { streamsClient, streamArn, checkpoints }, projections: [OrderSummaryProjection] },
  * })
  * app.get('/orders/:id', (request) => app.dynafold.readModels.summaries.get({ orderId: request.params.id }))
  * ```

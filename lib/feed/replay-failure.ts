@@ -1,7 +1,7 @@
 import type { DynamoDBStreamsClient, _Record } from '@aws-sdk/client-dynamodb-streams';
 import { ChangeFeedError, ChangeFeedTrimmedError, ReplayRangeError, ValidationError } from '../errors';
 import { processBatch, type ProcessBatchOptions, type ProcessResult } from '../lambda';
-import type { AnyProjection } from '../outcome';
+import type { ProjectionSet } from '../outcome';
 import type { AnyEventStream } from '../store';
 import { classifyFailure, StreamsApi, compareSequenceNumbers } from './shards';
 import { Semaphore } from '../util';
@@ -21,7 +21,7 @@ export interface StreamBatchInfo {
 }
 
 /** Options of {@link replayFailure}: `processBatch`'s, records being identified by their SequenceNumber. */
-export interface ReplayFailureOptions<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>> extends Omit<
+export interface ReplayFailureOptions<P extends ProjectionSet, St extends Record<string, AnyEventStream>> extends Omit<
   ProcessBatchOptions<P, St, _Record>,
   'source' | 'identifier'
 > {
@@ -59,13 +59,13 @@ const SEQUENCE_NUMBER = /^[0-9]{21,40}$/;
  * ```ts
  * export const handler = async (event: SQSEvent) => {
  *   for (const message of event.Records) {
- *     const result = await replayFailure(message, { streamsClient, projections: { summaries } })
+ *     const result = await replayFailure(message, { streamsClient, projections: [summaries] })
  *     if (result.response.batchItemFailures.length > 0) throw new Error('replay incomplete')
  *   }
  * }
  * ```
  */
-export async function replayFailure<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream> = Record<string, never>>(
+export async function replayFailure<P extends ProjectionSet, St extends Record<string, AnyEventStream> = Record<string, never>>(
   message: unknown,
   options: ReplayFailureOptions<P, St>,
 ): Promise<ProcessResult<P, St, _Record>> {

@@ -1,5 +1,5 @@
 import { answerAfter, processBatch, type OnBatch, type ProcessBatchOptions } from '../lambda';
-import type { AnyProjection } from '../outcome';
+import { projectionsOf, type ProjectionSet } from '../outcome';
 import { ConfigurationError } from '../errors';
 import type { AnyEventStream } from '../store';
 import type { ChangeFeedBatch, ChangeFeedRecord } from './batch';
@@ -7,14 +7,14 @@ import { runBatches, type ChangeFeedSource } from './run-batches';
 import { Attr, inProcessSpan, processSpan } from '../telemetry';
 
 /**
- * Projections by name, as `processBatch` takes them.
+ * Projections as `processBatch` takes them: a list, each reported under its `name`.
  *
  * @example
  * ```ts
- * const projections: FeedProjections = { summaries: OrderSummaryProjection }
+ * const projections: FeedProjections = [OrderSummaryProjection]
  * ```
  */
-export type FeedProjections = Record<string, AnyProjection>;
+export type FeedProjections = ProjectionSet;
 
 /**
  * Options of {@link runChangeFeed}: what `processBatch` takes (projections, streams, onDecodeFailure,
@@ -22,8 +22,8 @@ export type FeedProjections = Record<string, AnyProjection>;
  *
  * @example
  * ```ts
- * const options: RunChangeFeedOptions<{ summaries: typeof OrderSummaryProjection }, {}> = {
- *   projections: { summaries: OrderSummaryProjection },
+ * const options: RunChangeFeedOptions<[typeof OrderSummaryProjection], {}> = {
+ *   projections: [OrderSummaryProjection],
  *   onDecodeFailure: 'skip',
  * }
  * ```
@@ -54,8 +54,8 @@ export interface RunChangeFeedOptions<P extends FeedProjections, St extends Reco
  * @example
  * ```ts
  * await runChangeFeed(feed, {
- *   projections: { summaries: OrderSummaryProjection },
- *   onBatch: (result, batch) => console.log(batch.shardId, result.outcomes.summaries.length),
+ *   projections: [OrderSummaryProjection], // named 'order-summaries'
+ *   onBatch: (result, batch) => console.log(batch.shardId, result.outcomes['order-summaries']?.length),
  * })
  * ```
  */
@@ -83,7 +83,7 @@ export function runChangeFeed<P extends FeedProjections, St extends Record<strin
   // again by the next run), and the run rejects with the reason.
   const stop = () => void feed.stop();
   signal?.addEventListener('abort', stop, { once: true });
-  const tables = [...Object.values(options.projections).flatMap((projection) => projection.streams), ...Object.values(options.streams ?? {})];
+  const tables = [...projectionsOf(options.projections).flatMap((projection) => projection.streams), ...Object.values(options.streams ?? {})];
   const run = runBatches(feed, (batch) =>
     // The batch's span covers processBatch (which takes it as its own) and `onBatch`.
     inProcessSpan(

@@ -1,5 +1,5 @@
 import { ConfigurationError } from '../errors';
-import type { AnyProjection } from '../projector';
+import { namedProjections, type AnyProjection, type ProjectionSet, type ProjectionsByName } from '../outcome';
 import { EventStream, type AnyEventStream } from '../store';
 import { ReadModel } from '../read-model';
 import type { Logger } from '../util';
@@ -10,14 +10,14 @@ import type { ProblemOptions } from './problem';
 export interface ServiceOptions<
   Streams extends Record<string, AnyEventStream> = Record<string, AnyEventStream>,
   Models extends Record<string, ReadModel> = Record<string, ReadModel>,
-  Projections extends Record<string, AnyProjection> = Record<string, AnyProjection>,
+  Projections extends ProjectionSet = ProjectionSet,
 > {
   readonly streams?: Streams | undefined;
   readonly readModels?: Models | undefined;
-  /** Projections the handlers wait for (read-your-writes) or rebuild. */
+  /** Projections the handlers wait for (read-your-writes) or rebuild: a list, each under its `name`. */
   readonly projections?: Projections | undefined;
   /** A change feed to run in the background while the service runs, stopped when it closes. */
-  readonly feed?: ServiceFeedOptions<Record<string, AnyProjection>, Record<string, AnyEventStream>> | undefined;
+  readonly feed?: ServiceFeedOptions<ProjectionSet, Record<string, AnyEventStream>> | undefined;
   /** A GET route answering the service's health: 200 while the feed runs (or without a feed), else 503. @defaultValue none */
   readonly healthPath?: string | undefined;
   /** How errors become Problem Details; `false` leaves error handling to you. @defaultValue `ServiceDefaults.problems` */
@@ -35,11 +35,12 @@ export interface ServiceHealth {
 export interface DynafoldServices<
   Streams extends Record<string, AnyEventStream> = Record<string, AnyEventStream>,
   Models extends Record<string, ReadModel> = Record<string, ReadModel>,
-  Projections extends Record<string, AnyProjection> = Record<string, AnyProjection>,
+  Projections extends ProjectionSet = ProjectionSet,
 > {
   readonly streams: Streams;
   readonly readModels: Models;
-  readonly projections: Projections;
+  /** The projections by name (a list's under each one's `name`). */
+  readonly projections: ProjectionsByName<Projections>;
   /** The service's health: the feed's state when one runs. */
   health(): ServiceHealth;
 }
@@ -54,12 +55,7 @@ export interface ResolvedServices {
 export function resolveServices(options: ServiceOptions, logger: Logger | undefined): ResolvedServices {
   const streams = requireEach('streams', options.streams, (value) => value instanceof EventStream, 'an EventStream');
   const readModels = requireEach('readModels', options.readModels, (value) => value instanceof ReadModel, 'a ReadModel');
-  const projections = requireEach(
-    'projections',
-    options.projections,
-    (value) => typeof (value as Partial<AnyProjection>)?.applyEntries === 'function',
-    'a Projection or MultiSourceProjection',
-  );
+  const projections = requireProjections(options.projections, logger);
   const { healthPath, feed: feedOptions } = options;
   if (healthPath !== undefined && (typeof healthPath !== 'string' || !healthPath.startsWith('/'))) {
     throw new ConfigurationError(`Expected \`healthPath\` to be a path starting with "/", got ${JSON.stringify(healthPath)}.`);
@@ -73,6 +69,18 @@ export function resolveServices(options: ServiceOptions, logger: Logger | undefi
     return feedHealth === undefined ? { healthy: true } : { healthy: feedHealth.healthy, feed: feedHealth };
   };
   return { services: { streams, readModels, projections, health }, feed };
+}
+
+function requireProjections(projections: ProjectionSet | undefined, logger: Logger | undefined): Record<string, AnyProjection> {
+  if (projections === undefined) return {};
+  if (typeof projections !== 'object' || projections === null) throw new ConfigurationError('Expected `projections` to list projections.');
+  for (const [at, value] of Object.entries(projections)) {
+    if (typeof (value as Partial<AnyProjection> | undefined)?.applyEntries !== 'function')
+      throw new ConfigurationError(
+        `Expected \`projections${Array.isArray(projections) ? `[${at}]` : `.${at}`}\` to be a Projection or MultiSourceProjection.`,
+      );
+  }
+  return Object.fromEntries(namedProjections(projections, 'projections', logger));
 }
 
 function requireEach<T>(option: string, values: Record<string, T> | undefined, valid: (value: unknown) => boolean, what: string): Record<string, T> {

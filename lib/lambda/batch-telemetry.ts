@@ -1,5 +1,5 @@
 import type { AnyEventStream, StreamEvent } from '../store';
-import type { AnyProjection, ApplyResult, MultiSourceRowOutcome, RowOutcome } from '../outcome';
+import { projectionsOf, type ApplyResult, type MultiSourceRowOutcome, type ProjectionSet, type RowOutcome } from '../outcome';
 import {
   Attr,
   SpanEvents,
@@ -26,12 +26,12 @@ export function transportOf(reading: RecordReading<never>): Transport {
 /** The process span of a batch of `records` for these projections (and extra streams): its destination is their events tables. */
 export function batchSpan(
   transport: Transport,
-  projections: Readonly<Record<string, AnyProjection>>,
+  projections: ProjectionSet,
   streams: Readonly<Record<string, AnyEventStream>> | undefined,
   records: number,
   more?: Parameters<typeof processSpan>[3],
 ): SpanSpec {
-  const tables = [...Object.values(projections).flatMap((projection) => projection.streams), ...Object.values(streams ?? {})].map(
+  const tables = [...projectionsOf(projections).flatMap((projection) => projection.streams), ...Object.values(streams ?? {})].map(
     (stream) => stream.table,
   );
   return processSpan(transport, tables, records, more);

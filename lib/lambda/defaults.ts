@@ -5,4 +5,9 @@ export const LambdaHandlerDefaults = {
    * requests in flight are cut short, and the rows not done are reported as failed for a redelivery.
    */
   timeReserveMs: 1_000,
+  /**
+   * Send what the app's OpenTelemetry SDK recorded before the invocation answers, within the time
+   * reserve: a Lambda function is frozen once it has answered.
+   */
+  flushTelemetry: true,
 } as const;

@@ -6,13 +6,13 @@ import type { PartialBatchResponse } from './batch-response';
 import type { LambdaKinesisEvent, LambdaKinesisRecord, LambdaStreamEvent, LambdaStreamRecord } from './lambda-event';
 import { answerAfter, processBatch, type OnBatch, type ProcessBatchOptions } from './process-batch';
 import type { RecordSource } from './records';
-import type { AnyProjection } from '../outcome';
-import { inProcessSpan } from '../telemetry';
+import type { ProjectionSet } from '../outcome';
+import { flushRecorded, inProcessSpan } from '../telemetry';
 import { batchSpan } from './batch-telemetry';
 
 /** Options of a Lambda handler over records of type `R` in events of type `E`. */
 export interface LambdaHandlerOptions<
-  P extends Record<string, AnyProjection>,
+  P extends ProjectionSet,
   St extends Record<string, AnyEventStream>,
   R = LambdaStreamRecord,
   E = LambdaStreamEvent,
@@ -27,6 +27,13 @@ export interface LambdaHandlerOptions<
    * @defaultValue 1000 ({@link LambdaHandlerDefaults.timeReserveMs})
    */
   readonly timeReserveMs?: number | undefined;
+  /**
+   * Send the spans and measurements the invocation recorded before it answers: `forceFlush` on the app's
+   * OpenTelemetry tracer and meter providers, within `timeReserveMs` (Lambda freezes the function once it
+   * has answered, with whatever the SDK still buffers). Nothing to send without an SDK registered.
+   * @defaultValue true ({@link LambdaHandlerDefaults.flushTelemetry})
+   */
+  readonly flushTelemetry?: boolean | undefined;
 }
 
 /** What the handler reads of Lambda's context object (assignable from `aws-lambda`'s `Context`). */
@@ -35,26 +42,31 @@ export interface LambdaContextLike {
 }
 
 /** One handler for every source: it differs only in how records are read and identified. */
-function handlerOf<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, E extends { Records: R[] }>(
+function handlerOf<P extends ProjectionSet, St extends Record<string, AnyEventStream>, R, E extends { Records: R[] }>(
   source: RecordSource,
   what: string,
   options: LambdaHandlerOptions<P, St, R, E>,
 ): (event: E, context?: LambdaContextLike) => Promise<PartialBatchResponse> {
-  const { onBatch, timeReserveMs, ...processOptions } = options;
+  const { onBatch, timeReserveMs, flushTelemetry, ...processOptions } = options;
   const reserveMs = requireInteger('timeReserveMs', timeReserveMs ?? LambdaHandlerDefaults.timeReserveMs, 0, undefined, 'lambdaHandler');
   return async (event, context) => {
     const records = (event as { Records?: unknown } | undefined)?.Records;
     if (!Array.isArray(records)) throw new ValidationError(`The Lambda event has no Records array: is this a ${what} event?`);
     // The invocation's span covers the batch and `onBatch`; processBatch takes it as its own.
-    return inProcessSpan(batchSpan(source, options.projections, options.streams, records.length), async () => {
-      const deadline = deadlineOf(context, reserveMs);
-      try {
-        const result = await processBatch(records as R[], { ...processOptions, source, signal: deadline?.signal });
-        return await answerAfter(records as R[], result, { source }, onBatch, event);
-      } finally {
-        deadline?.clear();
-      }
-    });
+    try {
+      return await inProcessSpan(batchSpan(source, options.projections, options.streams, records.length), async () => {
+        const deadline = deadlineOf(context, reserveMs);
+        try {
+          const result = await processBatch(records as R[], { ...processOptions, source, signal: deadline?.signal });
+          return await answerAfter(records as R[], result, { source }, onBatch, event);
+        } finally {
+          deadline?.clear();
+        }
+      });
+    } finally {
+      // After the invocation's span has ended, so that it goes too.
+      if (flushTelemetry ?? LambdaHandlerDefaults.flushTelemetry) await flushRecorded(reserveMs);
+    }
   };
 }
 
@@ -75,10 +87,10 @@ function deadlineOf(context: LambdaContextLike | undefined, reserveMs: number): 
  *
  * @example
  * ```ts
- * export const handler = lambdaHandler({ projections: { summaries }, onBatch: async (result) => { ... } })
+ * export const handler = lambdaHandler({ projections: [summaries], onBatch: async (result) => { ... } })
  * ```
  */
-export function lambdaHandler<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream> = Record<string, never>>(
+export function lambdaHandler<P extends ProjectionSet, St extends Record<string, AnyEventStream> = Record<string, never>>(
   options: LambdaHandlerOptions<P, St>,
 ): (event: LambdaStreamEvent, context?: LambdaContextLike) => Promise<PartialBatchResponse> {
   return handlerOf('lambda', 'DynamoDB Streams', options);
@@ -93,10 +105,10 @@ export function lambdaHandler<P extends Record<string, AnyProjection>, St extend
  *
  * @example
  * ```ts
- * export const handler = kinesisHandler({ projections: { summaries } })
+ * export const handler = kinesisHandler({ projections: [summaries] })
  * ```
  */
-export function kinesisHandler<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream> = Record<string, never>>(
+export function kinesisHandler<P extends ProjectionSet, St extends Record<string, AnyEventStream> = Record<string, never>>(
   options: LambdaHandlerOptions<P, St, LambdaKinesisRecord, LambdaKinesisEvent>,
 ): (event: LambdaKinesisEvent, context?: LambdaContextLike) => Promise<PartialBatchResponse> {
   return handlerOf('kinesis', 'Kinesis Data Streams', options);

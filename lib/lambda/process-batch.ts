@@ -2,7 +2,17 @@ import { ValidationError, isTransient } from '../errors';
 import { decodeImages, decoder, type AnyEventStream, type EventsOfStream, type StreamEvent, type StreamImage } from '../store';
 import { batchResponse, type PartialBatchResponse } from './batch-response';
 import { log, resolveLogger, type Logger } from '../util';
-import { eventRef, type AnyProjection, type ApplyResult, type Entry, type MultiSourceRowOutcome, type RowOutcome } from '../outcome';
+import {
+  eventRef,
+  namedProjections,
+  type AnyProjection,
+  type ApplyResult,
+  type Entry,
+  type MultiSourceRowOutcome,
+  type ProjectionSet,
+  type ProjectionsByName,
+  type RowOutcome,
+} from '../outcome';
 import { imageReader, type DecodeFailure, type RecordReading, type StreamRecordLike } from './records';
 import { Attr, inProcessSpan, type AttributeValue, type TracedSpan } from '../telemetry';
 import { batchSpan, measuresBatch, reportBatch, transportOf } from './batch-telemetry';
@@ -10,11 +20,14 @@ import { batchMetrics, type BatchMetrics } from './batch-metrics';
 
 /** Options of {@link processBatch}. */
 export interface ProcessBatchOptions<
-  P extends Record<string, AnyProjection>,
+  P extends ProjectionSet,
   St extends Record<string, AnyEventStream>,
   R = StreamRecordLike,
 > extends RecordReading<R> {
-  /** Projections by name; each record is routed to every projection of its stream. */
+  /**
+   * The projections, a list (`[summaries, zones]`), each reported under its `name`; each record is routed to
+   * every projection of its stream. A record whose keys are not the projections' names is deprecated.
+   */
   readonly projections: P;
   /** Streams whose events come back in `unrouted`, to act on without decoding twice. */
   readonly streams?: St | undefined;
@@ -61,16 +74,16 @@ export type EventOfProjection<P> = P extends { readonly $event: infer E }
 
 /** What {@link processBatch} did with a batch. */
 export interface ProcessResult<
-  P extends Record<string, AnyProjection>,
+  P extends ProjectionSet,
   St extends Record<string, AnyEventStream> = Record<string, AnyEventStream>,
   R = StreamRecordLike,
 > {
   /** Each projection's row outcomes, under its name; positions index the records. */
-  readonly outcomes: { readonly [K in keyof P]: ReadonlyArray<OutcomeOf<P[K]>> };
+  readonly outcomes: { readonly [K in keyof ProjectionsByName<P>]: ReadonlyArray<OutcomeOf<ProjectionsByName<P>[K]>> };
   /** Per projection, positions of its stream's events that address no row (a record's once per such event). */
-  readonly ignored: { readonly [K in keyof P]: ReadonlyArray<number> };
+  readonly ignored: { readonly [K in keyof ProjectionsByName<P>]: ReadonlyArray<number> };
   /** Per projection, its stream's events that address no row: a record's others may address rows. */
-  readonly ignoredEvents: { readonly [K in keyof P]: ReadonlyArray<EventOfProjection<P[K]>> };
+  readonly ignoredEvents: { readonly [K in keyof ProjectionsByName<P>]: ReadonlyArray<EventOfProjection<ProjectionsByName<P>[K]>> };
   readonly unrouted: ReadonlyArray<Unrouted<St>>;
   readonly decodeFailures: ReadonlyArray<DecodeFailure<R>>;
   /** Positions the response reports. Add to it (a failed side effect) and call `batchResponse(records, failedRecords, options)`. */
@@ -85,15 +98,14 @@ export interface ProcessResult<
  *
  * @example
  * ```ts
- * const result = await processBatch(event.Records, { projections: { summaries, zones }, source: 'lambda' })
+ * const result = await processBatch(event.Records, { projections: [summaries, zones], source: 'lambda' })
  * return result.response
  * ```
  */
-export async function processBatch<
-  P extends Record<string, AnyProjection>,
-  St extends Record<string, AnyEventStream> = Record<string, never>,
-  R = StreamRecordLike,
->(records: ReadonlyArray<R>, options: ProcessBatchOptions<P, St, R>): Promise<ProcessResult<P, St, R>> {
+export async function processBatch<P extends ProjectionSet, St extends Record<string, AnyEventStream> = Record<string, never>, R = StreamRecordLike>(
+  records: ReadonlyArray<R>,
+  options: ProcessBatchOptions<P, St, R>,
+): Promise<ProcessResult<P, St, R>> {
   if (!Array.isArray(records)) throw new ValidationError('processBatch expects an array of stream records (event.Records).');
   // A transport (a Lambda handler, the change feed) started the batch's span already; processBatch called alone starts it.
   const transport = transportOf(options);
@@ -101,14 +113,14 @@ export async function processBatch<
   return inProcessSpan(span, (traced, started) => processRecords(records, options, traced, started.attributes?.[Attr.transport] ?? transport));
 }
 
-async function processRecords<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R>(
+async function processRecords<P extends ProjectionSet, St extends Record<string, AnyEventStream>, R>(
   records: ReadonlyArray<R>,
   options: ProcessBatchOptions<P, St, R>,
   span: TracedSpan,
   transport: AttributeValue,
 ): Promise<ProcessResult<P, St, R>> {
   const started = performance.now();
-  const projections = Object.entries<AnyProjection>(options.projections);
+  const projections = namedProjections<AnyProjection>(options.projections, 'processBatch', options.logger);
   const extra = Object.entries(options.streams ?? {});
   const { entries, decodeFailures } = await decodeRecords(records, options, projections, extra);
   // One link per append whose events the batch holds: one batch serves many traces.
@@ -182,7 +194,7 @@ async function processRecords<P extends Record<string, AnyProjection>, St extend
  * Decodes a batch's records into entries (a record is one commit: each of its events an entry at the
  * record's position), and the records that failed to decode with why.
  */
-async function decodeRecords<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R>(
+async function decodeRecords<P extends ProjectionSet, St extends Record<string, AnyEventStream>, R>(
   records: ReadonlyArray<R>,
   options: ProcessBatchOptions<P, St, R>,
   projections: ReadonlyArray<readonly [string, AnyProjection]>,
@@ -247,7 +259,7 @@ function reportRow(
  * (the projections' checkpoints skip what was applied). `input` is what the batch came in: the Lambda
  * event, or the change feed's batch.
  */
-export type OnBatch<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, Input> = (
+export type OnBatch<P extends ProjectionSet, St extends Record<string, AnyEventStream>, R, Input> = (
   result: ProcessResult<P, St, R>,
   input: Input,
 ) => unknown;
@@ -259,11 +271,11 @@ export type OnBatch<P extends Record<string, AnyProjection>, St extends Record<s
  *
  * @example
  * ```ts
- * const result = await processBatch(event.Records, { projections: { summaries }, source: 'lambda' })
+ * const result = await processBatch(event.Records, { projections: [summaries], source: 'lambda' })
  * return answerAfter(event.Records, result, { source: 'lambda' }, onBatch, event)
  * ```
  */
-export async function answerAfter<P extends Record<string, AnyProjection>, St extends Record<string, AnyEventStream>, R, Input>(
+export async function answerAfter<P extends ProjectionSet, St extends Record<string, AnyEventStream>, R, Input>(
   records: ReadonlyArray<R>,
   result: ProcessResult<P, St, R>,
   reading: RecordReading<R>,

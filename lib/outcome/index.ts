@@ -16,3 +16,5 @@ export type {
   RowOutcome,
 } from './outcome';
 export type { AnyProjection, CallOptions, EntryOptions } from './any-projection';
+export { namedProjections, projectionsByName, projectionsOf } from './projection-set';
+export type { ProjectionSet, ProjectionsByName } from './projection-set';

@@ -105,13 +105,14 @@ export class Projection<
    */
   async processBatch<R>(
     records: ReadonlyArray<R>,
-    options: Omit<ProcessBatchOptions<Record<'projection', AnyProjection>, Record<string, never>, R>, 'projections' | 'streams'> = {},
+    options: Omit<ProcessBatchOptions<ReadonlyArray<AnyProjection>, Record<string, never>, R>, 'projections' | 'streams'> = {},
   ): Promise<ProjectionBatchResult<EventsOfStream<S>, R>> {
-    const result = await processBatch(records, { ...options, projections: { projection: this } });
+    // Under its name, as every transport reports it.
+    const result = await processBatch(records, { ...options, projections: [this] });
     return {
-      outcomes: result.outcomes.projection,
-      ignored: result.ignored.projection,
-      ignoredEvents: result.ignoredEvents.projection as ReadonlyArray<EventsOfStream<S>>,
+      outcomes: result.outcomes[this.name] ?? [],
+      ignored: result.ignored[this.name] ?? [],
+      ignoredEvents: (result.ignoredEvents[this.name] ?? []) as ReadonlyArray<EventsOfStream<S>>,
       decodeFailures: result.decodeFailures,
       failedRecords: result.failedRecords,
       response: result.response,

@@ -21,8 +21,9 @@ export type ProjectionRuntime<State> = ParkingRuntime<State>;
 /** Options every kind of projection takes, whatever feeds its rows. */
 export interface CommonProjectionOptions<M, State, Event> {
   /**
-   * Names the projection in errors and logs. It is also stored: in outbox message keys (and ids are
-   * unique per projection), so renaming a projection with an outbox starts its rows' messages afresh.
+   * The projection's one name: outcomes (the transports take `projections` as a list), spans, metrics, logs,
+   * errors and the CLI use it. It is also stored: in outbox message keys (and ids are unique per projection),
+   * so renaming a projection with an outbox starts its rows' messages afresh.
    */
   readonly name?: string | undefined;
   readonly readModel: M;

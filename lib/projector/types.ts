@@ -14,7 +14,8 @@ export type RowOfModel<M> = M extends ReadModel<infer Schema, Record<string, Ind
 /** Options of {@link Projection}. */
 export interface ProjectionOptions<S, M, State> extends CommonProjectionOptions<M, State, EventsOfStream<S>> {
   /**
-   * Names the projection in errors and logs; it is stored in outbox message keys, so keep it stable.
+   * The projection's one name: the transports report its outcomes under it (given `projections` as a list),
+   * and its spans, metrics, logs, errors and the CLI use it. It is stored in outbox message keys, so keep it stable.
    * @defaultValue `<stream name>-><read model name>`
    */
   readonly name?: string | undefined;

@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DecodeError } from '../errors';
 import type { SubjectKeys } from '../erasure';
 import { warnDeprecated } from '../util';
@@ -43,6 +44,8 @@ export class EventStream<
   readonly events: Events;
   /** Type-level only (no runtime value): the stream's event, new-event and id types, for inference. */
   declare readonly $types: { readonly event: EventOf<Events>; readonly newEvent: NewEventOf<Events>; readonly streamId: StreamIdOf<Fields> };
+  /** The DynamoDB client it was given (never destroyed here). */
+  readonly client: DynamoDBClient;
   /** How long idempotency sentinels live (`idempotencyTtl` resolved), if they expire. */
   readonly sentinelTtl: SentinelTtl | undefined;
   /** Whether each event of an append is an item of its own (see `EventStreamOptions.itemPerEvent`). */
@@ -62,6 +65,7 @@ export class EventStream<
     defineAs(this, this.definition);
     this.name = options.name;
     this.table = options.table;
+    this.client = options.client;
     this.streamIdFields = options.streamId;
     this.events = options.events;
     this.sentinelTtl = this.definition.sentinelTtl;

@@ -15,3 +15,4 @@ export type { AttributeValue, LinkableEvent, SpanAttributes, SpanRole, SpanSpec,
 export { withCapacity } from './capacity';
 export { countAppend, countBackfill, countConflict, countLeaseChange, metricsActive, recordBatch, recordIteratorAge, recordLag } from './metrics';
 export type { BatchFigures, ProjectionFigures } from './metrics';
+export { flushRecorded } from './port';

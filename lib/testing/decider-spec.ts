@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigurationError, ValidationError } from '../errors';
 import type { Decider, EventOf, EventSchemas, EventStream, NewEventOf, StreamIdOf } from '../store';
-import { assertEqual, SpecAssertionError } from './assertion';
+import { assertEqual, callSite, reportedAt, SpecAssertionError } from './assertion';
 
 /** Options of {@link deciderSpec}. */
 export interface DeciderSpecOptions<Fields extends ReadonlyArray<string>> {
@@ -85,36 +85,40 @@ function whenOf<State, Events extends EventSchemas>(
   };
   const header = `Decider spec of ${stream.name} failed`;
   return {
-    async thenEvents(expected) {
-      const result = await outcome();
-      if (!result.ok) {
-        throw new SpecAssertionError(`${header}: expected events, but the command threw ${describe(result.error)}`);
-      }
-      const actual = result.value.events.map((event, index) => comparable(event, expected[index]));
-      assertEqual(
-        'events',
-        actual,
-        expected.map((event) => comparable(normalized(stream, event), event)),
-        { header },
-      );
-      return result.value;
-    },
-    async thenThrows(expected) {
-      const result = await outcome();
-      if (result.ok) {
-        throw new SpecAssertionError(
-          `${header}: expected the command to throw, but it decided ${JSON.stringify(result.value.events.map(({ type, data }) => ({ type, data })))}`,
-        );
-      }
-      const error = result.error;
-      if (isErrorClass(expected)) {
-        if (!(error instanceof expected)) {
-          throw new SpecAssertionError(`${header}: expected a ${expected.name}, but the command threw ${describe(error)}`, { actual: error });
+    thenEvents: function thenEvents(expected) {
+      return reportedAt(callSite(thenEvents), async () => {
+        const result = await outcome();
+        if (!result.ok) {
+          throw new SpecAssertionError(`${header}: expected events, but the command threw ${describe(result.error)}`);
         }
-      } else if (expected(error) === false) {
-        throw new SpecAssertionError(`${header}: the command threw ${describe(error)}, which the predicate refused`, { actual: error });
-      }
-      return error;
+        const actual = result.value.events.map((event, index) => comparable(event, expected[index]));
+        assertEqual(
+          'events',
+          actual,
+          expected.map((event) => comparable(normalized(stream, event), event)),
+          { header },
+        );
+        return result.value;
+      });
+    },
+    thenThrows: function thenThrows(expected) {
+      return reportedAt(callSite(thenThrows), async () => {
+        const result = await outcome();
+        if (result.ok) {
+          throw new SpecAssertionError(
+            `${header}: expected the command to throw, but it decided ${JSON.stringify(result.value.events.map(({ type, data }) => ({ type, data })))}`,
+          );
+        }
+        const error = result.error;
+        if (isErrorClass(expected)) {
+          if (!(error instanceof expected)) {
+            throw new SpecAssertionError(`${header}: expected a ${expected.name}, but the command threw ${describe(error)}`, { actual: error });
+          }
+        } else if (expected(error) === false) {
+          throw new SpecAssertionError(`${header}: the command threw ${describe(error)}, which the predicate refused`, { actual: error });
+        }
+        return error;
+      });
     },
   };
 }

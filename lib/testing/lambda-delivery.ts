@@ -14,7 +14,8 @@ export interface DeliveryLedger {
   retries: number;
 }
 
-type SpecResult = ProcessResult<{ spec: AnyProjection }, Record<string, never>, LambdaStreamRecord>;
+/** A call's result: of the spec's one projection, under its name. */
+type SpecResult = ProcessResult<ReadonlyArray<AnyProjection>, Record<string, never>, LambdaStreamRecord>;
 type Handler = (event: LambdaStreamEvent) => Promise<PartialBatchResponse>;
 /** The `onBatch` hook through which a Lambda handler hands each call's outcomes to the delivery. */
 export type OnSpecBatch = (result: SpecResult, event: LambdaStreamEvent) => void;
@@ -53,7 +54,9 @@ export async function deliverLanes(
           const first = response.batchItemFailures[0];
           if (first === undefined) break;
           if (tries >= limits.maxTries) {
-            const errors = (result?.outcomes.spec ?? []).flatMap((outcome) => (outcome.status === 'failed' ? [String(outcome.error)] : []));
+            const errors = Object.values(result?.outcomes ?? {})
+              .flat()
+              .flatMap((outcome) => (outcome.status === 'failed' ? [String(outcome.error)] : []));
             throw new SpecAssertionError(
               `${limits.header}\na batch still failed after ${tries} deliveries: ${errors.join('; ') || JSON.stringify(response)}`,
               {
@@ -76,8 +79,8 @@ export async function deliverLanes(
  * parked row), so none is excused for another's sake.
  */
 function count(result: SpecResult, ledger: DeliveryLedger): void {
-  const setAside: StreamEvent[] = [...result.ignoredEvents.spec];
-  for (const outcome of result.outcomes.spec) {
+  const setAside: StreamEvent[] = Object.values(result.ignoredEvents).flat();
+  for (const outcome of Object.values(result.outcomes).flat()) {
     for (const event of outcome.applied) ledger.applied.set(eventId(event), (ledger.applied.get(eventId(event)) ?? 0) + 1);
     if (outcome.status === 'applied') {
       ledger.alreadyApplied += outcome.alreadyApplied.length;

@@ -6,7 +6,7 @@ import { outboxTableDefinition, type AnyProjection, type RowOfModel } from '../p
 import { decodeImages, decoder, type AnyEventStream, type EventStream, type NewEventOf, type StreamIdOf } from '../store';
 import { readModelTableDefinition, type ReadModel } from '../read-model';
 import { requireInteger } from '../util';
-import { assertEqual } from './assertion';
+import { assertEqual, callSite, reportedAt } from './assertion';
 import { DeliveryModes, planDelivery, type DeliveryMode } from './delivery-plan';
 import { localClientConfig } from './environment';
 import { freshSeed } from './random';
@@ -139,7 +139,10 @@ export function projectionSpec<P extends SpecProjection>(
   const settings = resolveOptions(options);
   return {
     given: (given) => ({
-      thenRows: (rows, check) => runSpec(build, settings, given as ReadonlyArray<Given<SpecProjection>>, rows, check),
+      thenRows: function thenRows(rows, check) {
+        const site = callSite(thenRows);
+        return reportedAt(site, () => runSpec(build, settings, given as ReadonlyArray<Given<SpecProjection>>, rows, check));
+      },
     }),
   };
 }
@@ -271,7 +274,7 @@ async function deliverOnce(
     settings,
   );
   const ledger: DeliveryLedger = { applied: new Map(), alreadyApplied: 0, setAside: new Set(), batches: 0, retries: 0 };
-  const handler = (onBatch: OnSpecBatch) => lambdaHandler({ projections: { spec: projection }, onBatch });
+  const handler = (onBatch: OnSpecBatch) => lambdaHandler({ projections: [projection], onBatch });
   await deliverLanes(plan, records, handler, ledger, { maxTries: settings.maxTriesPerBatch, header, seed: settings.seed });
 
   const twice = [...ledger.applied].filter(([, count]) => count > 1).map(([id, count]) => `${id} (${count} times)`);

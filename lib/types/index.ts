@@ -13,5 +13,6 @@ export type { AnyKeyValues, KeyValues, QueryValues, IndexName } from '../read-mo
 export type { EventSchemas, StreamIdOf, Fold, CompressionOptions, CompressionAlgorithm } from '../store';
 export type { Decoder } from '../store';
 export type { EventsOfStream, StreamIdOfStream, RowOfModel, CommonProjectionOptions, PoisonPolicy, ProjectionBatchResult } from '../projector';
+export type { ProjectionSet, ProjectionsByName } from '../outcome';
 export type { Backoff, LogLevel, RecordedError, RetryOptions, Ttl } from '../util';
 export type { TraceContext } from '../telemetry';

@@ -54,8 +54,8 @@ export const projection = new Projection({
 });
 
 // The handler fits @types/aws-lambda's handler type, and the package's event and answer types agree with its.
-export const handler: DynamoDBStreamHandler = lambdaHandler({ projections: { summaries: projection } });
-export const kinesis: KinesisStreamHandler = kinesisHandler({ projections: { summaries: projection } });
+export const handler: DynamoDBStreamHandler = lambdaHandler({ projections: [projection] });
+export const kinesis: KinesisStreamHandler = kinesisHandler({ projections: [projection] });
 export const asTheirs = (event: LambdaStreamEvent): DynamoDBStreamEvent => event;
 export const asOurs = (event: DynamoDBStreamEvent): LambdaStreamEvent => event;
 export const answer = (response: PartialBatchResponse): { batchItemFailures: Array<{ itemIdentifier: string }> } => response;

@@ -9,4 +9,4 @@ import { orderProjection, orderStream, orderSummaries } from './orders.js';
 const client = new DynamoDBClient({});
 export const orders = orderStream(client, process.env['EVENTS_TABLE'] ?? 'events');
 export const summaries = orderSummaries(client, process.env['VIEWS_TABLE'] ?? 'views');
-export const handler = lambdaHandler({ projections: { summaries: orderProjection(orders, summaries) } });
+export const handler = lambdaHandler({ projections: [orderProjection(orders, summaries)] });

@@ -34,6 +34,7 @@ export async function handle(event: LambdaStreamEvent) {
   const records = event.Records;
   // #region multi-source
   const customers = new MultiSourceProjection({
+    name: 'customer-totals',
     readModel: CustomerTotals,
     sources: {
       orders: {
@@ -59,7 +60,7 @@ export async function handle(event: LambdaStreamEvent) {
         : state,
   });
   await processBatch(records, {
-    projections: { customers },
+    projections: [customers],
     source: 'lambda',
   });
   // #endregion multi-source

@@ -55,9 +55,9 @@ export async function project(
   shutdown: Promise<void>,
 ): Promise<void> {
   const running = runChangeFeed(feed, {
-    projections: { summaries: OrderSummaryProjection },
+    projections: [OrderSummaryProjection],
     onBatch: (result, batch) => {
-      for (const outcome of result.outcomes.summaries) {
+      for (const outcome of result.outcomes['order-summaries'] ?? []) {
         if (outcome.status === 'applied')
           console.log(
             batch.shardId,

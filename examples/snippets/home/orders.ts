@@ -38,6 +38,7 @@ const orders = new EventStream({
 // Each order's row of OrderTotals (a ReadModel), in version order and
 // each event once, however the stream delivers them.
 export const totals = new Projection({
+  name: 'order-totals',
   stream: orders,
   readModel: OrderTotals,
   checkpoint: 'version',

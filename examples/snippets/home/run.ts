@@ -11,7 +11,7 @@ import { lambdaHandler } from 'dynafold/lambda';
 
 // What a DynamoDB Streams event source mapping invokes: the records of
 // failed rows are reported for a redelivery, the rest are done.
-export const handler = lambdaHandler({ projections: { totals } });
+export const handler = lambdaHandler({ projections: [totals] });
 // #endregion lambda
 
 // #region service
@@ -32,7 +32,7 @@ export async function service(): Promise<void> {
     checkpoints: new DynamoCheckpointStore({ client, table: 'feed' }),
   });
   process.once('SIGTERM', () => void feed.stop());
-  await runChangeFeed(feed, { projections: { totals } });
+  await runChangeFeed(feed, { projections: [totals] });
 }
 // #endregion service
 
@@ -46,7 +46,7 @@ export async function script(): Promise<void> {
     checkpoints: new MemoryCheckpointStore(),
   });
   await runChangeFeed(feed, {
-    projections: { totals },
+    projections: [totals],
     stopWhenCaughtUp: true,
   });
 }

@@ -20,7 +20,7 @@ export async function appendInline(
     events,
     { expectedVersion, inline: [OrderSummaryProjection] },
   );
-  // [{ projection: 'Order->OrderSummary', events: [...] }]: the row
+  // [{ projection: 'order-summaries', events: [...] }]: the row
   // holds the events now
   console.log(inline?.applied);
   // [{ projection, reason: 'behind' | 'parked' | 'failed' | 'limits' |

@@ -22,9 +22,10 @@ export async function processRecords(
 import { lambdaHandler } from 'dynafold/lambda';
 
 export const handler = lambdaHandler({
-  projections: { summaries: OrderSummaryProjection },
+  projections: [OrderSummaryProjection],
   onBatch: async (result) => {
-    for (const outcome of result.outcomes.summaries) {
+    // Each projection's outcomes, under its name
+    for (const outcome of result.outcomes['order-summaries'] ?? []) {
       // Failed and parked outcomes have some too
       for (const applied of outcome.applied) await publish(applied);
     }
@@ -36,6 +37,6 @@ export const handler = lambdaHandler({
 import { kinesisHandler } from 'dynafold/lambda';
 
 export const kinesis = kinesisHandler({
-  projections: { summaries: OrderSummaryProjection },
+  projections: [OrderSummaryProjection],
 }); // fits KinesisStreamHandler
 // #endregion kinesis

@@ -15,7 +15,7 @@ const applied = otel
 
 // #region metrics
 export const handler = lambdaHandler({
-  projections: { summaries },
+  projections: [summaries],
   logger, // new Logger({ serviceName: 'projector' })
   onMetrics: (m) => {
     metrics.addMetric(

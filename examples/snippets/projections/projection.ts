@@ -4,6 +4,8 @@ import { OrderEvents, OrderSummaries } from '../store/model';
 import { Projection } from 'dynafold';
 
 export const OrderSummaryProjection = new Projection({
+  // Its one name: outcomes, logs, spans, metrics and the CLI's.
+  name: 'order-summaries',
   stream: OrderEvents,
   readModel: OrderSummaries,
   key: (streamId) => ({ orderId: streamId.orderId }),

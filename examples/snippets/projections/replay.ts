@@ -11,7 +11,7 @@ export const onFailureHandler = async (event: SQSEvent) => {
   for (const message of event.Records) {
     const result = await replayFailure(message, {
       streamsClient,
-      projections: { summaries },
+      projections: [summaries],
     });
     if (result.response.batchItemFailures.length > 0)
       throw new Error('replay incomplete'); // the queue retries

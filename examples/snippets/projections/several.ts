@@ -14,15 +14,12 @@ export async function handle(
   event: LambdaStreamEvent,
 ): Promise<PartialBatchResponse> {
   const result = await processBatch(event.Records, {
-    projections: {
-      summaries: OrderSummaryProjection,
-      zones: ZoneReadingProjection,
-    },
+    projections: [OrderSummaryProjection, ZoneReadingProjection],
     streams: { Payment: PaymentEvents },
     source: 'lambda',
   });
   // Per projection, under its name
-  console.log(result.outcomes.summaries);
+  console.log(result.outcomes['order-summaries']);
   for (const { event, position } of result.unrouted)
     console.log(position, event.type);
   return result.response;

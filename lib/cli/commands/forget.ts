@@ -9,7 +9,7 @@ import { ExitCodes } from '../exit-codes';
  * shape, not their class: the config may load its own copy of the library).
  */
 export function keyStoresOf(context: CommandContext): SubjectKeys[] {
-  const projections = Object.keys(context.model.projections ?? {}).map((name) => context.projection(name));
+  const projections = Object.values(context.projections);
   const streams = [...Object.values(context.model.streams ?? {}), ...projections.flatMap((projection) => projection.streams)];
   const byTable = new Map<string, SubjectKeys>();
   for (const stream of streams) {
@@ -50,9 +50,14 @@ export async function forgetCommand(context: CommandContext, subject: string, op
           : 'no key held; none will be made';
       context.out.ok(`subject "${subject}" forgotten in ${result.table}: ${what}`);
     }
+    const tables = new Set(results.map((result) => result.table));
+    const holding = Object.entries(context.projections)
+      .filter(([, projection]) => projection.streams.some((stream) => stream.subjectKeys !== undefined && tables.has(stream.subjectKeys.table)))
+      .map(([name]) => name);
+    const commands = (holding.length === 0 ? ['<projection>'] : holding).map((name) => `\`dynafold rebuild ${name} <stream id>\``).join(', ');
     context.out.note(
       `Rows and outbox messages folded before hold what they held: once every process's key cache has dropped the key (by ${settledAt}), ` +
-        'rebuild the rows of the stream instances that hold its data (`dynafold rebuild <projection>`).',
+        `rebuild the rows of the stream instances that hold its data (${commands}; without a stream id, every row).`,
     );
   });
   return ExitCodes.ok;

@@ -63,12 +63,28 @@ export async function backfillCommand(context: CommandContext, name: string, opt
   return ExitCodes.ok;
 }
 
+/** A stream id as the command line gives it: JSON (`'{"orderId":"o-1"}'`), or the id's text as stored (`o-1`). */
+function streamIdArgument(text: string): Readonly<Record<string, string>> | string {
+  if (!text.trimStart().startsWith('{')) return text;
+  try {
+    return JSON.parse(text) as Readonly<Record<string, string>>;
+  } catch {
+    throw new ConfigurationError(`Expected the stream id as JSON ('{"orderId":"o-1"}') or as text (o-1), got ${text}.`);
+  }
+}
+
 /**
- * `dynafold rebuild <projection>`: re-derives every row of a single-source projection from its events
- * (`rebuild` per stream instance, listed by a parallel Scan). Rows move no checkpoint and no outbox
- * message is written; interrupted, it can simply run again.
+ * `dynafold rebuild <projection> [streamId]`: re-derives every row of a single-source projection from its
+ * events (`rebuild` per stream instance, listed by a parallel Scan), or only the rows of one stream
+ * instance (after a data subject is forgotten, say). Rows move no checkpoint and no outbox message is
+ * written; interrupted, it can simply run again.
  */
-export async function rebuildCommand(context: CommandContext, name: string, options: LifecycleOptions): Promise<number> {
+export async function rebuildCommand(
+  context: CommandContext,
+  name: string,
+  streamId: string | undefined,
+  options: LifecycleOptions,
+): Promise<number> {
   // A single-source Projection is the one with a `stream` (a MultiSourceProjection has sources); told
   // apart by shape, as the config may load its own copy of the classes.
   const projection = context.projection(name) as OperableProjection & {
@@ -80,6 +96,17 @@ export async function rebuildCommand(context: CommandContext, name: string, opti
     throw new ConfigurationError(
       `rebuild ${name}: only a single-source Projection can be rebuilt in place. For a multi-source projection, backfill a new version beside it (blue/green, see the README).`,
     );
+  }
+  if (streamId !== undefined) {
+    const id = streamIdArgument(streamId);
+    const outcome = await interruptible((signal) => rebuild.call(projection, id as string, { signal }));
+    if ('interrupted' in outcome) return ExitCodes.interrupted;
+    const rows = outcome.value.rows.length;
+    const shown = typeof id === 'string' ? id : JSON.stringify(id);
+    context.out.data({ projection: name, streamId: id, instances: 1, rows }, () =>
+      context.out.ok(`rebuild ${name} ${shown}: ${rows} ${rows === 1 ? 'row' : 'rows'} re-derived`),
+    );
+    return ExitCodes.ok;
   }
   const display = progressDisplay(context, 'instances', 'rows');
   const started = Date.now();

@@ -21,7 +21,7 @@ function messagesIn(file: string): unknown[] {
 
 /** `dynafold replay <file>`: processes Lambda OnFailure messages again with the config's projections. */
 export async function replayCommand(context: CommandContext, file: string): Promise<number> {
-  const projections = (context.model.projections ?? {}) as Record<string, AnyProjection>;
+  const projections = context.projections as Readonly<Record<string, AnyProjection>>;
   const results: Array<{ failed: string[] }> = [];
   for (const message of messagesIn(file)) {
     const result = await replayFailure(message, { streamsClient: context.streamsClient(), projections });

@@ -4,63 +4,35 @@ import { ConfigurationError } from '../../errors';
 import { startDynamoLocal } from '../../local';
 import { ExitCodes } from '../exit-codes';
 import { onInterrupt } from '../interrupt';
+import { appModules } from '../app-modules';
 import { Output, colours } from '../output';
+import { starterConfig } from '../starter-config';
 
-const STARTER = `import { EventStream, Projection, ReadModel } from 'dynafold'
-import { defineConfig } from 'dynafold/cli'
-import { z } from 'zod'
+/** DynamoDB Local's usual port, so a config can name a stable endpoint. */
+const LOCAL_PORT = 8000;
 
-// The DynamoDB settings, and what the dynafold command works on. --endpoint, --region and --profile
-// override \`dynamodb\`; \`npx dynafold local\` prints an endpoint to use.
-export default defineConfig({
-  dynamodb: { region: process.env.AWS_REGION ?? 'us-east-1' },
-  setup: ({ client }) => {
-    const orders = new EventStream({
-      client,
-      table: 'events',
-      name: 'Order',
-      streamId: ['orderId'],
-      events: { OrderPlaced: z.object({ customer: z.string() }), OrderShipped: z.object({}) },
-    })
-    const summaries = new ReadModel({
-      client,
-      table: 'views',
-      name: 'OrderSummary',
-      schema: z.object({ orderId: z.string(), customer: z.string(), shipped: z.boolean(), version: z.number() }),
-      key: { pk: { field: 'pk', composite: ['orderId'] }, sk: { field: 'sk', composite: [] } },
-    })
-    const orderSummaries = new Projection({
-      stream: orders,
-      readModel: summaries,
-      key: (id) => ({ orderId: id.orderId }),
-      initial: (id) => ({ orderId: id.orderId, customer: '', shipped: false, version: 0 }),
-      evolve: (row, event) => (event.type === 'OrderPlaced' ? { ...row, customer: event.data.customer } : { ...row, shipped: true }),
-      checkpoint: 'version',
-    })
-    return {
-      streams: { orders },
-      projections: { orderSummaries },
-      feeds: { summaries: { table: 'events', consumer: 'summaries', checkpointTable: 'checkpoints' } },
-    }
-  },
-})
-`;
-
-/** `dynafold init`: writes a starter dynafold.config.ts. */
+/**
+ * `dynafold init`: writes a dynafold.config.ts that imports the app's modules (those under `src/` that
+ * export streams, read models and projections) and builds each with the client the command hands out.
+ */
 export function initCommand(options: { force?: boolean; json?: boolean }, cwd = process.cwd()): number {
   const path = join(cwd, 'dynafold.config.ts');
   if (existsSync(path) && options.force !== true) throw new ConfigurationError(`${path} exists: pass --force to overwrite it.`);
-  writeFileSync(path, STARTER);
-  new Output(options.json === true).data({ written: path }, () => {
+  const modules = appModules(cwd);
+  writeFileSync(path, starterConfig(modules));
+  const count = (kind: string, noun: string) => {
+    const n = modules.flatMap((module) => module.definitions).filter((definition) => definition.kind === kind).length;
+    return `${n} ${noun}${n === 1 ? '' : 's'}`;
+  };
+  const found = modules.length === 0 ? 'no module of the app exports a stream yet' : `from ${modules.map((module) => module.path).join(', ')}`;
+  new Output(options.json === true).data({ written: path, modules: modules.map((module) => module.path) }, () => {
     process.stdout.write(
-      `${colours.green('✔')} wrote ${path}\n  next: npx dynafold local, then npx dynafold tables create --endpoint <its endpoint>\n`,
+      `${colours.green('✔')} wrote ${path} (${found}: ${count('stream', 'stream')}, ${count('projection', 'projection')})\n` +
+        `  next: npx dynafold local, then npx dynafold tables create --endpoint http://127.0.0.1:${LOCAL_PORT}\n`,
     );
   });
   return ExitCodes.ok;
 }
-
-/** DynamoDB Local's usual port, so a config can name a stable endpoint. */
-const LOCAL_PORT = 8000;
 
 /** `dynafold local`: DynamoDB Local with one shared database until Ctrl-C. */
 export async function localCommand(options: { port?: number; json?: boolean }): Promise<number> {

@@ -125,15 +125,12 @@ async function reportStatus(context: CommandContext): Promise<number> {
   const feeds: FeedStatus[] = [];
   for (const name of Object.keys(context.model.feeds ?? {})) feeds.push(await feedStatus(context, name));
   const projections: Array<{ name: string; parked: number }> = [];
-  for (const name of Object.keys(context.model.projections ?? {})) {
+  for (const name of Object.keys(context.projections)) {
     let parked = 0;
     for await (const _row of context.projection(name).parkedRows()) parked++;
     projections.push({ name, parked });
   }
   const healthy = feeds.every((feed) => feed.problem === undefined) && projections.every((projection) => projection.parked === 0);
-  // Said once the tables answered, so that a failure stays one line on stderr.
-  const credentials = await context.localCredentials();
-  if (credentials !== undefined) context.out.note(credentials);
   context.out.data({ healthy, feeds, projections }, () => {
     for (const feed of feeds) {
       const lease =

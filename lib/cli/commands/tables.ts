@@ -24,7 +24,7 @@ const TABLE_WAIT_SECONDS = 300;
 /** Every table the config uses, as the library defines them. */
 function definitionsOf(context: CommandContext): Array<{ kind: string; definition: CreateTableCommandInput; ttl?: string }> {
   const { model } = context;
-  const projections = Object.keys(model.projections ?? {}).map((name) => context.projection(name));
+  const projections = Object.values(context.projections);
   const streams = [...Object.values(model.streams ?? {}), ...projections.flatMap((p) => p.streams)];
   const eventTables = new Set(streams.map((stream) => stream.table));
   // Sentinels expire on the attribute their streams name (a table has one TTL attribute).

@@ -18,7 +18,8 @@ function streamNamed(context: CommandContext, name: string): AnyEventStream {
 /**
  * `dynafold tail <stream>`: events as they are appended, one line each, read from the change feed with
  * checkpoints in memory and no lease, so no consumer's position moves. `--from-start` reads what the
- * stream holds first; `--limit` stops after that many events.
+ * stream holds first; `--limit` stops after that many events, and with `--from-start` also once the feed
+ * has read everything the stream holds (a stream of fewer events would otherwise keep it waiting).
  */
 export async function tailCommand(context: CommandContext, name: string, options: { fromStart?: boolean; limit?: number }): Promise<number> {
   const stream = streamNamed(context, name);
@@ -33,6 +34,13 @@ export async function tailCommand(context: CommandContext, name: string, options
     pollIntervalMs: 250,
   });
   onInterrupt(() => void feed.stop());
+  // The first n events the stream holds, as `head` would print them: no more to come once it is read through.
+  if (options.fromStart === true && options.limit !== undefined)
+    feed.whenCaughtUp().then(
+      () => feed.stop(),
+      // A feed that fails ends the loop below with its error; one stopped first needs nothing more.
+      () => undefined,
+    );
   // Without --from-start nothing shows until something is appended: say so, or it looks stuck.
   if (options.fromStart !== true)
     context.out.note('Waiting for events appended from now on (Ctrl-C stops); --from-start prints the ones the stream holds first.');

@@ -13,7 +13,8 @@ export type OtelCall =
   | 'run in a span'
   | 'read a trace context'
   | 'make instruments'
-  | 'record a measurement';
+  | 'record a measurement'
+  | 'flush what was recorded';
 
 /** The calls warned about already. */
 const warned = new Set<OtelCall>();
@@ -28,6 +29,16 @@ const warned = new Set<OtelCall>();
 export function guarded<T>(call: OtelCall, fallback: T, fn: () => T): T {
   try {
     return fn();
+  } catch (error) {
+    warnOnce(call, error);
+    return fallback;
+  }
+}
+
+/** As {@link guarded}, for a call that answers a promise: a rejection is told and answers `fallback` too. */
+export async function guardedAsync<T>(call: OtelCall, fallback: T, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
   } catch (error) {
     warnOnce(call, error);
     return fallback;

@@ -6,4 +6,5 @@ export { otelInstalled, otelReady } from './otel-api';
 export { activeOwnSpan, activeRole, activeSpan, activeTraceContext, startSpan } from './tracing';
 export type { AttributeMap, OtelSpan, SpanStart, StartedSpan, StoredLink } from './tracing';
 export { instruments } from './metering';
+export { flushRecorded } from './flush';
 export type { Instruments, Measure } from './metering';

@@ -2,6 +2,7 @@ import type { MeterProvider } from '@opentelemetry/api';
 import { Metrics, type MetricDefinition } from '../names';
 import { guarded } from './guard';
 import { otel, type OtelApi } from './otel-api';
+import { SCOPE } from './scope';
 import type { AttributeMap } from './tracing';
 
 /** Records one measurement of an instrument (adds to a counter, records in a histogram); never throws. */
@@ -12,8 +13,6 @@ export type Instruments = { readonly [K in keyof typeof Metrics]: Measure };
 
 /** The instruments of the meter provider registered when they were made; `undefined` for none. */
 let cached: { readonly provider: MeterProvider; readonly instruments: Instruments | undefined } | undefined;
-
-const METER = 'dynafold';
 
 /**
  * The instruments of the registered meter provider, or `undefined` when there is none (no API, or no SDK
@@ -32,7 +31,7 @@ export function instruments(): Instruments | undefined {
 }
 
 function make(api: OtelApi, provider: MeterProvider): Instruments | undefined {
-  const meter = provider.getMeter(METER);
+  const meter = provider.getMeter(SCOPE.name, SCOPE.version);
   if (meter === api.createNoopMeter()) return undefined;
   const entries = Object.entries(Metrics).map(([key, definition]: [string, MetricDefinition]): [string, Measure] => {
     const options = { unit: definition.unit, description: definition.description };

@@ -2,6 +2,7 @@ import type { Context, Link, Span, SpanContext, SpanKind } from '@opentelemetry/
 import { TRACEPARENT, type TraceContext } from '../trace-context';
 import { guarded } from './guard';
 import { otel, type OtelApi } from './otel-api';
+import { SCOPE } from './scope';
 
 /** Attribute values as OpenTelemetry takes them (none `undefined`). */
 export type AttributeMap = Record<string, string | number | boolean | string[] | number[]>;
@@ -46,8 +47,6 @@ export interface SpanStart {
   readonly role?: string | undefined;
 }
 
-const TRACER = 'dynafold';
-
 /** W3C Trace Context: a tracestate of more than 512 characters may be dropped whole. */
 const TRACESTATE_MAX = 512;
 
@@ -66,7 +65,7 @@ export function startSpan(spec: SpanStart): StartedSpan | undefined {
   if (api === undefined) return undefined;
   const parent = activeContext(api);
   const raw = guarded('start a span', undefined, () =>
-    api.trace.getTracer(TRACER).startSpan(spec.name, { kind: kindOf(api, spec.kind), attributes: spec.attributes }, parent),
+    api.trace.getTracer(SCOPE.name, SCOPE.version).startSpan(spec.name, { kind: kindOf(api, spec.kind), attributes: spec.attributes }, parent),
   );
   if (raw === undefined) return undefined;
   const span = wrap(api, raw);
