@@ -111,6 +111,11 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
     total: () => [...log.injected.values()].reduce((sum, n) => sum + n, 0),
   };
   const count = (kind: FaultKind, name: string) => log.injected.set(`${kind}:${name}`, (log.injected.get(`${kind}:${name}`) ?? 0) + 1);
+  // Writes applied whose answer was lost, by their input (the SDK sends every attempt with the same one).
+  // DynamoDB answers a repeat of such a write as it stands after it: a Put's condition fails on its own item
+  // (returned), a transaction's repeat (its ClientRequestToken) succeeds. So a repeat gets no made-up
+  // rival ('conditional', with no item) and no made-up 'conflict': those could not happen to it.
+  const landed = new WeakSet<object>();
 
   (client.middlewareStack as unknown as MiddlewareStackLike).add(
     (next, context) => async (args) => {
@@ -130,9 +135,10 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
       // Only a conditioned write can lose a race (a backfill's unconditioned progress Put cannot).
       const conditioned = typeof input['ConditionExpression'] === 'string' || rowTransaction;
       const toReadModel = ((PUT_COMMANDS.has(command) && table !== undefined && readModels.has(table)) || rowTransaction) && conditioned;
+      const repeat = landed.has(input);
       const eligible = kinds.filter((kind) => {
-        if (kind === 'conflict') return TRANSACT_COMMANDS.has(command);
-        if (kind === 'conditional') return toReadModel;
+        if (kind === 'conflict') return TRANSACT_COMMANDS.has(command) && !repeat;
+        if (kind === 'conditional') return toReadModel && !repeat;
         if (kind === 'lostResponse') return WRITE_COMMANDS.has(command);
         return true;
       });
@@ -185,6 +191,7 @@ export function injectFaults(client: DynamoDBClient | DynamoDBStreamsClient, opt
         case 'lostResponse': {
           const answer = await next(args);
           void answer;
+          landed.add(input);
           count(kind, `TimeoutError(${command.replace(/Command$/, '')})`);
           log.lostResponses.push({ table: table ?? '', command });
           throw Object.assign(new Error('Response lost after the write (injected)'), { name: 'TimeoutError', $metadata: {} });

@@ -183,4 +183,16 @@ describe('a row write whose answer is lost and whose retry the SDK gives up on',
     expect(sideEffects(outcomes)).toEqual([`give-up-${models}@1`, `give-up-${models}@2`]);
     expect(sideEffects((await accounts.applyBatch(written)).outcomes)).toEqual([]);
   });
+
+  test('when its first reads fail too, it reads again until one answers', async () => {
+    const stream = ledgerStream(brief, eventsTable, 'A');
+    const accounts = accountsProjection(stream, accountModel(brief, viewsTable, `GiveUp${++models}`), { revision: true });
+    const written = (await stream.append({ id: `give-up-${models}` }, [{ type: 'Opened', data: { owner: 'x' } }])).events;
+    // The SDK tries each read twice: both tries of the first read and one of the second are throttled.
+    briefAnswers.loseNext({ operation: 'PutItem', where: toRows, throttleRetries: 1, failingReads: 3 });
+    const { outcomes } = await accounts.applyBatch(written);
+    expect(briefAnswers.lost).toHaveLength(1);
+    expect(outcomes).toMatchObject([{ status: 'applied' }]);
+    expect(sideEffects(outcomes)).toEqual([`give-up-${models}@1`]);
+  });
 });

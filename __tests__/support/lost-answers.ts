@@ -36,6 +36,8 @@ export interface LoseChoice {
   readonly meanwhile?: () => Promise<unknown>;
   /** The SDK's next tries of the same request are throttled this many times (before they are sent): it may give up. @defaultValue 0 */
   readonly throttleRetries?: number;
+  /** Once the SDK gave up on the write, this many tries of the reads that follow (GetItem) are throttled. @defaultValue 0 */
+  readonly failingReads?: number;
 }
 
 /** Which writes lose their answer. */
@@ -61,21 +63,28 @@ export function loseAnswers(client: DynamoDBClient): LostAnswers {
   let pending: LoseChoice[] = [];
   // Requests whose next tries are throttled, by their input (the SDK sends the same input again).
   const throttled = new Map<unknown, number>();
+  // Read tries still to throttle, and the reads they wait for: the write's, once its throttled tries are spent.
+  const reads = { failing: 0, armed: new Map<unknown, number>() };
   let random: (() => number) | undefined;
   let rate = 0;
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const operation = WRITES.get(context.commandName ?? '');
+      const isRead = context.commandName === 'GetItemCommand' || context.commandName === 'GetCommand';
+      if (isRead && reads.failing > 0) {
+        reads.failing--;
+        throw throttledError();
+      }
       if (operation === undefined) return next(args);
       const input = ((args as unknown as { input?: Record<string, unknown> }).input ?? {}) as Record<string, unknown>;
       const throttles = throttled.get(input) ?? 0;
       if (throttles > 0) {
         throttled.set(input, throttles - 1);
-        throw Object.assign(new Error('Throttled (injected)'), {
-          name: 'ProvisionedThroughputExceededException',
-          $fault: 'client',
-          $metadata: { httpStatusCode: 400 },
-        });
+        if (throttles === 1) {
+          reads.failing += reads.armed.get(input) ?? 0;
+          reads.armed.delete(input);
+        }
+        throw throttledError();
       }
       const chosen = pending.findIndex((entry) => (entry.operation ?? operation) === operation && (entry.where?.(input) ?? true));
       const drawn = chosen === -1 && random !== undefined && random() < rate;
@@ -85,6 +94,7 @@ export function loseAnswers(client: DynamoDBClient): LostAnswers {
       await next(args);
       await choice?.meanwhile?.();
       if ((choice?.throttleRetries ?? 0) > 0) throttled.set(input, choice?.throttleRetries ?? 0);
+      if ((choice?.failingReads ?? 0) > 0) reads.armed.set(input, choice?.failingReads ?? 0);
       lost.push({ operation, table: tableOf(input) });
       throw Object.assign(new Error('Answer lost after the write was applied (injected)'), { name: 'TimeoutError', $metadata: {} });
     },
@@ -104,9 +114,19 @@ export function loseAnswers(client: DynamoDBClient): LostAnswers {
       random = undefined;
       lost.length = 0;
       throttled.clear();
+      reads.failing = 0;
+      reads.armed.clear();
     },
     lost,
   };
+}
+
+function throttledError(): Error {
+  return Object.assign(new Error('Throttled (injected)'), {
+    name: 'ProvisionedThroughputExceededException',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+  });
 }
 
 function tableOf(input: Readonly<Record<string, unknown>>): string | undefined {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as wait } from 'node:timers/promises';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isAbortReason } from './abort';
@@ -16,7 +17,7 @@ import { asRequestError, errorName, isConditionFailure, type RequestTables } fro
  *
  * When the SDK gives up (its tries ran out after an answer was lost, say the last was throttled), the
  * write failed as far as the SDK knows, yet may have been applied. A write that can read its item then
- * reads it, strongly consistent, and a read that finds its id is its success (`landedDespite`): a write
+ * reads it, strongly consistent (up to four times, when reads fail too), and a read that finds its id is its success (`landedDespite`): a write
  * that knows its item never fails for a request DynamoDB applied. Only a request still in flight at
  * DynamoDB when the read arrives (a client timeout shorter than the server's work) escapes it.
  */
@@ -87,18 +88,28 @@ const REFUSED = new Set(['ValidationException', 'ResourceNotFoundException', 'Ac
 /**
  * Whether a write that failed with `error` was applied all the same: the item `own.read` finds is its
  * own. `false` when the caller aborted (its signal cuts the read short too), when the failure says nothing
- * was written, when there is no way to read, or when the read fails as well.
+ * was written, when there is no way to read, or when four reads (50, 100 and 200 ms apart) fail as well.
  */
 export async function landedDespite(error: unknown, own: OwnItem): Promise<boolean> {
   const name = errorName(error);
   if (own.read === undefined || isAbortReason(error) || (name !== undefined && REFUSED.has(name))) return false;
-  try {
-    const item = await own.read();
-    return item !== undefined && own.isOwn(item);
-  } catch {
-    return false;
+  for (let read = 1; ; read++) {
+    try {
+      const item = await own.read();
+      return item !== undefined && own.isOwn(item);
+    } catch (readError) {
+      // A write that gives up here fails its call although it may be applied: the call's events then
+      // stand written, and a redelivery finds them applied without a call that reports them. So each read
+      // is worth a wait and another try, when the service is as troubled as the SDK's tries found it.
+      if (read >= LANDED_READS || isAbortReason(readError)) return false;
+      await wait(LANDED_READ_WAIT_MS * 2 ** (read - 1));
+    }
   }
 }
+
+/** How many reads `landedDespite` makes before it gives up, and the wait before the second (doubled after each). */
+const LANDED_READS = 4;
+const LANDED_READ_WAIT_MS = 50;
 
 /** The item a failed condition returned (`ALL_OLD`), as plain data: the document client leaves it as DynamoDB sent it. */
 export function conditionFailureItem(error: unknown): Record<string, unknown> | undefined {
