@@ -28,7 +28,7 @@ function storeOf(name: string): RowStore {
 
 test('three calls in one turn: one BatchGetItem, each its rows in order, a shared row a copy each', async () => {
   const name = 'Shared';
-  const stream = ledgerStream(client, eventsTable, 'S');
+  const stream = ledgerStream(client, eventsTable, 'A');
   const { events } = await stream.append({ id: 'b' }, [{ type: 'Deposited', data: { owner: 'o', amount: 5 } }]);
   await accountsProjection(stream, accountModel(client, viewsTable, name), { revision: false }).applyBatch(events as never);
   requests.reset();
