@@ -1,6 +1,6 @@
 /**
  * One kind of operation, one at a time, for a CPU profile of it: `node --cpu-prof --import tsx
- * bench/profile.ts <dynafold|bare> <append|command|load|snapshot-load> [count]` (with
+ * bench/profile.ts <dynafold|bare> <append|command|load|snapshot-load> [count] [events per append]` (with
  * `TSX_TSCONFIG_PATH=tsconfig.bench-dist.json`, dynafold's build; see `npm run bench:built`). It prints this
  * process's CPU and wall time per operation and the requests each sent; `--cpu-prof` writes the profile.
  * The operations are the peers scenario's, on 50 streams of a DynamoDB Local of their own, after a warm-up.
@@ -15,15 +15,15 @@ const WARM_UP = 200;
 const operations = ['append', 'command', 'load', 'snapshot-load'] as const;
 type Operation = (typeof operations)[number];
 
-function operationOf(peer: Peer, operation: Operation): (index: number) => Promise<unknown> {
+function operationOf(peer: Peer, operation: Operation, size: number): (index: number) => Promise<unknown> {
   const versions = new Map<string, number>();
   const id = (index: number) => `profile-${index % STREAMS}`;
   switch (operation) {
     case 'append':
       return async (index) => {
         const version = versions.get(id(index)) ?? 0;
-        await peer.append(id(index), version, 1);
-        versions.set(id(index), version + 1);
+        await peer.append(id(index), version, size);
+        versions.set(id(index), version + size);
       };
     case 'command':
       return (index) => peer.command(id(index));
@@ -35,10 +35,10 @@ function operationOf(peer: Peer, operation: Operation): (index: number) => Promi
 }
 
 async function main(): Promise<void> {
-  const [who = 'dynafold', what = 'command', count = '600'] = process.argv.slice(2);
+  const [who = 'dynafold', what = 'command', count = '600', size = '1'] = process.argv.slice(2);
   const operation = what as Operation;
   if (!operations.includes(operation) || (who !== 'dynafold' && who !== 'bare'))
-    throw new Error(`usage: bench/profile.ts <dynafold|bare> <${operations.join('|')}> [count]`);
+    throw new Error(`usage: bench/profile.ts <dynafold|bare> <${operations.join('|')}> [count] [events per append]`);
   const local = await startLocal();
   const peer = await (who === 'bare' ? barePeer : dynafoldPeer)(endpointOf(local), 'profile');
   try {
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
       for (let stream = 0; stream < STREAMS; stream++) for (let event = 0; event < 10; event++) await peer.command(`profile-${stream}`);
       if (operation === 'snapshot-load') for (let stream = 0; stream < STREAMS; stream++) await peer.prepareSnapshot(`profile-${stream}`);
     }
-    const run = operationOf(peer, operation);
+    const run = operationOf(peer, operation, Number(size));
     for (let index = 0; index < WARM_UP; index++) await run(index);
     const requests = new Map<string, number>();
     peer.client.middlewareStack.add(
