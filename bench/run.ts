@@ -61,11 +61,20 @@ function commit(): string | undefined {
   }
 }
 
+/**
+ * Whether `dynafold` resolves to the package's build (`npm run bench:built`: tsconfig.bench-dist.json maps it
+ * to dist/) rather than to lib/ compiled module by module by tsx, whose every import between modules is a
+ * getter call the build does not make. The peers always run their published builds.
+ */
+const BUILT = process.env['TSX_TSCONFIG_PATH']?.endsWith('tsconfig.bench-dist.json') === true;
+
 async function main(): Promise<void> {
   const { quick, only } = readArgs(process.argv.slice(2));
   const started = performance.now();
   const log = (message: string) => process.stderr.write(`${message}\n`);
-  log(`dynafold bench${quick ? ' --quick' : ''}: a fresh DynamoDB Local for each scenario`);
+  log(
+    `dynafold bench${quick ? ' --quick' : ''}: a fresh DynamoDB Local for each scenario; dynafold from ${BUILT ? 'dist/ (bench:built)' : 'lib/ through tsx'}`,
+  );
   const rows: Row[] = [];
   const report: Record<string, unknown>[] = [];
   for (const scenario of scenarios) {
@@ -95,7 +104,7 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, 'latest.json'),
-    `${JSON.stringify({ date: new Date().toISOString(), commit: commit(), quick, seconds, node: process.version, scenarios: report }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), commit: commit(), quick, built: BUILT, seconds, node: process.version, scenarios: report }, null, 2)}\n`,
   );
 }
 

@@ -1,4 +1,4 @@
-import { rotation, summed, type Sample } from '../../bench/peers/measure';
+import { RoundFigures, pairedRatio, rotation, summed, type Sample } from '../../bench/peers/measure';
 
 const sample = (ms: number, events: number, latencies: number[], extra: Partial<Sample> = {}): Sample => ({
   ms,
@@ -10,6 +10,7 @@ const sample = (ms: number, events: number, latencies: number[], extra: Partial<
   billedWriteUnits: events * 4,
   latencies,
   conflicts: 0,
+  cpuMs: events,
   ...extra,
 });
 
@@ -34,5 +35,20 @@ describe('the peers benchmark measures', () => {
     expect(s.billedWriteUnitsPerEvent).toBe(4);
     expect(s.dollarsPerMillionEvents).toBe(4 * 0.625);
     expect(s.conflictsPerEvent).toBe(0.2);
+  });
+
+  test('summed divides the CPU of every round by all events', () => {
+    const s = summed([sample(1000, 10, [1], { cpuMs: 5 }), sample(1000, 30, [1], { cpuMs: 3 })]);
+    expect(s.cpuUsPerEvent).toBe(200);
+  });
+
+  test('a paired ratio is the median of the rounds ratios, with their lowest and highest', () => {
+    // Round 2 ran while the machine was busy: both figures drop, their ratio does not.
+    const ours = [sample(1000, 20, [1]), sample(4000, 20, [1]), sample(1000, 30, [1]), sample(1000, 10, [1])];
+    const theirs = [sample(1000, 10, [1]), sample(4000, 10, [1]), sample(1000, 10, [1]), sample(1000, 10, [1])];
+    const paired = pairedRatio(ours, theirs, RoundFigures.eventsPerSecond);
+    expect(paired?.ratio).toBe(2); // rounds at 2, 2, 3 and 1: the middle two's mean
+    expect(paired?.spread).toEqual([1, 3]);
+    expect(pairedRatio(ours, [sample(1000, 0, [])], RoundFigures.p50)).toBeUndefined();
   });
 });

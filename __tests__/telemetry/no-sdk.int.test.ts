@@ -61,3 +61,23 @@ test('with no SDK registered, appends store no trace context, events carry none,
   const { resourceMetrics } = await reader.collect();
   expect(resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics)).toEqual([]);
 });
+
+test('with no SDK registered, an operation starts no span: the API is not asked for a tracer, and no span of dynafold is active in its callbacks', async () => {
+  const events = await createTestTable(client, eventsTableDefinition, 'otel-none-free');
+  const stream = orderStream(client, events.name);
+  const provider = trace.getTracerProvider();
+  const asked = jest.spyOn(provider, 'getTracer');
+  try {
+    const active: unknown[] = [];
+    await stream.append({ orderId: 'o-1' }, [{ type: 'OrderPlaced', data: { customer: 'ada' } }], { expectedVersion: 0 });
+    await stream.execute(
+      { orderId: 'o-1' },
+      { initial: 0, evolve: (count) => count + 1, decide: () => (active.push(trace.getActiveSpan()), [{ type: 'OrderShipped', data: {} }]) },
+    );
+    await stream.load({ orderId: 'o-1' }, { initial: 0, evolve: (count) => count + 1 });
+    expect(asked).not.toHaveBeenCalled();
+    expect(active).toEqual([undefined]);
+  } finally {
+    asked.mockRestore();
+  }
+});

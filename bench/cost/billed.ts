@@ -9,6 +9,8 @@ export interface Billed {
   writeUnits: number;
   /** Requests whose bill was partly estimated (an Update in a transaction, a filtered Query, a nested projection). */
   approximations: number;
+  /** While set, requests pass unbilled (see `unmetered`): items written meanwhile are not in the book. */
+  paused: boolean;
   /** On-demand dollars of the units so far. */
   dollars(): number;
   reset(): void;
@@ -83,6 +85,7 @@ export function attachBilling(client: DynamoDBClient, book: ItemBook): Billed {
     readUnits: 0,
     writeUnits: 0,
     approximations: 0,
+    paused: false,
     dollars: () => dollars(b.writeUnits, b.readUnits),
     reset: () => {
       b.readUnits = b.writeUnits = b.approximations = 0;
@@ -99,6 +102,7 @@ export function attachBilling(client: DynamoDBClient, book: ItemBook): Billed {
   // Above the SDK's retry loop: AWS bills the request that was answered, not a throttled attempt.
   client.middlewareStack.add(
     (next, context) => async (args) => {
+      if (b.paused) return next(args);
       const operation = (context.commandName ?? '').replace(/Command$/, '');
       const { sent, answer } = rewrite(operation, args.input as Input);
       let result: Awaited<ReturnType<typeof next>>;

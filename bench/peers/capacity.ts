@@ -20,6 +20,8 @@ export interface Capacity {
   writeUnits: number;
   readRequests: number;
   writeRequests: number;
+  /** While set, requests pass uncounted and ask for no capacity (see `unmetered`). */
+  paused: boolean;
   reset(): void;
 }
 
@@ -40,6 +42,7 @@ export function capacity(client: DynamoDBClient): Capacity {
     writeUnits: 0,
     readRequests: 0,
     writeRequests: 0,
+    paused: false,
     reset: () => {
       c.readUnits = c.writeUnits = c.readRequests = c.writeRequests = 0;
     },
@@ -48,7 +51,7 @@ export function capacity(client: DynamoDBClient): Capacity {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const kind = KINDS[(context.commandName ?? '').replace(/Command$/, '')];
-      if (kind === undefined) return next(args);
+      if (kind === undefined || c.paused) return next(args);
       (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
       const units = unitsOf(result.output);

@@ -18,15 +18,16 @@ export async function fillForLoad(m: Metered, perLength: number): Promise<void> 
 }
 
 /**
- * Loads each stream of `length` once, one after another: a latency per load; `events` counts loads, so the
- * per-event figures of the sample are per load. Every load must fold the whole stream.
+ * `loads` loads, one after another, of the streams of `length` in turn: a latency per load; `events` counts
+ * loads, so the per-event figures of the sample are per load. Every load must fold the whole stream.
  */
-export function loadRound(m: Metered, length: number, perLength: number, withSnapshot: boolean): Promise<Sample> {
+export function loadRound(m: Metered, length: number, perLength: number, withSnapshot: boolean, loads = perLength): Promise<Sample> {
   const ids = loadIds(length, perLength);
   const load = withSnapshot ? m.peer.loadWithSnapshot : m.peer.load;
   if (load === undefined) throw new Error(`${m.peer.name} has no snapshots`);
-  return sample(m, ids.length, async (latency) => {
-    for (const orderId of ids) {
+  return sample(m, loads, async (latency) => {
+    for (let i = 0; i < loads; i++) {
+      const orderId = ids[i % ids.length] as string;
       let version = -1;
       latency(await time(async () => (version = (await load(orderId)).version)));
       if (version !== length) throw new Error(`${m.peer.name} loaded ${orderId} at version ${version}, not ${length}`);

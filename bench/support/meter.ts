@@ -6,6 +6,8 @@ export interface Meter {
   readonly requests: Map<string, number>;
   /** Items a response carried: `Item`, `Items`/`Count`, `Responses` of BatchGetItem, `Records` of GetRecords. */
   itemsRead: number;
+  /** While set, requests pass uncounted (see `unmetered`). */
+  paused: boolean;
   total(): number;
   count(operation: string): number;
   reset(): void;
@@ -43,6 +45,7 @@ export function meter(client: DynamoDBClient | DynamoDBStreamsClient): Meter {
   const m: Meter = {
     requests,
     itemsRead: 0,
+    paused: false,
     total: () => [...requests.values()].reduce((sum, n) => sum + n, 0),
     count: (operation) => requests.get(operation) ?? 0,
     reset: () => {
@@ -56,6 +59,7 @@ export function meter(client: DynamoDBClient | DynamoDBStreamsClient): Meter {
   // Below the SDK's retry loop: every attempt that reached DynamoDB is a request.
   stack.add(
     (next, context) => async (args) => {
+      if (m.paused) return next(args);
       const operation = (context.commandName ?? 'unknown').replace(/Command$/, '');
       requests.set(operation, (requests.get(operation) ?? 0) + 1);
       return next(args);
@@ -65,6 +69,7 @@ export function meter(client: DynamoDBClient | DynamoDBStreamsClient): Meter {
   // Above it: the response that was finally returned, deserialized.
   stack.add(
     (next) => async (args) => {
+      if (m.paused) return next(args);
       const result = await next(args);
       m.itemsRead += itemsIn(result.output);
       return result;

@@ -9,6 +9,8 @@ export interface Row {
   /** What the baseline column holds. */
   readonly against?: string;
   readonly ratio?: number;
+  /** The lowest and highest ratio of the rounds whose median `ratio` is, where rounds ran side by side. */
+  readonly spread?: readonly [number, number];
   readonly target?: string;
   /** Whether the target is met; `undefined` for figures without one. */
   readonly pass?: boolean;
@@ -49,7 +51,7 @@ export function renderTable(rows: ReadonlyArray<Row>): string {
     fmt(row.dynafold),
     fmt(row.baseline),
     row.against ?? '',
-    row.ratio === undefined ? '' : `${fmt(row.ratio, 2)}×`,
+    row.ratio === undefined ? '' : `${fmt(row.ratio, 2)}×${row.spread === undefined ? '' : ` (${fmt(row.spread[0], 2)}–${fmt(row.spread[1], 2)})`}`,
     row.target ?? '',
     row.pass === undefined ? '' : row.pass ? 'pass' : 'MISS',
   ]);

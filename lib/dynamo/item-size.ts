@@ -5,9 +5,10 @@
  */
 export function itemSize(item: Readonly<Record<string, unknown>>): number {
   let size = 0;
-  for (const [name, value] of Object.entries(item)) {
-    if (value === undefined) continue;
-    size += Buffer.byteLength(name) + valueSize(value);
+  // `for…in` over a plain item: no array of entries made for each item and map sized.
+  for (const name in item) {
+    const value = item[name];
+    if (value !== undefined && Object.hasOwn(item, name)) size += Buffer.byteLength(name) + valueSize(value);
   }
   return size;
 }
@@ -21,8 +22,9 @@ function valueSize(value: unknown): number {
   if (Array.isArray(value)) return 3 + value.reduce((sum: number, member) => sum + 1 + valueSize(member), 0);
   if (typeof value === 'object') {
     let size = 3;
-    for (const [name, member] of Object.entries(value)) {
-      if (member !== undefined) size += 1 + Buffer.byteLength(name) + valueSize(member);
+    for (const name in value) {
+      const member = (value as Record<string, unknown>)[name];
+      if (member !== undefined && Object.hasOwn(value, name)) size += 1 + Buffer.byteLength(name) + valueSize(member);
     }
     return size;
   }

@@ -1,7 +1,7 @@
 import type { Entry } from '../outcome';
 import type { StreamEvent } from '../store';
 import type { Logger } from '../util';
-import { applyEntries, forward, type Operation } from './engine';
+import { applyEntries, forward, type Operation, type SharedRowReads } from './engine';
 import { countFailure, noteParkedEvents, parkedOf } from './parking';
 import type { ProjectionRuntime } from './runtime';
 
@@ -16,6 +16,8 @@ export interface DeliveryOptions {
   readonly signal?: AbortSignal | undefined;
   /** Also told what happens to failing rows (the projection's own logger is, in any case). */
   readonly logger?: Logger | undefined;
+  /** Where the rows are read, with those of deliveries running beside this one (a backfill's instances). */
+  readonly rowReads?: SharedRowReads | undefined;
 }
 
 /**
@@ -53,5 +55,6 @@ export function deliver<State>(
     operation: delivery(projection, options.messages !== false),
     signal: options.signal,
     logger: options.logger,
+    rowReads: options.rowReads,
   });
 }

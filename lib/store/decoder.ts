@@ -69,22 +69,43 @@ export function unmarshallImage(image: StreamImage | undefined): Record<string, 
   return image === undefined ? undefined : unmarshall(normalizeMap(image) as Record<string, AttributeValue>);
 }
 
-function normalizeMap(map: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(map).map(([name, value]) => [name, normalizeValue(value)]));
+/**
+ * The map with each attribute value readable by `unmarshall`, copied only where one had to change: an image's
+ * values are mostly strings, numbers and maps of them, which pass as they are (a copy of every image of a
+ * batch was most of its decoding's cost).
+ */
+function normalizeMap(map: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  let changed: Record<string, unknown> | undefined;
+  for (const name of Object.keys(map)) {
+    const value = map[name];
+    const normalized = normalizeValue(value);
+    if (normalized === value) continue;
+    changed ??= { ...map };
+    changed[name] = normalized;
+  }
+  return changed ?? map;
 }
 
 function normalizeValue(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Uint8Array) return value;
   const attribute = value as Record<string, unknown>;
+  if (typeof attribute['S'] === 'string' || typeof attribute['N'] === 'string') return value;
   if (Object.keys(attribute).length === 0) return { M: {} };
   if (typeof attribute['B'] === 'string') return { B: Buffer.from(attribute['B'], 'base64') };
   if (Array.isArray(attribute['BS'])) {
     return { BS: attribute['BS'].map((member: unknown) => (typeof member === 'string' ? Buffer.from(member, 'base64') : member)) };
   }
   const map = attribute['M'];
-  if (typeof map === 'object' && map !== null && !Array.isArray(map)) return { M: normalizeMap(map as Record<string, unknown>) };
-  if (Array.isArray(attribute['L'])) return { L: attribute['L'].map(normalizeValue) };
-  return attribute;
+  if (typeof map === 'object' && map !== null && !Array.isArray(map)) {
+    const normalized = normalizeMap(map as Record<string, unknown>);
+    return normalized === map ? value : { M: normalized };
+  }
+  const list = attribute['L'];
+  if (Array.isArray(list)) {
+    const normalized = list.map(normalizeValue);
+    return normalized.every((member, index) => member === list[index]) ? value : { L: normalized };
+  }
+  return value;
 }
 
 /** The stream name an image's event marker names, or `undefined` for snapshots, sentinels and other items. */
@@ -150,7 +171,7 @@ export function decoder<Streams extends Record<string, AnyEventStream>>(streams:
   const decode = (image: StreamImage | undefined) => {
     const target = targetOf(image);
     if (target === undefined || image === undefined) return undefined;
-    return decodedCommit(target.key, target.stream.name, target.stream.decodeCommit(itemOf(image, target.stream))) as Decoded<Streams>;
+    return new DecodedCommit(target.key, target.stream.decodeCommit(itemOf(image, target.stream))) as unknown as Decoded<Streams>;
   };
   const loadKeys = async (images: Iterable<StreamImage | undefined>, options: { readonly signal?: AbortSignal | undefined } = {}) => {
     const items: ItemToDecode[] = [];
@@ -207,22 +228,26 @@ export async function decodeImages<Streams extends Record<string, AnyEventStream
 }
 
 /**
- * A decoded commit, with the deprecated `event` that refuses to stand for a commit of several. `event` is
- * not enumerable, so logging, spreading or comparing a decoded record never trips it.
+ * A decoded commit, with the deprecated `event` that refuses to stand for a commit of several. `event` is a
+ * getter of the class, not a property of the object, so logging, spreading or comparing a decoded record
+ * never trips it (and a batch's decodes define no property each).
  */
-function decodedCommit(stream: string, streamName: string, events: ReadonlyArray<StreamEvent>) {
-  return Object.defineProperty({ stream, events }, 'event', {
-    enumerable: false,
-    get(): StreamEvent {
-      warnDeprecated(undefined, 'Decoded.event', 'Decoded.events');
-      const [only] = events;
-      if (events.length === 1 && only !== undefined) return only;
-      throw new DecodeError(
-        `The record holds ${events.length} events of stream ${streamName} (an append's commit): read \`events\`, which holds them all.`,
-        streamName,
-      );
-    },
-  });
+class DecodedCommit {
+  constructor(
+    readonly stream: string,
+    readonly events: ReadonlyArray<StreamEvent>,
+  ) {}
+
+  get event(): StreamEvent {
+    warnDeprecated(undefined, 'Decoded.event', 'Decoded.events');
+    const [only] = this.events;
+    if (this.events.length === 1 && only !== undefined) return only;
+    const streamName = only?.streamName ?? this.stream;
+    throw new DecodeError(
+      `The record holds ${this.events.length} events of stream ${streamName} (an append's commit): read \`events\`, which holds them all.`,
+      streamName,
+    );
+  }
 }
 
 /** Which event source mapping a filter pattern is for. */

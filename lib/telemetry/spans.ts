@@ -1,7 +1,7 @@
 import { DynafoldError } from '../errors';
 import { linksOf, type LinkableEvent } from './links';
 import { Attr } from './names';
-import { activeRole, activeSpan, activeTraceContext, otelInstalled, otelReady, startSpan, type AttributeMap, type OtelSpan } from './port';
+import { activeRole, activeSpan, activeTraceContext, otelReady, startSpan, tracing, type AttributeMap, type OtelSpan } from './port';
 import { recordedException } from './recorded-exception';
 import type { TraceContext } from './trace-context';
 
@@ -56,7 +56,7 @@ const processSpans = new WeakMap<OtelSpan, { readonly traced: TracedSpan; readon
 export async function inSpan<T>(spec: SpanSpec, fn: (span: TracedSpan) => Promise<T> | T): Promise<T> {
   const ready = otelReady();
   if (ready !== undefined) await ready;
-  if (!otelInstalled()) return fn(NO_SPAN);
+  if (!tracing()) return fn(NO_SPAN);
   return run(spec, fn);
 }
 
@@ -67,7 +67,7 @@ export async function inSpan<T>(spec: SpanSpec, fn: (span: TracedSpan) => Promis
 export async function inProcessSpan<T>(spec: SpanSpec, fn: (span: TracedSpan, started: SpanSpec) => Promise<T> | T): Promise<T> {
   const ready = otelReady();
   if (ready !== undefined) await ready;
-  if (!otelInstalled()) return fn(NO_SPAN, spec);
+  if (!tracing()) return fn(NO_SPAN, spec);
   const active = activeSpan();
   const started = active === undefined ? undefined : processSpans.get(active);
   if (started !== undefined) return fn(started.traced, started.spec);
@@ -80,7 +80,7 @@ export async function inProcessSpan<T>(spec: SpanSpec, fn: (span: TracedSpan, st
  * backfill's rows).
  */
 export async function inChildSpan<T>(spec: SpanSpec, fn: (span: TracedSpan) => Promise<T> | T): Promise<T> {
-  if (!otelInstalled() || activeSpan()?.isRecording() !== true || activeRole() === 'bulk') return fn(NO_SPAN);
+  if (!tracing() || activeSpan()?.isRecording() !== true || activeRole() === 'bulk') return fn(NO_SPAN);
   return run(spec, fn);
 }
 

@@ -12,6 +12,7 @@ export { RequestRate } from './request-rate';
 export { requireBackoff, requireFunction, requireInteger, requireNumber, requireTableName, requireText } from './validate';
 export { log } from './logger';
 export { isWellFormed, ILL_FORMED } from './well-formed';
+export { isoTime } from './iso-time';
 export type { Logger, LogLevel } from './logger';
 export { consoleLogger, resolveLogger } from './console-logger';
 export { Semaphore } from './semaphore';

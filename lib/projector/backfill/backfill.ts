@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { ConfigurationError } from '../../errors';
 import { commitsOf, type AnyEventStream, type InstancePage } from '../../store';
 import { RequestRate, Semaphore } from '../../util';
-import type { RowBasics } from '../engine';
+import { SharedRowReads, type RowBasics } from '../engine';
 import type { ProjectionRuntime } from '../runtime';
 import { backfillInstance, type InstanceRun, type Tally } from './instance';
 import { BackfillProgressStore, type SegmentProgress } from './progress';
@@ -79,13 +79,14 @@ async function backfillAll<State>(runtime: ProjectionRuntime<State>, options: Ba
     (tally.scans.get(scan.table) as { itemCount: number | undefined }).itemCount = await itemCount(scan);
   }
   const report = reporter(settings, tally, segments.length, started);
+  const rowReads = new SharedRowReads(runtime.store, signal);
   const outcomes = await Promise.allSettled(
     segments.map(async ({ scan, segment }, index) => {
       try {
         // A span per segment; its rows get none (`bulk`): a backfill writes far too many.
         const attributes = { [Attr.segment]: segment, [Attr.dbCollection]: scan.table };
         await inSpan(projectionSpan('backfill', runtime.name, attributes, true), () =>
-          backfillSegment(runtime, settings, { scan, segment, resumed: saved[index], progress, tally, rate, limit, signal, report }),
+          backfillSegment(runtime, settings, { scan, segment, resumed: saved[index], progress, tally, rate, limit, signal, report, rowReads }),
         );
       } catch (error) {
         stop.abort(error);

@@ -1,7 +1,8 @@
 import { BackfillFailedError } from '../../errors';
-import { EventStreamDefaults, type AnyEventStream, type InstanceRef, type StreamEvent } from '../../store';
+import { EventStreamDefaults, commitsOf, type AnyEventStream, type InstanceRef } from '../../store';
 import { backoffDelay, mayRetry, sleep, type RequestRate } from '../../util';
 import { deliver } from '../delivery';
+import type { SharedRowReads } from '../engine';
 import { countsTowardsParking } from '../parking';
 import type { ProjectionRuntime } from '../runtime';
 import type { BackfillSettings } from './options';
@@ -27,6 +28,8 @@ export interface InstanceRun {
   readonly tally: Tally;
   readonly rate: RequestRate | undefined;
   readonly signal: AbortSignal;
+  /** The rows' reads, shared with the instances applied beside this one. */
+  readonly rowReads: SharedRowReads;
 }
 
 /**
@@ -62,20 +65,20 @@ export async function backfillInstance<State>(
 }
 
 /**
- * Applies an instance's events from its rows' checkpoints: each page of events goes through the row
- * engine, which reads the rows first, so events a row already has are `alreadyApplied` and never folded
- * again (a new `evolve` that would choke on them is not asked).
+ * Applies an instance's events from its rows' checkpoints, a Query's page of events at a time: each page
+ * goes through the row engine, which reads the rows first (with the rows of the instances applied beside
+ * it, `rowReads`), so events a row already has are `alreadyApplied` and never folded again (a new `evolve`
+ * that would choke on them is not asked).
  */
 async function applyInstance<State>(runtime: ProjectionRuntime<State>, stream: AnyEventStream, ref: InstanceRef, run: InstanceRun): Promise<void> {
-  let chunk: StreamEvent[] = [];
-  const apply = async () => {
-    await run.rate?.take(REQUESTS_PER_CHUNK, run.signal);
+  const reading = { pageSize: EventStreamDefaults.readPageSize, consistent: true, afterCommitEnd: false, signal: run.signal };
+  for await (const events of commitsOf(stream).eventPages(ref.streamId, { fromVersion: 1 }, reading)) {
+    await run.rate?.take(REQUESTS_PER_PAGE, run.signal);
     const result = await deliver(
       runtime,
-      chunk.map((event, position) => ({ event, position })),
-      { messages: false, signal: run.signal },
+      events.map((event, position) => ({ event, position })),
+      { messages: false, signal: run.signal, rowReads: run.rowReads },
     );
-    chunk = [];
     // Counted before a failure is thrown: what a failed row applied first stays applied when the instance is tried again.
     let applied = 0;
     for (const outcome of result.outcomes) {
@@ -87,17 +90,12 @@ async function applyInstance<State>(runtime: ProjectionRuntime<State>, stream: A
     run.tally.rowsWritten += result.stats.rowsWritten;
     const { rowsWritten, gapReads, lostRaces } = result.stats;
     const sent = 2 + rowsWritten + gapReads + 2 * lostRaces;
-    if (sent > REQUESTS_PER_CHUNK) await run.rate?.take(sent - REQUESTS_PER_CHUNK, run.signal);
-    else run.rate?.give(REQUESTS_PER_CHUNK - sent);
+    if (sent > REQUESTS_PER_PAGE) await run.rate?.take(sent - REQUESTS_PER_PAGE, run.signal);
+    else run.rate?.give(REQUESTS_PER_PAGE - sent);
     const failed = result.outcomes.find((outcome) => outcome.status === 'failed');
     if (failed?.status === 'failed') throw failed.error;
-  };
-  for await (const event of stream.iterate(ref.streamId, { signal: run.signal })) {
-    chunk.push(event);
-    if (chunk.length === EventStreamDefaults.readPageSize) await apply();
   }
-  if (chunk.length > 0) await apply();
 }
 
-/** What one page of an instance's events usually costs: its Query, a row read and a row write. */
-const REQUESTS_PER_CHUNK = 3;
+/** What one page of an instance's events usually costs: its Query, a row read (shared with other instances' at best) and a row write. */
+const REQUESTS_PER_PAGE = 3;

@@ -9,6 +9,7 @@ import type { Operation } from './operation';
 import { planRows, type Key } from './plan-rows';
 import { readRows } from './read-rows';
 import { rowIdOf, type RowRuntime } from './row-store';
+import type { SharedRowReads } from './shared-row-reads';
 
 /** A call of `applyEntries`: its events, the operation each row goes through, and the caller's signal and logger. */
 export interface EntriesCall<State> {
@@ -21,6 +22,8 @@ export interface EntriesCall<State> {
   readonly signal?: AbortSignal | undefined;
   /** Also told what happens to failing rows (the projection's own logger is, in any case). */
   readonly logger?: Logger | undefined;
+  /** Where the rows are read, with those of calls running beside this one (a backfill's); else alone. */
+  readonly rowReads?: SharedRowReads | undefined;
 }
 
 /**
@@ -39,11 +42,8 @@ export async function applyEntries<State>(
   const plan = planRows(ours, runtime.keyOf, (key) => rowIdOf(runtime, key));
   const groups = [...plan.rows.values()];
   // On failure each row reads itself, and reports its own error.
-  const read = await readRows<State>(
-    runtime.store,
-    groups.map((group) => group.key),
-    options.signal,
-  ).catch(() => undefined);
+  const keys = groups.map((group) => group.key);
+  const read = await (options.rowReads?.read<State>(keys) ?? readRows<State>(runtime.store, keys, options.signal)).catch(() => undefined);
   const limit = new Semaphore(runtime.concurrency);
   const call = callContext(plan.inHand, options.signal, options.logger);
   const rows = await Promise.all(

@@ -22,5 +22,6 @@ export type { ReadRow } from './read-rows';
 export { eventsAbove } from './read-gaps';
 export type { ExtraPut, MessageBatch, RowMessages } from './row-messages';
 export { rowIdOf, withRecords } from './row-store';
+export { SharedRowReads } from './shared-row-reads';
 export type { CheckpointStrategy, RecordStrategy, RowBasics, RowRecords, RowRuntime, RowStore } from './row-store';
 export { writeRecords } from './write-row';

@@ -40,6 +40,8 @@ export function planRows<Event extends StreamEvent, RowKey>(
   const ignored: Array<Entry<Event>> = [];
   const inHand: InHand<Event> = new Map();
   const keyFailures: Array<{ entry: Entry<Event>; error: unknown }> = [];
+  // The versions each row holds already, by stream instance: a redelivered event is folded once.
+  const held = new Map<RowGroup<Event, RowKey>, Map<string, Set<number>>>();
   for (const entry of entries) {
     const { event } = entry;
     const instance = instanceKey(event);
@@ -62,7 +64,13 @@ export function planRows<Event extends StreamEvent, RowKey>(
     let row = rows.get(rowId);
     if (row === undefined) rows.set(rowId, (row = { rowId, key, streamId: event.streamId, events: [], positions: [] }));
     row.positions.push(entry.position);
-    if (!row.events.some((known) => known.version === event.version && instanceKey(known) === instance)) row.events.push(event);
+    let byInstance = held.get(row);
+    if (byInstance === undefined) held.set(row, (byInstance = new Map()));
+    let rowVersions = byInstance.get(instance);
+    if (rowVersions === undefined) byInstance.set(instance, (rowVersions = new Set()));
+    if (rowVersions.has(event.version)) continue;
+    rowVersions.add(event.version);
+    row.events.push(event);
   }
   for (const row of rows.values()) row.events.sort((a, b) => a.version - b.version);
   return { rows, ignored, inHand, keyFailures };

@@ -46,8 +46,9 @@ export function planCommits(codec: EventCodec, plan: AppendPlan): Record<string,
       'items',
     );
   }
-  const total = commits.reduce((sum, commit) => sum + itemSize(commit), 0);
-  if (commits.length > 1 && total > TransactionLimits.transactionBytes) {
+  // One commit was sized as it was cut (at most 400 KB): only several can reach the transaction's limit.
+  const total = commits.length === 1 ? 0 : commits.reduce((sum, commit) => sum + itemSize(commit), 0);
+  if (total > TransactionLimits.transactionBytes) {
     throw new TransactionLimitError(
       `An append of ${plan.events.length} events is about ${Math.ceil(total / 1024)} KB, over DynamoDB's 4 MB transaction limit. ` +
         'Split it into several appends.',

@@ -1,4 +1,5 @@
 import { DecodeError } from '../../errors';
+import { isoTime } from '../../util';
 import type { EventCodec } from './event-codec';
 import { Layout, LegacyEventAttributes, eventSortKey, partitionKeyOf, streamIdOfPartitionKey, versionOfSortKey } from '../layout';
 
@@ -94,12 +95,14 @@ export function appendedAtOf(codec: EventCodec, item: Item): string {
     const legacy = item[LegacyEventAttributes.timestamp];
     return typeof legacy === 'string' ? legacy : '';
   }
-  const time = typeof ms === 'number' && Number.isSafeInteger(ms) ? new Date(ms) : undefined;
-  if (time === undefined || Number.isNaN(time.getTime())) {
+  if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || Math.abs(ms) > MAX_DATE_MS) {
     throw new DecodeError(
       `${whereItem(codec, item)} has the append time '${Layout.appendedAt}' ${storedValueText(ms)}: an append writes an integer of epoch milliseconds.`,
       codec.streamName,
     );
   }
-  return time.toISOString();
+  return isoTime(ms);
 }
+
+/** The largest epoch milliseconds a `Date` holds, either side of 1970. */
+const MAX_DATE_MS = 8.64e15;

@@ -104,50 +104,86 @@ export class CommitLog {
 
   /**
    * The events of `range` in version order, a page of commits at a time, so a stream of any length is read
-   * in bounded memory; without `toVersion`, to the head (and the head is learned). Each Query asks for one
-   * commit more than a page: when it comes, another page follows (read again as that page's first); when it
-   * doesn't, the range is exhausted with no empty Query. A range that starts inside a commit reads that
-   * commit with one more Query (unless `afterCommitEnd`); one that ends inside a commit returns its versions.
+   * in bounded memory; without `toVersion`, to the head (and the head is learned). Each commit is decoded
+   * as it is reached.
    */
   async *events(
     streamId: string,
     range: { readonly fromVersion: number; readonly toVersion?: number | undefined },
     reading: Reading,
   ): AsyncGenerator<StreamEvent> {
-    const toVersion = range.toVersion ?? MAX_VERSION;
-    let from = Math.max(1, range.fromVersion);
     let last: number | undefined;
-    for (let first = true; from <= toVersion; first = false) {
+    for await (const { items, trim } of this.commitPages(streamId, range, reading)) {
+      for (const item of items) {
+        for (const event of fromCommitItem(this.codec, item, trim)) {
+          last = event.version;
+          yield event;
+        }
+      }
+    }
+    this.readTo(streamId, range, last);
+  }
+
+  /**
+   * The events of `range` as `events` reads them, a page's in one array: a fold goes through a page without
+   * a turn of the promise machinery per event, as an async generator's every yield takes. A broken commit
+   * fails its page before any of it is folded (a fold fails whole either way).
+   */
+  async *eventPages(
+    streamId: string,
+    range: { readonly fromVersion: number; readonly toVersion?: number | undefined },
+    reading: Reading,
+  ): AsyncGenerator<StreamEvent[]> {
+    let last: number | undefined;
+    for await (const { items, trim } of this.commitPages(streamId, range, reading)) {
+      const events: StreamEvent[] = [];
+      for (const item of items) for (const event of fromCommitItem(this.codec, item, trim)) events.push(event);
+      const newest = events.at(-1);
+      if (newest === undefined) continue;
+      last = newest.version;
+      yield events;
+    }
+    this.readTo(streamId, range, last);
+  }
+
+  /**
+   * The commits that hold `range`, in version order, a Query's page at a time with their subjects' keys
+   * loaded. Each Query asks for one commit more than a page: when it comes, another page follows (read
+   * again as that page's first); when it doesn't, the range is exhausted with no empty Query. A range that
+   * starts inside a commit reads that commit with one more Query (unless `afterCommitEnd`); the page's
+   * `trim` cuts the commits at the range's bounds.
+   */
+  private async *commitPages(
+    streamId: string,
+    range: { readonly fromVersion: number; readonly toVersion?: number | undefined },
+    reading: Reading,
+  ): AsyncGenerator<{ readonly items: ReadonlyArray<Item>; readonly trim: VersionRange }> {
+    const toVersion = range.toVersion ?? MAX_VERSION;
+    for (let from = Math.max(1, range.fromVersion), first = true; from <= toVersion; first = false) {
       const trim = { fromVersion: from, toVersion };
       const page = await this.query(
         commitsQuery(this.table, this.partitionKey(streamId), trim, { consistent: reading.consistent, limit: reading.pageSize + 1 }),
         reading.signal,
       );
-      const items = page.Items ?? [];
-      if (first && from > 1 && !reading.afterCommitEnd && (items[0] === undefined || commitFirstVersionOf(this.codec, items[0]) > from)) {
+      const found = page.Items ?? [];
+      const items = found.slice(0, reading.pageSize);
+      if (first && from > 1 && !reading.afterCommitEnd && (found[0] === undefined || commitFirstVersionOf(this.codec, found[0]) > from)) {
         const holding = await this.commitHolding(streamId, from, reading.consistent, true, reading.signal);
-        for await (const [, events] of this.decoded([holding?.item], trim, reading.signal)) {
-          for (const event of events) {
-            last = event.version;
-            yield event;
-          }
-        }
+        if (holding?.item !== undefined) items.unshift(holding.item);
       }
-      let end: number | undefined;
-      for await (const [item, events] of this.decoded(items.slice(0, reading.pageSize), trim, reading.signal)) {
-        for (const event of events) {
-          last = event.version;
-          yield event;
-        }
-        end = commitEndOf(this.codec, item);
-      }
+      await this.loadKeys(items, reading.signal);
+      yield { items, trim };
       // Fewer commits than asked for and no `LastEvaluatedKey`: the range is exhausted. With one, DynamoDB
       // stopped at 1 MB, and the page goes on after the last commit returned.
-      const more = items.length > reading.pageSize || page.LastEvaluatedKey !== undefined;
-      if (!more || end === undefined) break;
-      from = end + 1;
+      const last = found[Math.min(found.length, reading.pageSize) - 1];
+      if ((found.length <= reading.pageSize && page.LastEvaluatedKey === undefined) || last === undefined) break;
+      from = commitEndOf(this.codec, last) + 1;
     }
-    // Read to the head, the last event ends the newest commit (a read trims commits only at the bounds asked for).
+  }
+
+  /** A read to the head (no `toVersion`) whose last event is `last`: that version ends the newest commit. */
+  private readTo(streamId: string, range: { readonly toVersion?: number | undefined }, last: number | undefined): void {
+    // A read trims commits only at the bounds asked for.
     if (range.toVersion === undefined && last !== undefined) this.learned(streamId, last);
   }
 
@@ -162,7 +198,7 @@ export class CommitLog {
       if (holding?.item === undefined) return;
       // The newest commit ends at the head.
       if (before === MAX_VERSION) this.learned(streamId, holding.end);
-      for await (const [, events] of this.decoded([holding.item], undefined, signal)) yield events;
+      yield await this.decodedCommit(holding.item, signal);
       before = holding.first - 1;
     }
   }
@@ -293,8 +329,7 @@ export class CommitLog {
   /** The events of a commit that won a race, decoded; `undefined` when it can't be (the command then loads the stream again). */
   async decodeWinner(item: Item, signal: AbortSignal | undefined): Promise<StreamEvent[] | undefined> {
     try {
-      for await (const [, events] of this.decoded([item], undefined, signal)) return events;
-      return undefined;
+      return await this.decodedCommit(item, signal);
     } catch {
       return undefined;
     }
@@ -333,14 +368,10 @@ export class CommitLog {
       );
   }
 
-  /** Each commit with its events in `range` (all without one), in order, once the keys of all of them are loaded. */
-  private async *decoded(
-    items: ReadonlyArray<Item | undefined>,
-    range: VersionRange | undefined,
-    signal: AbortSignal | undefined,
-  ): AsyncGenerator<readonly [Item, StreamEvent[]]> {
-    await this.loadKeys(items, signal);
-    for (const item of items) if (item !== undefined) yield [item, fromCommitItem(this.codec, item, range)];
+  /** A commit's events, once the keys of its subjects are loaded. */
+  private async decodedCommit(item: Item, signal: AbortSignal | undefined): Promise<StreamEvent[]> {
+    await this.loadKeys([item], signal);
+    return fromCommitItem(this.codec, item);
   }
 
   /** The commit holding `version` (or the last before it): where it starts and ends, and the item when `whole`. */

@@ -23,8 +23,10 @@ import type { StreamEvent } from '../types';
 export interface CommandOptions<State = unknown> extends LoadOptions<State> {
   /**
    * How a command that lost to a concurrent append (`ConcurrencyError`) loads, decides and appends again:
-   * `attempts` in all, waiting `backoff` between them, none started `maxElapsedMs` after the first. Out of
-   * tries or time, the last `ConcurrencyError` is thrown. Invalid, the call fails with `ValidationError`.
+   * `attempts` in all, waiting `backoff` between them, none started `maxElapsedMs` after the first. The
+   * first try again, which decides on the commit that won (DynamoDB answers the conflict with it), does not
+   * wait; the waits grow from `backoff.initialMs` from the second on. Out of tries or time, the last `ConcurrencyError` is
+   * thrown. Invalid, the call fails with `ValidationError`.
    * @defaultValue 10 attempts, 5 ms growing ×2 to 200 ms, no time limit ({@link EventStreamDefaults.commandRetry})
    */
   readonly retry?: RetryOptions | undefined;
@@ -96,6 +98,7 @@ async function executeCommand<State>(
   let loaded: Loaded<State> = first;
   // The version of the snapshot the state stands on: a fold past it by `snapshot.every` saves a new one.
   let snapshotAt = first.snapshotAt;
+  let waits = 0;
   for (let attempt = 0; ; attempt++) {
     const { state, version } = loaded;
     const decided = (await decider.decide?.(state, version)) ?? [];
@@ -111,7 +114,11 @@ async function executeCommand<State>(
       spanEvent(SpanEvents.retry, { [Attr.attempt]: attempt + 1, [Attr.expectedVersion]: version, [Attr.version]: appended.actualVersion });
       const elapsed = Date.now() - started;
       if (!mayRetry(retry, attempt + 1, elapsed)) throw new ConcurrencyError(stream.name, streamId, version, appended.actualVersion);
-      await sleep(Math.min(backoffDelay(attempt, retry.backoff), retry.maxElapsedMs - elapsed), options.signal);
+      // The first try again, on the commit that won (the conflict's answer), goes at once: that commit was
+      // the head a moment ago, and waiting only gives the next writer time to move it on. A command that
+      // loses again, or learned no winner, waits `backoff` first, its waits counted from the first it takes.
+      const atOnce = attempt === 0 && appended.winner?.[0]?.version === version + 1;
+      if (!atOnce) await sleep(Math.min(backoffDelay(waits++, retry.backoff), retry.maxElapsedMs - elapsed), options.signal);
       const next = await afterLostRace(stream, streamId, decider, options, { state, version }, appended.winner, attempt);
       // Folded on from the winner without a load: it saves the snapshot a load would have saved.
       snapshotAt = 'snapshotAt' in next ? next.snapshotAt : await snapshotIfDue(stream, streamId, next, snapshotAt, options);

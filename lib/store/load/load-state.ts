@@ -162,37 +162,41 @@ export async function foldAfter<State, Event extends StreamEvent>(
   page?: SnapshotPage<Event>,
 ): Promise<Loaded<State> | 'gap'> {
   let { state, version } = start;
-  for await (const event of eventsAfter(stream, streamId, version, { consistent, signal }, page)) {
-    if (!consistent && event.version !== version + 1) return 'gap';
-    state = evolve(state, event);
-    version = event.version;
+  // A page of events at a time (see `CommitLog.eventPages`), folded without awaiting each.
+  for await (const events of eventPagesAfter(stream, streamId, version, { consistent, signal }, page)) {
+    for (const event of events) {
+      if (!consistent && event.version !== version + 1) return 'gap';
+      state = evolve(state, event);
+      version = event.version;
+    }
   }
   return { state, version };
 }
 
 /**
- * The events after version `after`: from the snapshot page where it reaches back far enough, else read
- * ascending first. Without a page, `after` is 0 or the end of a commit (a winner's), so the read needs
- * not look for a commit holding `after + 1` that starts before it; a snapshot's version may be any.
+ * The events after version `after`, a page at a time: from the snapshot page where it reaches back far
+ * enough, else read ascending first. Without a page, `after` is 0 or the end of a commit (a winner's), so
+ * the read needs not look for a commit holding `after + 1` that starts before it; a snapshot's version may
+ * be any.
  */
-async function* eventsAfter<Event extends StreamEvent>(
+async function* eventPagesAfter<Event extends StreamEvent>(
   stream: StreamDefinition,
   streamId: string,
   after: number,
   reading: { consistent: boolean; signal: AbortSignal | undefined },
   page: SnapshotPage<Event> | undefined,
-): AsyncGenerator<Event> {
+): AsyncGenerator<ReadonlyArray<Event>> {
   const paging = { pageSize: EventStreamDefaults.readPageSize, consistent: reading.consistent, signal: reading.signal };
   if (page === undefined) {
-    yield* stream.commits.events(streamId, { fromVersion: after + 1 }, { ...paging, afterCommitEnd: true }) as AsyncGenerator<Event>;
+    yield* stream.commits.eventPages(streamId, { fromVersion: after + 1 }, { ...paging, afterCommitEnd: true }) as AsyncGenerator<Event[]>;
     return;
   }
   if (page.from > after + 1) {
-    yield* stream.commits.events(
+    yield* stream.commits.eventPages(
       streamId,
       { fromVersion: after + 1, toVersion: page.from - 1 },
       { ...paging, afterCommitEnd: false },
-    ) as AsyncGenerator<Event>;
+    ) as AsyncGenerator<Event[]>;
   }
-  for (const event of page.newest) if (event.version > after) yield event;
+  yield page.newest.filter((event) => event.version > after);
 }

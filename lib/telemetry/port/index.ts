@@ -3,7 +3,7 @@
 // manager, metric readers and views) goes through `guarded` (guard), so that nothing the SDK throws
 // changes an operation's outcome. Spans and contexts (tracing), instruments (metering).
 export { otelInstalled, otelReady } from './otel-api';
-export { activeOwnSpan, activeRole, activeSpan, activeTraceContext, startSpan } from './tracing';
+export { activeOwnSpan, activeRole, activeSpan, activeTraceContext, startSpan, tracing } from './tracing';
 export type { AttributeMap, OtelSpan, SpanStart, StartedSpan, StoredLink } from './tracing';
 export { instruments } from './metering';
 export { flushRecorded } from './flush';

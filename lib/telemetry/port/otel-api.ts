@@ -39,6 +39,17 @@ export function otelInstalled(): boolean {
 }
 
 /**
+ * Whether an app registered a tracer provider (an SDK). Without one the API hands out a proxy provider with
+ * no delegate, whose spans record nothing and carry no context of their own: dynafold then starts none, so
+ * an app that traces nothing pays nothing per operation. Asked on every operation, since an app may
+ * register its SDK after dynafold's first use; no allocation when none is registered.
+ */
+export function tracerRegistered(api: OtelApi, tracer: string): boolean {
+  const provider = api.trace.getTracerProvider();
+  return !(provider instanceof api.ProxyTracerProvider) || provider.getDelegateTracer(tracer) !== undefined;
+}
+
+/**
  * A promise to await once before the first span when the API is still being imported (the ES module
  * build, on first use); `undefined` once it is known whether the app has it.
  */

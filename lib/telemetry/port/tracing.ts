@@ -1,7 +1,7 @@
 import type { Context, Link, Span, SpanContext, SpanKind } from '@opentelemetry/api';
 import { TRACEPARENT, type TraceContext } from '../trace-context';
 import { guarded } from './guard';
-import { otel, type OtelApi } from './otel-api';
+import { otel, tracerRegistered, type OtelApi } from './otel-api';
 import { SCOPE } from './scope';
 
 /** Attribute values as OpenTelemetry takes them (none `undefined`). */
@@ -57,12 +57,21 @@ const started = new WeakSet<OtelSpan>();
 const roleKeys = new WeakMap<OtelApi, symbol>();
 
 /**
- * Starts a span, a child of the active one; `undefined` without the API, or when the app's SDK threw
- * (its sampler, a span processor's `onStart`): the operation then runs untraced.
+ * Whether spans dynafold starts can record anything: the app has the API and registered a tracer provider
+ * (see `tracerRegistered`). When not, callers skip starting spans and computing their attributes.
+ */
+export function tracing(): boolean {
+  const api = otel();
+  return api !== undefined && guarded('start a span', false, () => tracerRegistered(api, SCOPE.name));
+}
+
+/**
+ * Starts a span, a child of the active one; `undefined` without the API or a registered tracer provider, or
+ * when the app's SDK threw (its sampler, a span processor's `onStart`): the operation then runs untraced.
  */
 export function startSpan(spec: SpanStart): StartedSpan | undefined {
   const api = otel();
-  if (api === undefined) return undefined;
+  if (api === undefined || !tracing()) return undefined;
   const parent = activeContext(api);
   const raw = guarded('start a span', undefined, () =>
     api.trace.getTracer(SCOPE.name, SCOPE.version).startSpan(spec.name, { kind: kindOf(api, spec.kind), attributes: spec.attributes }, parent),
@@ -87,6 +96,8 @@ export function activeSpan(): OtelSpan | undefined {
 
 /** The active span when dynafold started it: what its requests consume is told to it, not to an app's span. */
 export function activeOwnSpan(): OtelSpan | undefined {
+  // Without a tracer provider dynafold starts no span (see `startSpan`), so none of its own is active.
+  if (!tracing()) return undefined;
   const span = activeSpan();
   return span !== undefined && started.has(span) ? span : undefined;
 }

@@ -1,0 +1,75 @@
+/**
+ * One kind of operation, one at a time, for a CPU profile of it: `node --cpu-prof --import tsx
+ * bench/profile.ts <dynafold|bare> <append|command|load|snapshot-load> [count] [events per append]` (with
+ * `TSX_TSCONFIG_PATH=tsconfig.bench-dist.json`, dynafold's build; see `npm run bench:built`). It prints this
+ * process's CPU and wall time per operation and the requests each sent; `--cpu-prof` writes the profile.
+ * The operations are the peers scenario's, on 50 streams of a DynamoDB Local of their own, after a warm-up.
+ */
+import { barePeer } from './peers/bare-peer';
+import { dynafoldPeer } from './peers/dynafold-peer';
+import type { Peer } from './peers/peer';
+import { endpointOf, startLocal } from './support/local';
+
+const STREAMS = 50;
+const WARM_UP = 200;
+const operations = ['append', 'command', 'load', 'snapshot-load'] as const;
+type Operation = (typeof operations)[number];
+
+function operationOf(peer: Peer, operation: Operation, size: number): (index: number) => Promise<unknown> {
+  const versions = new Map<string, number>();
+  const id = (index: number) => `profile-${index % STREAMS}`;
+  switch (operation) {
+    case 'append':
+      return async (index) => {
+        const version = versions.get(id(index)) ?? 0;
+        await peer.append(id(index), version, size);
+        versions.set(id(index), version + size);
+      };
+    case 'command':
+      return (index) => peer.command(id(index));
+    case 'load':
+      return (index) => peer.load(id(index));
+    case 'snapshot-load':
+      return (index) => (peer.loadWithSnapshot as (orderId: string) => Promise<unknown>)(id(index));
+  }
+}
+
+async function main(): Promise<void> {
+  const [who = 'dynafold', what = 'command', count = '600', size = '1'] = process.argv.slice(2);
+  const operation = what as Operation;
+  if (!operations.includes(operation) || (who !== 'dynafold' && who !== 'bare'))
+    throw new Error(`usage: bench/profile.ts <dynafold|bare> <${operations.join('|')}> [count] [events per append]`);
+  const local = await startLocal();
+  const peer = await (who === 'bare' ? barePeer : dynafoldPeer)(endpointOf(local), 'profile');
+  try {
+    // Loads read streams of 10 events (from a snapshot at their head, for snapshot loads).
+    if (operation === 'load' || operation === 'snapshot-load') {
+      for (let stream = 0; stream < STREAMS; stream++) for (let event = 0; event < 10; event++) await peer.command(`profile-${stream}`);
+      if (operation === 'snapshot-load') for (let stream = 0; stream < STREAMS; stream++) await peer.prepareSnapshot(`profile-${stream}`);
+    }
+    const run = operationOf(peer, operation, Number(size));
+    for (let index = 0; index < WARM_UP; index++) await run(index);
+    const requests = new Map<string, number>();
+    peer.client.middlewareStack.add(
+      (next, context) => (args) => {
+        requests.set(context.commandName ?? 'unknown', (requests.get(context.commandName ?? 'unknown') ?? 0) + 1);
+        return next(args);
+      },
+      { step: 'initialize', name: 'profileRequests' },
+    );
+    const times = Number(count);
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    for (let index = 0; index < times; index++) await run(WARM_UP + index);
+    const { user, system } = process.cpuUsage(cpu);
+    const perOperation = [...requests].map(([name, n]) => `${name} ${(n / times).toFixed(2)}`).join(', ');
+    process.stdout.write(
+      `${who} ${operation}: ${((user + system) / times).toFixed(0)} µs CPU, ${((performance.now() - started) / times).toFixed(2)} ms per operation; ${perOperation}\n`,
+    );
+  } finally {
+    peer.destroy();
+    await local.stop();
+  }
+}
+
+void main();
