@@ -28,6 +28,7 @@ const entries = {
   'fastify/index': 'lib/fastify/index.ts',
   'express/index': 'lib/express/index.ts',
   'kms/index': 'lib/kms/index.ts',
+  'reactions/index': 'lib/reactions/index.ts',
 };
 
 export default defineConfig({
