@@ -69,7 +69,7 @@ export function recordInput(input: WorkflowInput): RecordedInput {
 /** A recorded input as `decide` and `evolve` see it again. */
 export function inputOf(recorded: RecordedInput): WorkflowInput {
   if (recorded.type === 'timer') return { type: 'timer', timer: recorded.timer };
-  return { type: 'event', event: recorded.event as StreamEvent };
+  return { type: 'event', event: recorded.event };
 }
 
 /** The recorded output of a workflow's stream event; `undefined` for an input. */

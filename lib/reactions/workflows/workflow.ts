@@ -65,12 +65,12 @@ export class Workflow<S extends AnyEventStream = AnyEventStream, State = unknown
       streams: options.inputs,
       client: options.client,
       table: options.table,
-      filter: (event) => correlate(event as StreamEvent) !== undefined,
+      filter: (event) => correlate(event) !== undefined,
       react: (event) => {
-        const id = correlate(event as StreamEvent);
+        const id = correlate(event);
         if (id === undefined) return undefined;
         // A planning effect of the package's own, which the reaction's plan takes as any effect.
-        return workflowStep(runtime, stream.formatStreamId({ id }), recordInput({ type: 'event', event: event as StreamEvent })) as never;
+        return workflowStep(runtime, stream.formatStreamId({ id }), recordInput({ type: 'event', event: event })) as never;
       },
       timers: options.timers,
       since: options.since,
