@@ -6,7 +6,8 @@ import { eventsTableDefinition } from 'dynafold';
 import { reactionsTableDefinition, sweepTimers } from 'dynafold/reactions';
 import { createTestTable, testClient } from '../support/dynamo';
 import { loseAnswers } from '../support/lost-answers';
-import { PAYMENT_DUE_MS, checkoutStreams, checkoutWorkflow, movableClock } from '../support/checkout';
+import { TestClock } from 'dynafold/testing';
+import { PAYMENT_DUE_MS, checkoutStreams, checkoutWorkflow } from '../support/checkout';
 
 const client = testClient();
 const answers = loseAnswers(client);
@@ -25,7 +26,7 @@ afterAll(() => client.destroy());
 function checkout() {
   const run = ++runs;
   const streams = checkoutStreams(client, tables.events, `${run}`);
-  const clock = movableClock();
+  const clock = new TestClock();
   const { workflow, timers } = checkoutWorkflow(client, tables, streams, clock, `Checkout${run}`);
   return { ...streams, workflow, timers, clock };
 }

@@ -81,14 +81,3 @@ export function checkoutWorkflow(
   });
   return { workflow, timers };
 }
-
-/** A clock the test moves, starting now. */
-export function movableClock(): Clock & { advance(ms: number): void } {
-  let offset = 0;
-  return {
-    now: () => Date.now() + offset,
-    advance: (ms) => {
-      offset += ms;
-    },
-  };
-}

@@ -3,7 +3,8 @@ import type { Clock } from '../timers';
 
 /**
  * A clock the test moves: timers (`DynamoTimers`' `clock`) fire when it says they are due, and never
- * before. It starts at the time it was made (or `start`) and stands still until moved.
+ * before. It runs with the system's time, which stamps the events a test appends, plus the time the test
+ * moved it by: a timer scheduled 30 minutes after an event falls due once the test advanced 30 minutes.
  *
  * @example
  * ```ts
@@ -14,34 +15,23 @@ import type { Clock } from '../timers';
  * ```
  */
 export class TestClock implements Clock {
-  private time: number;
+  private offset = 0;
 
-  constructor(start: Date | number = Date.now()) {
-    this.time = TestClock.ms(start, 'start');
-  }
-
-  /** The clock's time, in epoch ms. */
+  /** The system's time plus what the clock was moved by, in epoch ms. */
   now(): number {
-    return this.time;
+    return Date.now() + this.offset;
   }
 
   /** Moves the clock forward by `ms` (a clock never goes back). */
   advance(ms: number): void {
-    if (!Number.isFinite(ms) || ms < 0)
-      throw new ConfigurationError(`TestClock: expected \`ms\` to be a number of milliseconds of at least 0, got ${ms}.`);
-    this.time += ms;
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+      throw new ConfigurationError(`TestClock: expected \`ms\` to be a number of milliseconds of at least 0, got ${String(ms)}.`);
+    }
+    this.offset += ms;
   }
 
-  /** Sets the clock to `time`, not before its time now. */
-  set(time: Date | number): void {
-    const ms = TestClock.ms(time, 'time');
-    if (ms < this.time) throw new ConfigurationError(`TestClock: a clock never goes back (from ${new Date(this.time).toISOString()}).`);
-    this.time = ms;
-  }
-
-  private static ms(time: Date | number, option: string): number {
-    const ms = time instanceof Date ? time.getTime() : time;
-    if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new ConfigurationError(`TestClock: expected \`${option}\` to be a Date or epoch ms.`);
-    return ms;
+  /** How far the clock was moved, in ms. */
+  get advanced(): number {
+    return this.offset;
   }
 }
