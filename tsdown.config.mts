@@ -29,6 +29,7 @@ const entries = {
   'express/index': 'lib/express/index.ts',
   'kms/index': 'lib/kms/index.ts',
   'reactions/index': 'lib/reactions/index.ts',
+  'scheduler/index': 'lib/scheduler/index.ts',
 };
 
 export default defineConfig({

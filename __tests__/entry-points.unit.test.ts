@@ -4,6 +4,8 @@ import type * as root from 'dynafold';
 import * as erasure from 'dynafold/erasure';
 import * as lambda from 'dynafold/lambda';
 import * as outbox from 'dynafold/outbox';
+import * as reactions from 'dynafold/reactions';
+import * as scheduler from 'dynafold/scheduler';
 import * as types from 'dynafold/types';
 
 const repository = join(__dirname, '..');
@@ -48,6 +50,8 @@ const entries = exportsOf(
   'lib/erasure/index.ts',
   'lib/kms/index.ts',
   'lib/types/index.ts',
+  'lib/reactions/index.ts',
+  'lib/scheduler/index.ts',
 );
 const namesOf = (entry: string) => (entries.get(entry) ?? []).map(({ name }) => name);
 
@@ -63,7 +67,14 @@ test("the root shares with 'dynafold/lambda' only the deprecated handler names, 
   const inRoot = new Set(namesOf('lib/index.ts'));
   const deprecatedInRoot = new Set((entries.get('lib/index.ts') ?? []).filter(({ deprecated }) => deprecated).map(({ name }) => name));
   expect(namesOf('lib/lambda/index.ts').filter((name) => inRoot.has(name) && !deprecatedInRoot.has(name))).toEqual([]);
-  const features = ['lib/outbox/index.ts', 'lib/erasure/index.ts', 'lib/kms/index.ts', 'lib/types/index.ts'].flatMap(namesOf);
+  const features = [
+    'lib/outbox/index.ts',
+    'lib/erasure/index.ts',
+    'lib/kms/index.ts',
+    'lib/types/index.ts',
+    'lib/reactions/index.ts',
+    'lib/scheduler/index.ts',
+  ].flatMap(namesOf);
   expect(features.filter((name) => inRoot.has(name))).toEqual([]);
 });
 
@@ -86,4 +97,29 @@ test("'dynafold/types' holds types alone, the ones the root's signatures name", 
   const options: root.AppendOptions = { retry };
   const filter: Record<string, unknown> = lambda.eventFilterPattern(['Order']);
   expect([options.retry?.attempts, typeof filter]).toEqual([2, 'object']);
+});
+
+test("'dynafold/reactions' exports reactions, workflows, their effects, the reactions table and the timers on DynamoDB", () => {
+  expect(Object.keys(reactions).sort()).toEqual([
+    'DynamoTimers',
+    'Reaction',
+    'TimerDefaults',
+    'Workflow',
+    'append',
+    'cancel',
+    'command',
+    'complete',
+    'message',
+    'reactionsTableDefinition',
+    'runTimerSweeps',
+    'schedule',
+    'sweepTimers',
+    'systemClock',
+    'timerSweepHandler',
+  ]);
+  expect(namesOf('lib/reactions/index.ts')).toEqual(expect.arrayContaining(['ReactionOptions', 'WorkflowOptions', 'Effect', 'FiredTimer', 'Clock']));
+});
+
+test("'dynafold/scheduler' exports the EventBridge Scheduler adapter and its handler", () => {
+  expect(Object.keys(scheduler).sort()).toEqual(['SchedulerTimers', 'SchedulerTimersDefaults', 'scheduleName', 'schedulerTimerHandler']);
 });

@@ -53,8 +53,8 @@ export function checkoutWorkflow(
   streams: CheckoutStreams,
   clock: Clock,
   name = 'Checkout',
+  timers: DynamoTimers = new DynamoTimers({ client, table: tables.reactions, clock }),
 ) {
-  const timers = new DynamoTimers({ client, table: tables.reactions, clock });
   const workflow = new Workflow({
     name,
     inputs: [streams.orders, streams.payments],
