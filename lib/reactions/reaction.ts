@@ -10,6 +10,7 @@ import { ReactionEffects } from './effect-batch';
 import { progressModel, type ProgressState } from './progress';
 import { resolveReaction, type FiredTimer, type Reacted, type ReactionOptions } from './reaction-options';
 import { TransactionPlan, type Cause, type PlanContext, type PlanningEffect } from './transaction-plan';
+import { inReactSpan } from './trace';
 import { WakeUps } from './wake-ups';
 
 /** The result of a reaction's own `processBatch`. */
@@ -75,7 +76,7 @@ export class Reaction<S extends AnyEventStream = AnyEventStream>
       if (effects.length === 0) return { ...moved, plan: state.plan };
       const plan = state.plan?.next() ?? new TransactionPlan(context);
       const before = { scheduled: plan.scheduled.length, dropped: plan.dropped.length };
-      await plan.add(effects, causeOf(name, event));
+      await inReactSpan(name, event, () => plan.add(effects, causeOf(name, event)));
       wakeUps.note(event, plan.scheduled.slice(before.scheduled), plan.dropped.slice(before.dropped));
       return { ...moved, plan };
     };

@@ -5,6 +5,7 @@ import { backoffDelay, mayRetry, sleep, type ResolvedRetry } from '../util';
 import type { DynamoTimers } from './dynamo-timers';
 import { expiry, timerItemKey, TimerLayout, type DueTimer, type ScheduledTimer, type TimerKey, type TimerState } from './timer-layout';
 import { TimerDefaults } from './defaults';
+import { Attr, inSpan, type SpanSpec } from '../telemetry';
 
 /** What fires a due timer: the reaction or workflow that scheduled it, known to the sweep by its name. */
 export interface TimerOwner {
@@ -46,6 +47,31 @@ export async function fireTimer(
   owner: TimerOwner,
   timer: DueTimer,
   options: { readonly signal?: AbortSignal | undefined; readonly retry?: ResolvedRetry | undefined } = {},
+): Promise<FiringOutcome> {
+  return inSpan(fireSpan(owner.name, timer), async (span) => {
+    // The span that scheduled the timer: its firing follows from it, across however long it waited.
+    if (span.recording)
+      span.link([{ streamName: timer.owner, streamId: timer.scope === '' ? timer.name : timer.scope, version: 0, trace: timer.trace }]);
+    const outcome = await fireOnce(timers, owner, timer, options);
+    span.set({ [Attr.timerOutcome]: outcome });
+    return outcome;
+  });
+}
+
+/** The span of a timer's firing (`fire <owner>`): its effects' commits store its context. */
+function fireSpan(owner: string, timer: DueTimer): SpanSpec {
+  return {
+    name: `fire ${owner}`,
+    kind: 'internal',
+    attributes: { [Attr.projection]: owner, [Attr.streamId]: timer.scope === '' ? undefined : timer.scope, [Attr.timerName]: timer.name },
+  };
+}
+
+async function fireOnce(
+  timers: DynamoTimers,
+  owner: TimerOwner,
+  timer: DueTimer,
+  options: { readonly signal?: AbortSignal | undefined; readonly retry?: ResolvedRetry | undefined },
 ): Promise<FiringOutcome> {
   const { signal } = options;
   const retry = options.retry ?? { ...TimerDefaults.retry, maxElapsedMs: Infinity };
