@@ -2,11 +2,12 @@
  * A workflow's instance records each input once, with the outputs `decide` answered, and their effects
  * happen once; its timers fire once, never early; a completed instance records later inputs as ignored.
  */
-import { eventsTableDefinition } from 'dynafold';
+import { eventsTableDefinition, type ParkedRow } from 'dynafold';
 import { reactionsTableDefinition, sweepTimers } from 'dynafold/reactions';
 import { createTestTable, testClient } from '../support/dynamo';
 import { loseAnswers } from '../support/lost-answers';
 import { TestClock } from 'dynafold/testing';
+
 import { PAYMENT_DUE_MS, checkoutStreams, checkoutWorkflow } from '../support/checkout';
 
 const client = testClient();
@@ -23,11 +24,11 @@ beforeAll(async () => {
 afterEach(() => answers.stop());
 afterAll(() => client.destroy());
 
-function checkout() {
+function checkout(faults: Parameters<typeof checkoutWorkflow>[6] = {}) {
   const run = ++runs;
   const streams = checkoutStreams(client, tables.events, `${run}`);
   const clock = new TestClock();
-  const { workflow, timers } = checkoutWorkflow(client, tables, streams, clock, `Checkout${run}`);
+  const { workflow, timers } = checkoutWorkflow(client, tables, streams, clock, `Checkout${run}`, undefined, faults);
   return { ...streams, workflow, timers, clock };
 }
 
@@ -98,4 +99,42 @@ test('lost answers on every write: each input recorded once, each effect once', 
   const inputs = async (id: string) =>
     (await workflow.stream.read({ id })).filter((event) => event.type === 'InputReceived' || event.type === 'InputIgnored').length;
   expect([await inputs('o-3'), await inputs('o-4')]).toEqual([2, 2]);
+});
+
+test("a decide that throws parks the input's source instance; retryParked records the input and its effects once, skipParked passes over it", async () => {
+  const fixed = new Set<string>();
+  const { orders, payments, shipments, workflow } = checkout({ poison: { park: { afterAttempts: 1 } }, paymentFails: (id) => !fixed.has(id) });
+  for (const id of ['o-5', 'o-6']) {
+    const placed = await orders.append({ orderId: id }, [{ type: 'OrderPlaced', data: { amount: 5 } }]);
+    await workflow.applyBatch(placed.events);
+  }
+  const paid5 = await payments.append({ paymentId: 'p-5' }, [{ type: 'PaymentReceived', data: { orderId: 'o-5', amount: 5 } }]);
+  const paid6 = await payments.append({ paymentId: 'p-6' }, [{ type: 'PaymentReceived', data: { orderId: 'o-6', amount: 5 } }]);
+  const outcomes = (await workflow.applyBatch([...paid5.events, ...paid6.events])).outcomes;
+  expect(outcomes.map((outcome) => outcome.status)).toEqual(['parked', 'parked']);
+  const parked: ParkedRow[] = [];
+  for await (const row of workflow.parkedRows()) parked.push(row);
+  expect(parked.map((row) => row.key).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([
+    { source: `${payments.name}#p-5` },
+    { source: `${payments.name}#p-6` },
+  ]);
+  const received = async (id: string) => (await workflow.stream.read({ id })).filter((event) => event.type === 'InputReceived').length;
+  expect([await received('o-5'), await received('o-6')]).toEqual([1, 1]);
+
+  fixed.add('o-5');
+  const retried = await workflow.retryParked({ source: `${payments.name}#p-5` });
+  expect(retried[0]?.applied.map((event) => event.streamId)).toEqual(['p-5']);
+  expect(await workflow.retryParked({ source: `${payments.name}#p-5` })).toEqual([]);
+  await workflow.applyBatch(paid5.events);
+  expect((await shipments.read({ orderId: 'o-5' })).map((event) => event.type)).toEqual(['ShipmentRequested']);
+  expect(await received('o-5')).toBe(2);
+
+  const skipped = await workflow.skipParked({ source: `${payments.name}#p-6` });
+  expect(skipped?.applied).toEqual([]);
+  await workflow.applyBatch(paid6.events);
+  expect(await shipments.read({ orderId: 'o-6' })).toEqual([]);
+  expect(await received('o-6')).toBe(1);
+  const left: ParkedRow[] = [];
+  for await (const row of workflow.parkedRows()) left.push(row);
+  expect(left).toEqual([]);
 });

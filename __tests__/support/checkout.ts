@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import { EventStream, type Decider, type EventOf, type NewEventOf } from 'dynafold';
+import type { PoisonPolicy } from 'dynafold/types';
 import { DynamoTimers, Workflow, command, complete, schedule, cancel, type Clock } from 'dynafold/reactions';
 
 /**
@@ -54,6 +55,7 @@ export function checkoutWorkflow(
   clock: Clock,
   name = 'Checkout',
   timers: DynamoTimers = new DynamoTimers({ client, table: tables.reactions, clock }),
+  faults: { readonly poison?: PoisonPolicy; readonly paymentFails?: (orderId: string) => boolean } = {},
 ) {
   const workflow = new Workflow({
     name,
@@ -62,6 +64,7 @@ export function checkoutWorkflow(
     table: tables.reactions,
     eventsTable: tables.events,
     timers,
+    poison: faults.poison,
     correlate: (event) => (event.type === 'PaymentReceived' ? event.data.orderId : event.type === 'OrderPlaced' ? event.streamId : undefined),
     initial: (): CheckoutState => ({ placed: false, paid: 0 }),
     evolve: (state, message) => {
@@ -74,6 +77,7 @@ export function checkoutWorkflow(
       if (input.type === 'timer') return state.paid > 0 ? [] : [command(streams.orders, { orderId: id }, cancelOrder), complete()];
       const { event } = input;
       if (event.type === 'OrderPlaced') return schedule('payment-due', Date.parse(event.timestamp) + PAYMENT_DUE_MS, { orderId: id });
+      if (event.type === 'PaymentReceived' && faults.paymentFails?.(id) === true) throw new Error(`payment of ${id} cannot be handled`);
       if (event.type === 'PaymentReceived')
         return [cancel('payment-due'), command(streams.shipments, { orderId: id }, requestShipment(id)), complete()];
       return [];
