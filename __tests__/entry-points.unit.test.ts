@@ -16,6 +16,9 @@ const ROOT_NAMES_AT_MOST = 120;
 interface Exported {
   readonly name: string;
   readonly deprecated: boolean;
+  /** Its TSDoc's text, and whether it holds an `@example`. */
+  readonly doc: string;
+  readonly example: boolean;
 }
 
 /** The names each entry file exports, values and types, as the compiler sees them (as the API reference counts). */
@@ -38,7 +41,18 @@ function exportsOf(...entries: ReadonlyArray<string>): Map<string, Exported[]> {
       const source = program.getSourceFile(files[index] as string);
       const module = source === undefined ? undefined : checker.getSymbolAtLocation(source);
       if (module === undefined) throw new Error(`${entry} is not a module`);
-      return [entry, checker.getExportsOfModule(module).map((symbol) => ({ name: symbol.getName(), deprecated: deprecated(symbol) }))];
+      return [
+        entry,
+        checker.getExportsOfModule(module).map((symbol) => {
+          const own = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+          return {
+            name: symbol.getName(),
+            deprecated: deprecated(symbol),
+            doc: ts.displayPartsToString(own.getDocumentationComment(checker)).trim(),
+            example: (own.declarations ?? []).some((declaration) => ts.getJSDocTags(declaration).some((tag) => tag.tagName.text === 'example')),
+          };
+        }),
+      ];
     }),
   );
 }
@@ -52,6 +66,7 @@ const entries = exportsOf(
   'lib/types/index.ts',
   'lib/reactions/index.ts',
   'lib/scheduler/index.ts',
+  'lib/testing/index.ts',
 );
 const namesOf = (entry: string) => (entries.get(entry) ?? []).map(({ name }) => name);
 
@@ -122,4 +137,35 @@ test("'dynafold/reactions' exports reactions, workflows, their effects, the reac
 
 test("'dynafold/scheduler' exports the EventBridge Scheduler adapter and its handler", () => {
   expect(Object.keys(scheduler).sort()).toEqual(['SchedulerTimers', 'SchedulerTimersDefaults', 'scheduleName', 'schedulerTimerHandler']);
+});
+
+test("'dynafold/testing' exports the reactions' spec and the clock a test moves", () => {
+  expect(namesOf('lib/testing/index.ts')).toEqual(
+    expect.arrayContaining([
+      'reactionSpec',
+      'TestClock',
+      'ReactionSpec',
+      'ReactionSpecOptions',
+      'ReactionSpecResult',
+      'GivenEvents',
+      'ExpectedEvents',
+    ]),
+  );
+});
+
+test('every export of the reactions, the scheduler and the test kit has TSDoc; their functions and classes an example', () => {
+  const undocumented = ['lib/reactions/index.ts', 'lib/scheduler/index.ts', 'lib/testing/index.ts'].flatMap((entry) =>
+    (entries.get(entry) ?? []).filter(({ doc }) => doc === '').map(({ name }) => `${entry}: ${name}`),
+  );
+  expect(undocumented).toEqual([]);
+  const values = [
+    ...Object.keys(reactions).map((name) => ['lib/reactions/index.ts', name]),
+    ...Object.keys(scheduler).map((name) => ['lib/scheduler/index.ts', name]),
+  ];
+  const withoutExample = values.filter(
+    ([entry, name]) =>
+      typeof (entry === 'lib/scheduler/index.ts' ? scheduler : reactions)[name as never] === 'function' &&
+      !(entries.get(entry as string) ?? []).find((exported) => exported.name === name)?.example,
+  );
+  expect(withoutExample).toEqual([]);
 });

@@ -182,7 +182,14 @@ export function schedule(timer: string, at: Date | number, data?: unknown): Sche
   return { kind: 'schedule', timer, at: ms, ...(data === undefined ? {} : { data }) };
 }
 
-/** Cancels the timer of this name, if one is scheduled (a later schedule of the name starts afresh). */
+/**
+ * Cancels the timer of this name, if one is scheduled (a later schedule of the name starts afresh).
+ *
+ * @example
+ * ```ts
+ * react: (event) => (event.type === 'PaymentReceived' ? cancel(`payment-due-${event.data.orderId}`) : undefined)
+ * ```
+ */
 export function cancel(timer: string): CancelEffect {
   requireText('timer', timer, 'A cancel effect');
   return { kind: 'cancel', timer };

@@ -116,7 +116,16 @@ export class SchedulerTimers extends DynamoTimers {
   }
 }
 
-/** A timer's schedule name: `df-` and 56 hex digits of a SHA-256 of its key (EventBridge Scheduler allows 64 of `[0-9a-zA-Z-_.]`). */
+/**
+ * A timer's schedule name: `df-` and 56 hex digits of a SHA-256 of its key (EventBridge Scheduler allows
+ * 64 of `[0-9a-zA-Z-_.]`). The same timer always gets the same name, which makes creating its schedule
+ * idempotent, and lets an operator find a timer's schedule.
+ *
+ * @example
+ * ```ts
+ * const name = scheduleName({ owner: 'Checkout', scope: 'o-1', name: 'payment-due' })
+ * ```
+ */
 export function scheduleName(key: TimerKey): string {
   return `df-${createHash('sha256')
     .update(JSON.stringify([key.owner, key.scope, key.name]))

@@ -28,6 +28,27 @@ assert.equal(streamsLoaded(), false, 'dynafold/outbox, dynafold/erasure or dynaf
 const reactions = require('dynafold/reactions');
 assert.equal(typeof reactions.Reaction, 'function', 'dynafold/reactions: no Reaction');
 assert.equal(typeof reactions.Workflow, 'function', 'dynafold/reactions: no Workflow');
+assert.deepEqual(
+  Object.keys(reactions).sort(),
+  [
+    'DynamoTimers',
+    'Reaction',
+    'TimerDefaults',
+    'Workflow',
+    'append',
+    'cancel',
+    'command',
+    'complete',
+    'message',
+    'reactionsTableDefinition',
+    'runTimerSweeps',
+    'schedule',
+    'sweepTimers',
+    'systemClock',
+    'timerSweepHandler',
+  ],
+  'dynafold/reactions: not the exports its entry point lists',
+);
 assert.equal(streamsLoaded(), false, 'dynafold/reactions loaded @aws-sdk/client-dynamodb-streams');
 assert.equal(
   Object.keys(require.cache).some((file) => file.includes('client-scheduler')),

@@ -15,6 +15,12 @@ export interface CompleteOutput {
 /**
  * Completes the workflow instance once this input's outputs are written: its later inputs (a late
  * event, a timer not cancelled) are recorded as ignored, and `decide` no longer sees them.
+ *
+ * @example
+ * ```ts
+ * decide: (input, state, { id }) =>
+ *   input.type === 'timer' ? [command(Orders, { orderId: id }, cancelOrder), complete()] : []
+ * ```
  */
 export function complete(): CompleteOutput {
   return { kind: 'complete' };
