@@ -1,7 +1,7 @@
 /**
  * The `dynafold` command on a reaction, spawned as a user runs it: `tables create` makes the reactions
- * table with its timers' index, `backfill` reacts to history, `parked` lists and retries the reaction's
- * parked instances, `status` shows its lag (its feed's) and the timers due and late.
+ * table with its timers' index, `backfill` reacts to history, `parked` lists, skips and retries the
+ * reaction's parked instances, `status` shows its lag (its feed's) and the timers due and late.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -65,19 +65,23 @@ test('tables, backfill, parked and status on a reaction and its timers', async (
   expect(created.code).toBe(ExitCodes.ok);
   const described = await client.send(new DescribeTableCommand({ TableName: tables.CLI_R_REACTIONS }));
   expect(described.Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual(['dueTimers']);
-  for (const customer of ['ada', 'poison', 'bob']) await shop.orders.append({ orderId: customer }, [{ type: 'OrderPlaced', data: { customer } }]);
+  for (const customer of ['ada', 'poison', 'bob', 'poison-2'])
+    await shop.orders.append({ orderId: customer }, [{ type: 'OrderPlaced', data: { customer } }]);
 
   expect((await dynafold(['backfill', 'reserve'])).code).toBe(ExitCodes.ok);
   const listed = await dynafold(['parked', 'list', 'reserve']);
   expect(listed.stdout).toContain('{"source":"Order#poison"}');
+  expect(listed.stdout).toContain('{"source":"Order#poison-2"}');
 
   const failing = await dynafold(['status', '--json']);
   expect(failing.code).toBe(ExitCodes.unhealthy);
   const status = JSON.parse(failing.stdout) as Status;
-  expect(status.projections).toEqual([{ name: 'reserve', parked: 1 }]);
+  expect(status.projections).toEqual([{ name: 'reserve', parked: 2 }]);
   expect(status.reactions).toEqual([expect.objectContaining({ name: 'reserve', feeds: ['reserve'], lagRecords: expect.any(Number) })]);
   expect(status.timers).toEqual([expect.objectContaining({ table: tables.CLI_R_REACTIONS, due: 2, late: 2 })]);
 
+  // The event poison-2 is parked on is skipped on purpose: none of its effects happen, ever.
+  expect((await dynafold(['parked', 'skip', 'reserve', '{"source":"Order#poison-2"}'])).code).toBe(ExitCodes.ok);
   expect((await dynafold(['parked', 'retry', 'reserve'], { CLI_POISON_FIXED: '1' })).code).toBe(ExitCodes.ok);
   expect((await sweepTimers({ timers: shop.timers, owners: [shop.reserve] })).fired).toBe(3);
   const after = JSON.parse((await dynafold(['status', '--json'])).stdout) as Status;
