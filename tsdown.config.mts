@@ -32,6 +32,8 @@ const entries = {
   'fastify/index': 'lib/fastify/index.ts',
   'express/index': 'lib/express/index.ts',
   'kms/index': 'lib/kms/index.ts',
+  'reactions/index': 'lib/reactions/index.ts',
+  'scheduler/index': 'lib/scheduler/index.ts',
 };
 
 export default defineConfig({

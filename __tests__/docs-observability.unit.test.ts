@@ -30,5 +30,6 @@ test('the observability guide lists every metric with its kind, unit and attribu
 
 test('the guide names every span dynafold starts', () => {
   const spans = ['append Order', 'load Order', 'execute Order', 'process <events table>', 'writeRow <projection>', 'rebuild <projection>'];
-  for (const span of [...spans, 'replay <projection>', 'backfill <projection>', 'send <projection>']) expect(guide).toContain(`| \`${span}\` |`);
+  for (const span of [...spans, 'replay <projection>', 'backfill <projection>', 'send <projection>', 'react <reaction>', 'fire <reaction>'])
+    expect(guide).toContain(`| \`${span}\` |`);
 });

@@ -4,6 +4,8 @@ import type * as root from 'dynafold';
 import * as erasure from 'dynafold/erasure';
 import * as lambda from 'dynafold/lambda';
 import * as outbox from 'dynafold/outbox';
+import * as reactions from 'dynafold/reactions';
+import * as scheduler from 'dynafold/scheduler';
 import * as types from 'dynafold/types';
 
 const repository = join(__dirname, '..');
@@ -14,6 +16,9 @@ const ROOT_NAMES_AT_MOST = 120;
 interface Exported {
   readonly name: string;
   readonly deprecated: boolean;
+  /** Its TSDoc's text, and whether it holds an `@example`. */
+  readonly doc: string;
+  readonly example: boolean;
 }
 
 /** The names each entry file exports, values and types, as the compiler sees them (as the API reference counts). */
@@ -36,7 +41,18 @@ function exportsOf(...entries: ReadonlyArray<string>): Map<string, Exported[]> {
       const source = program.getSourceFile(files[index] as string);
       const module = source === undefined ? undefined : checker.getSymbolAtLocation(source);
       if (module === undefined) throw new Error(`${entry} is not a module`);
-      return [entry, checker.getExportsOfModule(module).map((symbol) => ({ name: symbol.getName(), deprecated: deprecated(symbol) }))];
+      return [
+        entry,
+        checker.getExportsOfModule(module).map((symbol) => {
+          const own = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+          return {
+            name: symbol.getName(),
+            deprecated: deprecated(symbol),
+            doc: ts.displayPartsToString(own.getDocumentationComment(checker)).trim(),
+            example: (own.declarations ?? []).some((declaration) => ts.getJSDocTags(declaration).some((tag) => tag.tagName.text === 'example')),
+          };
+        }),
+      ];
     }),
   );
 }
@@ -48,6 +64,9 @@ const entries = exportsOf(
   'lib/erasure/index.ts',
   'lib/kms/index.ts',
   'lib/types/index.ts',
+  'lib/reactions/index.ts',
+  'lib/scheduler/index.ts',
+  'lib/testing/index.ts',
 );
 const namesOf = (entry: string) => (entries.get(entry) ?? []).map(({ name }) => name);
 
@@ -63,7 +82,14 @@ test("the root shares with 'dynafold/lambda' only the deprecated handler names, 
   const inRoot = new Set(namesOf('lib/index.ts'));
   const deprecatedInRoot = new Set((entries.get('lib/index.ts') ?? []).filter(({ deprecated }) => deprecated).map(({ name }) => name));
   expect(namesOf('lib/lambda/index.ts').filter((name) => inRoot.has(name) && !deprecatedInRoot.has(name))).toEqual([]);
-  const features = ['lib/outbox/index.ts', 'lib/erasure/index.ts', 'lib/kms/index.ts', 'lib/types/index.ts'].flatMap(namesOf);
+  const features = [
+    'lib/outbox/index.ts',
+    'lib/erasure/index.ts',
+    'lib/kms/index.ts',
+    'lib/types/index.ts',
+    'lib/reactions/index.ts',
+    'lib/scheduler/index.ts',
+  ].flatMap(namesOf);
   expect(features.filter((name) => inRoot.has(name))).toEqual([]);
 });
 
@@ -86,4 +112,60 @@ test("'dynafold/types' holds types alone, the ones the root's signatures name", 
   const options: root.AppendOptions = { retry };
   const filter: Record<string, unknown> = lambda.eventFilterPattern(['Order']);
   expect([options.retry?.attempts, typeof filter]).toEqual([2, 'object']);
+});
+
+test("'dynafold/reactions' exports reactions, workflows, their effects, the reactions table and the timers on DynamoDB", () => {
+  expect(Object.keys(reactions).sort()).toEqual([
+    'DynamoTimers',
+    'Reaction',
+    'TimerDefaults',
+    'Workflow',
+    'append',
+    'cancel',
+    'command',
+    'complete',
+    'message',
+    'reactionsTableDefinition',
+    'runTimerSweeps',
+    'schedule',
+    'sweepTimers',
+    'systemClock',
+    'timerSweepHandler',
+  ]);
+  expect(namesOf('lib/reactions/index.ts')).toEqual(expect.arrayContaining(['ReactionOptions', 'WorkflowOptions', 'Effect', 'FiredTimer', 'Clock']));
+});
+
+test("'dynafold/scheduler' exports the EventBridge Scheduler adapter and its handler", () => {
+  expect(Object.keys(scheduler).sort()).toEqual(['SchedulerTimers', 'SchedulerTimersDefaults', 'scheduleName', 'schedulerTimerHandler']);
+});
+
+test("'dynafold/testing' exports the reactions' spec and the clock a test moves", () => {
+  expect(namesOf('lib/testing/index.ts')).toEqual(
+    expect.arrayContaining([
+      'reactionSpec',
+      'TestClock',
+      'ReactionSpec',
+      'ReactionSpecOptions',
+      'ReactionSpecResult',
+      'GivenEvents',
+      'ExpectedEvents',
+    ]),
+  );
+});
+
+test('every export of the reactions, the scheduler and the test kit has TSDoc; their functions and classes an example', () => {
+  const undocumented = ['lib/reactions/index.ts', 'lib/scheduler/index.ts', 'lib/testing/index.ts'].flatMap((entry) =>
+    (entries.get(entry) ?? []).filter(({ doc }) => doc === '').map(({ name }) => `${entry}: ${name}`),
+  );
+  expect(undocumented).toEqual([]);
+  const values = [
+    ...Object.keys(reactions).map((name) => ['lib/reactions/index.ts', name]),
+    ...Object.keys(scheduler).map((name) => ['lib/scheduler/index.ts', name]),
+  ];
+  const withoutExample = values.filter(
+    ([entry, name]) =>
+      typeof (entry === 'lib/scheduler/index.ts' ? scheduler : reactions)[name as never] === 'function' &&
+      !(entries.get(entry as string) ?? []).find((exported) => exported.name === name)?.example,
+  );
+  expect(withoutExample).toEqual([]);
 });

@@ -21,6 +21,21 @@ test("import 'dynafold' never loads the KMS client; 'dynafold/kms' brings it", (
   expect(loadedBy('lib/kms/index.ts').some((path) => path.includes('client-kms'))).toBe(true);
 });
 
+test("import 'dynafold' and 'dynafold/reactions' never load EventBridge Scheduler's client; 'dynafold/scheduler' brings it", () => {
+  const scheduler = (path: string) => path.includes('client-scheduler') || path.includes(join(root, 'lib/scheduler'));
+  expect(loadedBy('lib/index.ts').filter(scheduler)).toEqual([]);
+  expect(loadedBy('lib/reactions/index.ts').filter(scheduler)).toEqual([]);
+  expect(loadedBy('lib/scheduler/index.ts').some((path) => path.includes('client-scheduler'))).toBe(true);
+});
+
+test("import 'dynafold' loads no reaction, workflow or timer; 'dynafold/reactions' loads neither the Streams client nor the feed", () => {
+  expect(loadedBy('lib/index.ts').filter((path) => path.includes(join(root, 'lib/reactions')) || path.includes(join(root, 'lib/timers')))).toEqual(
+    [],
+  );
+  const loaded = loadedBy('lib/reactions/index.ts');
+  expect(loaded.filter((path) => path.includes('client-dynamodb-streams') || path.includes(join(root, 'lib/feed')))).toEqual([]);
+});
+
 test("'dynafold/feed' brings the Streams client with it", () => {
   expect(loadedBy('lib/feed/index.ts').some((path) => path.includes('client-dynamodb-streams'))).toBe(true);
 });

@@ -23,6 +23,7 @@ import { hotRow } from './scenarios/hot-row';
 import { upcast } from './scenarios/upcast';
 import { telemetry } from './scenarios/telemetry';
 import { erasure } from './scenarios/erasure';
+import { reactions } from './scenarios/reactions';
 
 const scenarios: Scenario[] = [
   costVsLength,
@@ -39,6 +40,7 @@ const scenarios: Scenario[] = [
   upcast,
   telemetry,
   erasure,
+  reactions,
 ];
 
 /** The command line, parsed by node:util's parseArgs: `--quick`, `--only a,b`. */

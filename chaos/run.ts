@@ -8,7 +8,9 @@ import { parseArgs } from 'node:util';
  * Options: --runs N (seeded delivery schedules), --seed S (base seed; every schedule's seed is printed
  * on failure), --kills K (SIGKILL restarts of a consumer process under load), --pauses P (SIGSTOP/SIGCONT
  * lease pauses), --shards N (schedules of the `shards` world: the feed on 32 simulated shards that split and
- * roll over; then the SIGKILL scenario on such shards, with --kills kills), --rate R (share of faulted calls, default 0.08), --only delivery|crash|lease|bad-input|shards,
+ * roll over; then the SIGKILL scenario on such shards, with --kills kills), --reactions N (schedules of the
+ * `reactions` world: a reaction and a workflow with timers under every fault, calls cut short, parking;
+ * see `reactions.ts`), --rate R (share of faulted calls, default 0.08), --only delivery|crash|lease|bad-input|shards|reactions,
  * --schedule SEED --run N (re-run one schedule by its own seed, shaped as the run's Nth schedule; the
  * failure message prints both), --markdown (the summary as a Markdown table, for the docs). Uses
  * DYNAMODB_ENDPOINT when set, else starts an embedded DynamoDB Local. Exits 1 unless every row matched
@@ -29,6 +31,7 @@ import { runCrashScenario } from './crash';
 import { ALL_FAULTS } from './faults';
 import { prepareDelivery, runSchedule } from './delivery';
 import { runLeaseScenario } from './lease';
+import { createReactionsWorld, dropReactionsWorld, runReactionsSchedule } from './reactions';
 import { runRollingDeploy } from './rolling-deploy';
 import { runShardsScenario } from './shards';
 import { scheduleSeed } from './random';
@@ -41,6 +44,7 @@ interface Args {
   kills: number;
   pauses: number;
   shards: number;
+  reactions: number;
   rate: number;
   only: string | undefined;
   schedule: number | undefined;
@@ -58,6 +62,7 @@ function readArgs(argv: ReadonlyArray<string>): Args {
       kills: { type: 'string', default: '5' },
       pauses: { type: 'string', default: '2' },
       shards: { type: 'string', default: '2' },
+      reactions: { type: 'string', default: '50' },
       rate: { type: 'string', default: '0.08' },
       only: { type: 'string' },
       schedule: { type: 'string' },
@@ -77,6 +82,7 @@ function readArgs(argv: ReadonlyArray<string>): Args {
     kills: number('kills', values.kills),
     pauses: number('pauses', values.pauses),
     shards: number('shards', values.shards),
+    reactions: number('reactions', values.reactions),
     rate: number('rate', values.rate),
     only: values.only,
     schedule: values.schedule === undefined ? undefined : number('schedule', values.schedule),
@@ -246,6 +252,30 @@ async function main(): Promise<number> {
             log: say,
           }),
         );
+    }
+    if (want('reactions') && args.reactions > 0) {
+      let world = await createReactionsWorld(connection.client);
+      const pace = new SchedulePace();
+      for (let run = 0; run < args.reactions; run++) {
+        // A fresh world every 50 schedules, as the delivery world's: DynamoDB Local slows as a stream grows.
+        if (run > 0 && run % SCHEDULES_PER_WORLD === 0) {
+          await dropReactionsWorld(connection.client, world);
+          world = await createReactionsWorld(connection.client);
+        }
+        const seed = args.schedule ?? scheduleSeed(args.seed, run);
+        const scheduleStarted = Date.now();
+        const result = await runReactionsSchedule(connection.config, connection.client, world, { seed, faultRate: args.rate });
+        pace.add('reactions', Date.now() - scheduleStarted);
+        total.merge(result);
+        if (!result.ok)
+          say(
+            `reactions schedule ${run} (seed ${seed}) FAILED: re-run with --only reactions --reactions 1 --schedule ${seed}\n  ${result.problems.join('\n  ')}`,
+          );
+        if ((run + 1) % 10 === 0)
+          say(`  reactions: ${run + 1}/${args.reactions} schedules, ${Math.round((Date.now() - started) / 1000)} s (${pace.take()})`);
+        if (args.schedule !== undefined) break;
+      }
+      await dropReactionsWorld(connection.client, world);
     }
   } finally {
     await disconnect(connection);

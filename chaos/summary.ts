@@ -46,6 +46,22 @@ export class ChaosSummary {
   rollingSchedules = 0;
   /** Rows and records last month's code failed (and reported) for an event today's code wrote; never counted towards parking. */
   tooNewFailures = 0;
+  /** The reactions world: schedules of a reaction and a workflow with timers under every fault. */
+  reactionSchedules = 0;
+  /** Calls of a reaction's or a workflow's `processBatch` cut short at a random point, their batch delivered again. */
+  callsCutShort = 0;
+  /** Effects looked for in the targets (reservations, timers' firings, shipments, cancellations). */
+  effectsChecked = 0;
+  effectsLost = 0;
+  /** Effects found more than once, or for no event. */
+  effectsDoubled = 0;
+  timersFired = 0;
+  /** Timers fired by a sweep before they were due. */
+  timersEarly = 0;
+  /** Inputs the workflows' instance streams recorded (received or ignored). */
+  workflowInputs = 0;
+  /** Workflow instances whose stream holds an input twice or misses one. */
+  inputsMisrecorded = 0;
   readonly problems: string[] = [];
 
   /** Writes whose answer a fault lost after DynamoDB applied them, on every client (`lostResponse:*`). */
@@ -71,6 +87,10 @@ export class ChaosSummary {
       this.outOfOrder === 0 &&
       this.outboxMissing === 0 &&
       this.outboxDisorder === 0 &&
+      this.effectsLost === 0 &&
+      this.effectsDoubled === 0 &&
+      this.timersEarly === 0 &&
+      this.inputsMisrecorded === 0 &&
       this.problems.length === 0
     );
   }
@@ -105,6 +125,15 @@ export class ChaosSummary {
     this.leaseLapses += other.leaseLapses;
     this.rollingSchedules += other.rollingSchedules;
     this.tooNewFailures += other.tooNewFailures;
+    this.reactionSchedules += other.reactionSchedules;
+    this.callsCutShort += other.callsCutShort;
+    this.effectsChecked += other.effectsChecked;
+    this.effectsLost += other.effectsLost;
+    this.effectsDoubled += other.effectsDoubled;
+    this.timersFired += other.timersFired;
+    this.timersEarly += other.timersEarly;
+    this.workflowInputs += other.workflowInputs;
+    this.inputsMisrecorded += other.inputsMisrecorded;
     for (const problem of other.problems) this.problem(problem);
   }
 
@@ -149,6 +178,15 @@ export class ChaosSummary {
       ['  republished (same id)', String(this.outboxDuplicates)],
       ['  missing (never published or left)', String(this.outboxMissing)],
       ['  out of order per row', String(this.outboxDisorder)],
+      ['reactions schedules (a reaction and a workflow with timers)', String(this.reactionSchedules)],
+      ['  calls cut short (batch delivered again)', String(this.callsCutShort)],
+      ['  effects checked', String(this.effectsChecked)],
+      ['    lost', String(this.effectsLost)],
+      ['    doubled', String(this.effectsDoubled)],
+      ['  timers fired', String(this.timersFired)],
+      ['    before they were due', String(this.timersEarly)],
+      ['  workflow inputs recorded', String(this.workflowInputs)],
+      ['    instances with an input missing or twice', String(this.inputsMisrecorded)],
     ];
   }
 

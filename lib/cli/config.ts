@@ -3,6 +3,7 @@ import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { AnyProjection, MultiSourceProjection, Projection } from '../projector';
 import type { AnyEventStream } from '../store';
 import type { ReadModel } from '../read-model';
+import type { DynamoTimers } from '../timers';
 
 /** A change feed the commands look at (`status`, `checkpoints reset`). */
 export interface FeedConfig {
@@ -34,6 +35,8 @@ export interface ConfigModel {
   readonly feeds?: Readonly<Record<string, FeedConfig>> | undefined;
   /** Outbox tables `tables create` makes (the projections' `outbox.table`). */
   readonly outboxTables?: ReadonlyArray<string> | undefined;
+  /** The reactions' and workflows' timers, whose due and late ones `status` counts (reactions themselves go in `projections`). */
+  readonly timers?: ReadonlyArray<DynamoTimers> | undefined;
 }
 
 /** A `dynafold.config.ts`. */

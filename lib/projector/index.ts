@@ -26,4 +26,8 @@ export type {
   Rejected,
 } from '../outcome';
 // For the other modules of this package (not re-exported by lib/index.ts):
-export { OutboxLayout } from './outbox';
+export { OutboxLayout, outboxPut } from './outbox';
+// A reaction is a kind of projection: its rows are its progress per source instance, its messages its effects.
+export { ProjectionBase } from './projection-base';
+export { singleSourceCheckpoints } from './checkpoints';
+export type { ExtraPut, Key, MessageBatch, RowMessages } from './engine';

@@ -4,7 +4,7 @@ import type { AnyEventStream, StreamEvent } from '../store';
 import { ReadModel } from '../read-model';
 import { requireFunction, requireInteger, requireText, resolveRetry, resolveTtl, type Logger, type RetryOptions, type Ttl } from '../util';
 import { ProjectionDefaults } from './defaults';
-import type { RowRuntime, RowStore } from './engine';
+import type { RowMessages, RowRuntime, RowStore } from './engine';
 import { OutboxWriter, type OutboxOptions } from './outbox';
 import { rowRecords, type ParkingRuntime } from './parking';
 
@@ -16,7 +16,10 @@ import { rowRecords, type ParkingRuntime } from './parking';
 export type PoisonPolicy = 'retry' | { readonly park: { readonly afterAttempts: number } };
 
 /** A projection's runtime: what the engine runs on, and what its operations decide with (parking, logging). */
-export type ProjectionRuntime<State> = ParkingRuntime<State>;
+export type ProjectionRuntime<State> = ParkingRuntime<State> & {
+  /** Whether a backfill writes the messages of what it applies: a reaction's effects, for which history is news. */
+  readonly backfillMessages: boolean;
+};
 
 /** Options every kind of projection takes, whatever feeds its rows. */
 export interface CommonProjectionOptions<M, State, Event> {
@@ -62,6 +65,11 @@ export interface RowKindParts<State> {
   readonly checkpoints: (name: string) => RowStore['checkpoints'];
   /** Keep a revision on every row (always with an outbox, which orders a row's messages by it). */
   readonly revision: boolean;
+  /**
+   * What the kind of row writes in each row's transaction instead of an outbox's messages (a reaction's
+   * effects), and whether a backfill writes them too (a reaction reacts to history as to news).
+   */
+  readonly messages?: { readonly writer: RowMessages; readonly inBackfill: boolean } | undefined;
 }
 
 /**
@@ -96,7 +104,9 @@ export function resolveRuntime<State, Event>(
   }
   const afterAttempts = poison === 'retry' ? undefined : requireInteger('poison.park.afterAttempts', poison.park.afterAttempts, 1, undefined, where);
   // The engine hands the callbacks (`recreate`, the outbox's) only the events of the projection's own streams: its `Event`s.
-  const outbox = options.outbox === undefined ? undefined : new OutboxWriter(name, readModel, options.outbox as OutboxOptions<unknown, StreamEvent>);
+  const outbox =
+    parts.messages?.writer ??
+    (options.outbox === undefined ? undefined : new OutboxWriter(name, readModel, options.outbox as OutboxOptions<unknown, StreamEvent>));
   return {
     name,
     store: {
@@ -119,5 +129,6 @@ export function resolveRuntime<State, Event>(
     logger: options.logger,
     concurrency,
     retry,
+    backfillMessages: parts.messages?.inBackfill === true,
   };
 }

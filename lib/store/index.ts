@@ -27,5 +27,8 @@ export type { DecodedImage } from './decoder';
 // The commit layer of a stream, for the modules that read its commits or scan its table (no other file
 // sends requests to the events table).
 export { commitsOf } from './stream-definition';
+// An append planned and not sent, whose commits join a transaction of the caller's (a reaction's effects).
+export { planAppendTo } from './append';
+export type { AppendPlanning, PlannedAppend } from './append';
 export type { CommitLog, InstanceSegment } from './commits';
 export type { InstancePage, InstanceRef } from './commits';

@@ -35,6 +35,8 @@ export const Attr = {
   replaySkip: 'dynafold.replay.skip',
   consumer: 'dynafold.feed.consumer',
   outboxTable: 'dynafold.outbox.table',
+  timerName: 'dynafold.timer.name',
+  timerOutcome: 'dynafold.timer.outcome',
 } as const;
 
 /** `db.system.name` of every database span: the conventions' value for DynamoDB. */

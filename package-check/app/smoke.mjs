@@ -19,11 +19,16 @@ import { dynafold as expressService } from 'dynafold/express';
 import { dynafold as fastifyPlugin, etagOf } from 'dynafold/fastify';
 import { ChangeFeedConsumer } from 'dynafold/feed';
 import { readStreamRecords, startDynamoLocal, toLambdaRecord } from 'dynafold/local';
+import { DynamoTimers, Reaction, Workflow, command, reactionsTableDefinition, sweepTimers } from 'dynafold/reactions';
+import { TestClock, reactionSpec } from 'dynafold/testing';
 import { z } from 'zod';
 
 if (typeof ChangeFeedConsumer !== 'function') throw new Error('dynafold/feed: no ChangeFeedConsumer');
 if (typeof fastifyPlugin !== 'function' || typeof expressService !== 'function' || etagOf(3) !== '"3"')
   throw new Error('dynafold/fastify or dynafold/express: missing exports');
+if ([DynamoTimers, Reaction, Workflow, command, reactionsTableDefinition, sweepTimers].some((value) => typeof value !== 'function'))
+  throw new Error('dynafold/reactions: missing exports');
+if (typeof TestClock !== 'function' || typeof reactionSpec !== 'function') throw new Error('dynafold/testing: no TestClock or reactionSpec');
 const scenario = createRequire(import.meta.url)('./scenario.cjs');
 const dynafold = {
   DynafoldError,

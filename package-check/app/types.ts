@@ -17,12 +17,14 @@ import type { RetryOptions, WaitForOptions } from 'dynafold/types';
 import { etagOf, expectedVersionOf } from 'dynafold/fastify';
 import { ChangeFeedConsumer, MemoryCheckpointStore, type ChangeFeedBatch } from 'dynafold/feed';
 import { startDynamoLocal, type DynamoLocal } from 'dynafold/local';
+import { DynamoTimers, Reaction, command, schedule, type FiredTimer } from 'dynafold/reactions';
 import {
   DYNAMODB_ENDPOINTS,
   deciderSpec,
   localClientConfig,
   projectionSpec,
   startTestDynamo,
+  TestClock,
   type DeciderOutcome,
   type ProjectionSpecResult,
 } from 'dynafold/testing';
@@ -109,3 +111,20 @@ export const commandTest = (): Promise<DeciderOutcome<number, OrderEvent>> =>
     .given([{ type: 'OrderPlaced', data: { customer: 'ada' } }])
     .when({ initial: 0, evolve: (count: number) => count + 1, decide: () => [{ type: 'ItemAdded', data: { sku: 's', price: 1 } }] })
     .thenEvents([{ type: 'ItemAdded', data: { sku: 's', price: 1 } }]);
+
+// A reaction, from its own subpath: each order placed counts in the customer's tally (a command on another
+// stream) and schedules a reminder a day later, on timers a test's clock moves.
+const tally = { initial: 0, evolve: (count: number) => count + 1, decide: () => [{ type: 'ItemAdded' as const, data: { sku: 'tally', price: 0 } }] };
+export const timers = new DynamoTimers({ client, table: 'reactions', clock: new TestClock() });
+export const reminders = new Reaction({
+  name: 'reminders',
+  streams: [orders],
+  client,
+  table: 'reactions',
+  timers,
+  react: (event) =>
+    event.type === 'OrderPlaced'
+      ? [command(orders, { orderId: `tally-${event.data.customer}` }, tally), schedule('remind', Date.parse(event.timestamp) + 86_400_000)]
+      : undefined,
+  onTimer: (timer: FiredTimer) => command(orders, { orderId: `reminded-${timer.name}` }, tally),
+});

@@ -4,6 +4,7 @@ import type { CommandContext } from '../context';
 import { ExitCodes } from '../exit-codes';
 import { colours } from '../output';
 import { streamArnOf } from './feeds';
+import { reactionsStatus, timersStatus } from './reactions-status';
 
 /** How far a lag count reads before it says "at least". */
 const LAG_PAGES = 5;
@@ -99,7 +100,10 @@ async function feedStatus(context: CommandContext, name: string): Promise<FeedSt
   };
 }
 
-/** `dynafold status`: every feed's lease, checkpoints and lag, every projection's parked rows; exit 3 when something fails. */
+/**
+ * `dynafold status`: every feed's lease, checkpoints and lag, every projection's parked rows, every reaction's
+ * lag (its feeds'), every timers table's due and late timers; exit 3 when something fails.
+ */
 export async function statusCommand(context: CommandContext): Promise<number> {
   try {
     return await reportStatus(context);
@@ -130,8 +134,16 @@ async function reportStatus(context: CommandContext): Promise<number> {
     for await (const _row of context.projection(name).parkedRows()) parked++;
     projections.push({ name, parked });
   }
-  const healthy = feeds.every((feed) => feed.problem === undefined) && projections.every((projection) => projection.parked === 0);
-  context.out.data({ healthy, feeds, projections }, () => {
+  const reactions = reactionsStatus(
+    context,
+    feeds.map((feed) => ({ ...feed, table: context.feed(feed.name).table })),
+  );
+  const timers = await timersStatus(context);
+  const healthy =
+    feeds.every((feed) => feed.problem === undefined) &&
+    projections.every((projection) => projection.parked === 0) &&
+    timers.every((table) => table.late === 0);
+  context.out.data({ healthy, feeds, projections, reactions, timers }, () => {
     for (const feed of feeds) {
       const lease =
         feed.lease === null
@@ -156,6 +168,26 @@ async function reportStatus(context: CommandContext): Promise<number> {
       context.out.table(
         ['projection', 'parked rows'],
         projections.map((projection) => [projection.name, projection.parked]),
+      );
+    if (reactions.length > 0)
+      context.out.table(
+        ['reaction', 'lag (records)', 'lag (age)', 'feeds'],
+        reactions.map((reaction) => [
+          reaction.name,
+          reaction.lagRecords === undefined ? '-' : `${reaction.lagIsLowerBound ? '≥ ' : ''}${reaction.lagRecords}`,
+          reaction.lagMs === undefined ? '-' : `${Math.round(reaction.lagMs / 1000)} s`,
+          reaction.feeds.join(', ') || 'none in the config',
+        ]),
+      );
+    if (timers.length > 0)
+      context.out.table(
+        ['timers', 'due', 'late', 'longest due'],
+        timers.map((table) => [
+          table.table,
+          `${table.atLeast ? '≥ ' : ''}${table.due}`,
+          `${table.atLeast ? '≥ ' : ''}${table.late}`,
+          table.oldestDueMs === undefined ? '-' : `${Math.round(table.oldestDueMs / 1000)} s`,
+        ]),
       );
     context.out.line(healthy ? colours.green('healthy') : colours.red('failing'));
   });

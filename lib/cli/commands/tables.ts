@@ -12,6 +12,8 @@ import { outboxTableDefinition } from '../../projector';
 import { eventsTableDefinition } from '../../store';
 import { readModelTableDefinition, type ReadModel } from '../../read-model';
 import { subjectKeysTableDefinition } from '../../erasure';
+import { Reaction, reactionsTableDefinition } from '../../reactions';
+import { TimerDefaults } from '../../timers';
 import { keyStoresOf } from './forget';
 import type { CommandContext } from '../context';
 import { ExitCodes } from '../exit-codes';
@@ -30,7 +32,13 @@ function definitionsOf(context: CommandContext): Array<{ kind: string; definitio
   // Sentinels expire on the attribute their streams name (a table has one TTL attribute).
   const sentinelTtl = (table: string) => streams.find((stream) => stream.table === table && stream.sentinelTtl !== undefined)?.sentinelTtl?.attribute;
   const models = new Map<string, ReadModel[]>();
+  // A reaction's progress rows and the timers live in a reactions table, with the timers' due-time index.
+  const reactionTables = new Set([
+    ...projections.flatMap((projection) => (projection instanceof Reaction ? [projection.readModel.table] : [])),
+    ...(model.timers ?? []).map((timers) => timers.table),
+  ]);
   for (const projection of projections) {
+    if (projection instanceof Reaction) continue;
     const { readModel } = projection;
     const list = models.get(readModel.table) ?? [];
     if (!list.includes(readModel)) list.push(readModel);
@@ -39,6 +47,7 @@ function definitionsOf(context: CommandContext): Array<{ kind: string; definitio
   return [
     ...[...eventTables].map((table) => ({ kind: 'events', definition: eventsTableDefinition(table), ttl: sentinelTtl(table) })),
     ...[...models].map(([table, readModels]) => ({ kind: 'read models', definition: readModelTableDefinition(table, readModels) })),
+    ...[...reactionTables].map((table) => ({ kind: 'reactions', definition: reactionsTableDefinition(table), ttl: TimerDefaults.ttlAttribute })),
     ...(model.outboxTables ?? []).map((table) => ({ kind: 'outbox', definition: outboxTableDefinition(table) })),
     ...keyStoresOf(context).map((keys) => ({ kind: 'subject keys', definition: subjectKeysTableDefinition(keys.table) })),
     ...[...new Set(Object.values(model.feeds ?? {}).map((feed) => feed.checkpointTable))].map((table) => ({

@@ -33,10 +33,11 @@ export interface InstanceRun {
 }
 
 /**
- * Applies every event of one stream instance, a page of events at a time, without outbox messages. A
- * transient failure tries the instance again after a backoff. A failure that counts towards parking was
- * counted on its row: with a park policy the instance is tried again until the row parks (each attempt
- * counts once, as a redelivery would); without one, or if the row does not park, the backfill stops.
+ * Applies every event of one stream instance, a page of events at a time, without outbox messages (a
+ * reaction's effects are written). A transient failure tries the instance again after a backoff. A failure
+ * that counts towards parking was counted on its row: with a park policy the instance is tried again until
+ * the row parks (each attempt counts once, as a redelivery would); without one, or if the row does not
+ * park, the backfill stops.
  */
 export async function backfillInstance<State>(
   runtime: ProjectionRuntime<State>,
@@ -77,7 +78,8 @@ async function applyInstance<State>(runtime: ProjectionRuntime<State>, stream: A
     const result = await deliver(
       runtime,
       events.map((event, position) => ({ event, position })),
-      { messages: false, signal: run.signal, rowReads: run.rowReads },
+      // History is no news to a read model; to a reaction, whose messages are its effects, it is (`backfillMessages`).
+      { messages: runtime.backfillMessages, signal: run.signal, rowReads: run.rowReads },
     );
     // Counted before a failure is thrown: what a failed row applied first stays applied when the instance is tried again.
     let applied = 0;

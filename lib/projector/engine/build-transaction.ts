@@ -8,10 +8,10 @@ import type { TransactionOperation } from './operation';
 import { planRows } from './plan-rows';
 import { readRows } from './read-rows';
 import { rowIdOf, type RowRuntime } from './row-store';
-import { putRow, type RowPut } from './write-row';
+import { extraPutInput, putRow, type RowPut } from './write-row';
 
 /** A Put of a caller's transaction: a row's, conditioned on the row as read, or one of its outbox messages. */
-export type TransactionPut = RowPut | { readonly TableName: string; readonly Item: Record<string, unknown> };
+export type TransactionPut = RowPut | ReturnType<typeof extraPutInput>;
 
 /** What building a call's rows for a transaction of the caller's came to. */
 export type TransactionBuild<Left> =
@@ -72,10 +72,7 @@ export async function buildTransaction<State, Left>(
     if (built.step.more) return { kind: 'more' };
     applied.push(...built.step.applied);
     if (built.write === undefined) continue;
-    puts.push(
-      putRow(runtime.store, row, built.write.item).input,
-      ...built.write.extras.map((extra) => ({ TableName: extra.table, Item: extra.item })),
-    );
+    puts.push(putRow(runtime.store, row, built.write.item).input, ...built.write.extras.map(extraPutInput));
   }
   return { kind: 'writes', puts, applied: applied.sort((x, y) => x.version - y.version) };
 }

@@ -1,10 +1,22 @@
 import type { StreamEvent } from '../../store';
 import type { Key } from './plan-rows';
 
-/** A Put sent in the same transaction as a row's write (an outbox message). */
+/** A Put sent in the same transaction as a row's write (an outbox message, a reaction's effect). */
 export interface ExtraPut {
   readonly table: string;
   readonly item: Record<string, unknown>;
+  /**
+   * What the Put needs to find (a commit's: that its key does not exist). When it does not, the transaction
+   * writes nothing, and the row's write counts as a lost race: the row is read and folded again.
+   */
+  readonly condition?: ExtraCondition | undefined;
+}
+
+/** The condition of an {@link ExtraPut}: an expression, and the names and values it refers to. */
+export interface ExtraCondition {
+  readonly expression: string;
+  readonly names?: Readonly<Record<string, string>> | undefined;
+  readonly values?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /**

@@ -241,14 +241,15 @@ async function sendInTransaction(store: RowStore, write: RowWrite, extras: Reado
       new TransactWriteCommand({
         TransactItems: [
           write.operation === 'PutItem' ? { Put: write.input } : { Update: write.input },
-          ...extras.map((extra) => ({ Put: { TableName: extra.table, Item: extra.item } })),
+          ...extras.map((extra) => ({ Put: extraPutInput(extra) })),
         ],
       }),
     );
     return true;
   } catch (error) {
     const codes = cancellationCodes(error);
-    if (codes !== undefined && (codes[0] === 'ConditionalCheckFailed' || codes.includes('TransactionConflict'))) return false;
+    // The row changed, or a conditioned extra (a reaction's commit) found its version taken: read and fold again.
+    if (codes !== undefined && (codes.includes('ConditionalCheckFailed') || codes.includes('TransactionConflict'))) return false;
     if (codes === undefined && (await landedDespite(error, own))) return true;
     throw asRequestError('TransactWriteItems', [store.readModel.table, ...extras.map((extra) => extra.table)], error);
   }
@@ -261,6 +262,19 @@ async function sendInTransaction(store: RowStore, write: RowWrite, extras: Reado
  */
 export function writeRecords(store: RowStore, read: ReadRow<unknown>, key: Key, records: RowRecords): Promise<boolean> {
   return sendRowWrite(store, updateRow(store, read, key, records));
+}
+
+/** An extra Put as a transaction's item takes it, with its condition. */
+export function extraPutInput(extra: ExtraPut): PutCommandInput {
+  const { condition } = extra;
+  if (condition === undefined) return { TableName: extra.table, Item: extra.item };
+  return {
+    TableName: extra.table,
+    Item: extra.item,
+    ConditionExpression: condition.expression,
+    ...(condition.names === undefined ? {} : { ExpressionAttributeNames: { ...condition.names } }),
+    ...(condition.values === undefined ? {} : { ExpressionAttributeValues: { ...condition.values } }),
+  };
 }
 
 /** How a row write knows its own row: its id among the row's last writes, read strongly consistent after a failure. */

@@ -61,34 +61,69 @@ export class OutboxWriter implements RowMessages {
   put(key: Readonly<Record<string, unknown>>, event: StreamEvent, state: unknown, sortKey: string): ExtraPut | undefined {
     const message = this.options.message === undefined ? event : this.options.message(event, { key, state });
     if (message === undefined) return undefined;
-    const json = JSON.stringify(message);
-    const compressed = Buffer.byteLength(json) > COMPRESS_ABOVE_BYTES;
-    const partition = this.partition(key);
-    const stored = compressed ? compress(json, 'gzip') : (JSON.parse(json) as unknown);
-    // The message of an event that holds personal data is sealed for its subjects: once one is forgotten,
-    // the relay can't open it and deletes it unpublished.
-    const trail = trailOf(event);
-    const sealed =
-      trail === undefined
-        ? undefined
-        : sealBlob(trail, compressed ? (stored as Uint8Array) : Buffer.from(json, 'utf8'), outboxContext(partition, sortKey));
-    const trace = event.trace === undefined ? undefined : traceContextBytes(event.trace);
-    return {
+    return outboxPut({
       table: this.options.table,
-      item: {
-        [OutboxLayout.partitionKey]: partition,
-        [OutboxLayout.sortKey]: sortKey,
-        [OutboxLayout.marker]: this.projection,
-        id: `${event.streamName}#${event.streamId}#${event.version}`,
-        key,
-        message: sealed === undefined ? stored : sealed.body,
-        ...(compressed ? { [OutboxLayout.encoding]: 'gzip' } : {}),
-        ...(sealed === undefined ? {} : { [OutboxLayout.personal]: sealed.shares }),
-        ...(trace === undefined ? {} : { [OutboxLayout.traceContext]: trace }),
-        createdAt: new Date().toISOString(),
-      },
-    };
+      writer: this.projection,
+      partition: this.partition(key),
+      sortKey,
+      id: `${event.streamName}#${event.streamId}#${event.version}`,
+      key,
+      message,
+      event,
+    });
   }
+}
+
+/** What an outbox message's item holds (see {@link outboxPut}). */
+export interface OutboxEntry {
+  readonly table: string;
+  /** Who wrote it (a projection's name, a reaction's): the relay keys on it. */
+  readonly writer: string;
+  /** The partition holding the messages published in order with it. */
+  readonly partition: string;
+  /** Its place among them. */
+  readonly sortKey: string;
+  /** Its stable id, to deduplicate on. */
+  readonly id: string;
+  readonly key: Readonly<Record<string, unknown>>;
+  readonly message: unknown;
+  /** The event it comes from, whose trace context it carries and whose personal data's subjects it is sealed for. */
+  readonly event?: StreamEvent | undefined;
+}
+
+/**
+ * The Put of an outbox message, as the relay (`dynafold/outbox`) reads it: compressed when large, sealed
+ * for the subjects of its event's personal data, with its event's trace context. A projection's outbox and
+ * a reaction's messages share it.
+ */
+export function outboxPut(entry: OutboxEntry): ExtraPut {
+  const { event, partition, sortKey } = entry;
+  const json = JSON.stringify(entry.message);
+  const compressed = Buffer.byteLength(json) > COMPRESS_ABOVE_BYTES;
+  const stored = compressed ? compress(json, 'gzip') : (JSON.parse(json) as unknown);
+  // The message of an event that holds personal data is sealed for its subjects: once one is forgotten,
+  // the relay can't open it and deletes it unpublished.
+  const trail = event === undefined ? undefined : trailOf(event);
+  const sealed =
+    trail === undefined
+      ? undefined
+      : sealBlob(trail, compressed ? (stored as Uint8Array) : Buffer.from(json, 'utf8'), outboxContext(partition, sortKey));
+  const trace = event?.trace === undefined ? undefined : traceContextBytes(event.trace);
+  return {
+    table: entry.table,
+    item: {
+      [OutboxLayout.partitionKey]: partition,
+      [OutboxLayout.sortKey]: sortKey,
+      [OutboxLayout.marker]: entry.writer,
+      id: entry.id,
+      key: entry.key,
+      message: sealed === undefined ? stored : sealed.body,
+      ...(compressed ? { [OutboxLayout.encoding]: 'gzip' } : {}),
+      ...(sealed === undefined ? {} : { [OutboxLayout.personal]: sealed.shares }),
+      ...(trace === undefined ? {} : { [OutboxLayout.traceContext]: trace }),
+      createdAt: new Date().toISOString(),
+    },
+  };
 }
 
 /**

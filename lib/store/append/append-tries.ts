@@ -122,7 +122,7 @@ async function attempt(
 }
 
 /** The events the commits `items` hold, as a read would return them. */
-function writtenOf(stream: StreamDefinition, items: ReadonlyArray<Record<string, unknown>>, events: ReadonlyArray<ValidEvent>): StreamEvent[] {
+export function writtenOf(stream: StreamDefinition, items: ReadonlyArray<Record<string, unknown>>, events: ReadonlyArray<ValidEvent>): StreamEvent[] {
   const written: StreamEvent[] = [];
   for (const item of items) written.push(...writtenEvents(stream.codec, item, events.slice(written.length)));
   return written;

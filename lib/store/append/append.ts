@@ -88,7 +88,7 @@ async function appendLoaded(
 }
 
 /** The events of an append, validated with its options' metadata merged in; an invalid one is a `ValidationError`. */
-function validateAppend(stream: StreamDefinition, events: ReadonlyArray<unknown>, options: AppendOptions): ValidEvent[] {
+export function validateAppend(stream: StreamDefinition, events: ReadonlyArray<unknown>, options: AppendOptions): ValidEvent[] {
   if (!Array.isArray(events) || events.length === 0) {
     throw new ValidationError(`An append to ${stream.name} needs at least one event.`, [{ path: [], message: 'no events' }]);
   }

@@ -33,6 +33,7 @@ import {
 } from '../codec';
 import { Layout, MAX_VERSION, SentinelAttributes, partitionKeyOf } from '../layout';
 import type { Snapshot, StreamEvent } from '../types';
+import type { TransactPut } from '../inline';
 import { commitHoldingQuery, commitsQuery, headQuery, snapshotPageQuery } from './commit-queries';
 import { cancelledOutcome, transactItems, type AppendOutcome, type CommitTransaction } from './commit-transaction';
 import { instancePages, type InstancePage, type InstanceSegment } from './instance-scan';
@@ -316,6 +317,15 @@ export class CommitLog {
       if (outcome === undefined) throw asRequestError('TransactWriteItems', tables, error);
       return outcome;
     }
+  }
+
+  /**
+   * The Puts of an append's commits for a transaction the caller sends (a reaction's row write, which carries
+   * its effects), conditioned as this layer's own are: on their key not existing, so versions stay contiguous.
+   * The caller knows its transaction landed by what it writes beside them (a row with its write's id).
+   */
+  commitPuts(commits: ReadonlyArray<Item>): TransactPut[] {
+    return transactItems(this.table, { commits }).map((item) => item.Put as TransactPut);
   }
 
   /** The idempotency sentinel at `key`, strongly consistent; the end of the append it stands for is learned. */
