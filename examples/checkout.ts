@@ -61,7 +61,7 @@ async function main(): Promise<void> {
       client,
       names,
       streams,
-      clock,
+      { clock },
     );
     const handler = lambdaHandler({ projections: { workflow } });
     const deliver = async (label: string) => {

@@ -17,7 +17,7 @@ function checkout(tables: ReactionSpecTables) {
     tables.client,
     tables,
     streams,
-    tables.clock,
+    { clock: tables.clock },
   );
   return {
     reaction: workflow,

@@ -71,7 +71,7 @@ type OrderEvent = EventOf<typeof orderEvents>;
 type ShipmentEvent = EventOf<typeof shipmentEvents>;
 
 // #region deciders
-/** Cancels an order still open: run again, it finds it cancelled. */
+/** Cancels the order, unless it is cancelled already. */
 export const cancelUnpaid: Decider<
   { readonly open: boolean },
   OrderEvent,
@@ -90,7 +90,7 @@ export const cancelUnpaid: Decider<
       : [],
 };
 
-/** Requests the order's shipment, once whatever runs it twice. */
+/** Requests the order's shipment, unless it is requested already. */
 export function requestShipment(
   customer: string,
 ): Decider<
@@ -122,13 +122,16 @@ export function checkoutWorkflow(
   client: DynamoDBClient,
   tables: CheckoutTables,
   { Orders, Payments, Shipments }: CheckoutStreams,
-  clock?: Clock, // the system's, unless a test moves one
+  // The system's clock, unless a test moves one
+  options: { clock?: Clock; timers?: DynamoTimers } = {},
 ) {
-  const timers = new DynamoTimers({
-    client,
-    table: tables.reactions,
-    ...(clock === undefined ? {} : { clock }),
-  });
+  const timers =
+    options.timers ??
+    new DynamoTimers({
+      client,
+      table: tables.reactions,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
   const workflow = new Workflow({
     name: 'Checkout',
     inputs: [Orders, Payments],
