@@ -171,7 +171,7 @@ export function checkoutWorkflow(
         ];
       const { event } = input;
       if (event.type === 'OrderPlaced') {
-        // A payment may come first: inputs of two streams come in any order
+        // A payment may come first: two streams, any order
         if (state.paid >= event.data.amount)
           return ship(event.data.customer);
         const due = Date.parse(event.timestamp) + PAYMENT_WINDOW_MS;
