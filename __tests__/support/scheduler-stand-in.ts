@@ -46,7 +46,8 @@ export function schedulerStandIn(clock: Clock) {
   });
   const handle = (request: Request) => {
     const name = decodeURIComponent(request.path.replace(/^\/schedules\//, ''));
-    const text = typeof request.body === 'string' ? request.body : request.body === undefined ? '{}' : new TextDecoder().decode(request.body as Uint8Array);
+    const text =
+      typeof request.body === 'string' ? request.body : request.body === undefined ? '{}' : new TextDecoder().decode(request.body as Uint8Array);
     const body = JSON.parse(text === '' ? '{}' : text) as Record<string, unknown>;
     const group = String(body['GroupName'] ?? request.query?.['groupName'] ?? 'default');
     const key = `${group}/${name}`;
@@ -57,7 +58,8 @@ export function schedulerStandIn(clock: Clock) {
     }
     if (request.method === 'POST' || request.method === 'PUT') {
       if (request.method === 'POST' && schedules.has(key)) return answer(409, { Message: `Schedule ${name} already exists.` }, 'ConflictException');
-      if (request.method === 'PUT' && !schedules.has(key)) return answer(404, { Message: `Schedule ${name} does not exist.` }, 'ResourceNotFoundException');
+      if (request.method === 'PUT' && !schedules.has(key))
+        return answer(404, { Message: `Schedule ${name} does not exist.` }, 'ResourceNotFoundException');
       schedules.set(key, {
         name,
         group,
