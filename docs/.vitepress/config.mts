@@ -62,6 +62,7 @@ const guides: DefaultTheme.SidebarItem[] = [
   { text: 'Projections', link: '/guides/projections' },
   { text: 'Beyond one source', link: '/guides/beyond-one-source' },
   { text: 'The change feed', link: '/guides/change-feed' },
+  { text: 'Reactions and workflows', link: '/guides/reactions' },
   { text: 'Services', link: '/guides/services' },
   { text: 'Operations', link: '/guides/operations' },
   { text: 'Observability', link: '/guides/observability' },

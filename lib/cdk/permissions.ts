@@ -22,4 +22,14 @@ export const Actions = {
     'dynamodb:Query',
     'dynamodb:BatchWriteItem',
   ],
+  /** A reaction or workflow (lambdaHandler, runChangeFeed): gap reads, its targets' and instances' loads, and their appends. */
+  reactionOnEvents: ['dynamodb:Query', 'dynamodb:PutItem'],
+  /** ...its reactions table: progress rows as a projection's rows are read and written, and its timers' items. */
+  reactionOnProgress: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  /** The timer sweep (timerSweepHandler) and the Scheduler's target (schedulerTimerHandler): due timers read from the due-time index... */
+  timersOnDueIndex: ['dynamodb:Query'],
+  /** ...each timer read, and its firing's record written (a Put or an Update of its item) with its owner's effects. */
+  timersOnTable: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  /** SchedulerTimers: one-time schedules created, set again and deleted in their group. */
+  schedulesInGroup: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
 } as const;

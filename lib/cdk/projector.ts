@@ -48,17 +48,22 @@ export class Projector extends Construct {
 
 /** Refuses at synth what could never work: a filter that matches nothing, a role that writes no row. */
 function requireProjectorProps(id: string, streams: ReadonlyArray<string>, readModelTables: ReadonlyArray<dynamodb.ITable>): void {
-  if (streams.length === 0)
-    throw new ConfigurationError(`${id}: \`streams\` is empty, so the event filter would match no record; name the streams its projections read.`);
+  requireStreamNames(id, streams, 'its projections read');
+  if (readModelTables.length === 0) {
+    throw new ConfigurationError(`${id}: \`readModelTables\` is empty, so the function could write no row; give the tables its projections write.`);
+  }
+}
+
+/** Refuses stream names no event filter can match: none, or a name that is empty or holds `#`. */
+export function requireStreamNames(id: string, streams: ReadonlyArray<string>, reader: string): void {
+  if (!Array.isArray(streams) || streams.length === 0)
+    throw new ConfigurationError(`${id}: \`streams\` is empty, so the event filter would match no record; name the streams ${reader}.`);
   for (const name of streams) {
     if (typeof name !== 'string' || name === '' || name.includes('#')) {
       throw new ConfigurationError(
         `${id}: stream name ${JSON.stringify(name)} can't name an event stream (a name is a non-empty string without '#'); give the EventStream's \`name\`.`,
       );
     }
-  }
-  if (readModelTables.length === 0) {
-    throw new ConfigurationError(`${id}: \`readModelTables\` is empty, so the function could write no row; give the tables its projections write.`);
   }
 }
 

@@ -6,6 +6,8 @@ import { CheckpointTable as CheckpointTableDefinition } from '../dynamo';
 import { outboxTableDefinition } from '../projector';
 import { eventsTableDefinition } from '../store';
 import { readModelTableDefinition, type ReadModel } from '../read-model';
+import { reactionsTableDefinition } from '../reactions';
+import { TimerDefaults } from '../timers';
 
 /** Settings every dynafold table takes. */
 export interface DynafoldTableProps {
@@ -115,5 +117,17 @@ export class CheckpointTable extends DynafoldTable {
       { removalPolicy: RemovalPolicy.DESTROY, ...props },
       CheckpointTableDefinition.ttlAttribute,
     );
+  }
+}
+
+/**
+ * A reactions table: reactions' and workflows' progress rows and their timers' items, with the timers'
+ * due-time index and DynamoDB TTL on `ttl` (fired and cancelled timers' records expire). Retained by
+ * default: the progress rows record which events' effects were written, so a table rebuilt empty would
+ * write every event's effects again.
+ */
+export class ReactionsTable extends DynafoldTable {
+  constructor(scope: Construct, id: string, props: DynafoldTableProps = {}) {
+    super(scope, id, reactionsTableDefinition('reactions'), props, TimerDefaults.ttlAttribute);
   }
 }

@@ -36,4 +36,16 @@ export type {
   WorkflowOutput,
 } from './workflows';
 export { DynamoTimers, TimerDefaults, systemClock, sweepTimers, runTimerSweeps, timerSweepHandler } from '../timers';
-export type { Clock, DynamoTimersOptions, SweepOptions, SweepResult, TimerSweepsOptions, TimerOwner, DueTimer, FiringPlan } from '../timers';
+export type {
+  Clock,
+  DynamoTimersOptions,
+  SweepOptions,
+  SweepResult,
+  TimerSweepsOptions,
+  TimerOwner,
+  DueTimer,
+  FiringPlan,
+  FiringOutcome,
+  ScheduledTimer,
+  TimerKey,
+} from '../timers';

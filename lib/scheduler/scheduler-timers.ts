@@ -86,7 +86,7 @@ export class SchedulerTimers extends DynamoTimers {
       timers.map((timer) =>
         limit.use(async () => {
           try {
-            await this.scheduler.send(new DeleteScheduleCommand({ Name: scheduleName(timer), GroupName: this.group }), { abortSignal: signal });
+            await this.scheduler.send(new DeleteScheduleCommand({ Name: scheduleName(timer), GroupName: this.group }), sendOptions(signal));
           } catch (error) {
             if (!(error instanceof ResourceNotFoundException)) throw error;
           }
@@ -107,13 +107,18 @@ export class SchedulerTimers extends DynamoTimers {
       Target: { Arn: this.target.arn, RoleArn: this.target.roleArn, Input: JSON.stringify(wakeUp) },
     };
     try {
-      await this.scheduler.send(new CreateScheduleCommand(input), { abortSignal: signal });
+      await this.scheduler.send(new CreateScheduleCommand(input), sendOptions(signal));
     } catch (error) {
       // The name is taken: this timer's schedule, from an earlier try or an earlier time. Set it to this one.
       if (!(error instanceof ConflictException)) throw error;
-      await this.scheduler.send(new UpdateScheduleCommand(input), { abortSignal: signal });
+      await this.scheduler.send(new UpdateScheduleCommand(input), sendOptions(signal));
     }
   }
+}
+
+/** A request's options: the signal, when there is one (its absence, not `undefined`, under exactOptionalPropertyTypes). */
+function sendOptions(signal: AbortSignal | undefined): { abortSignal?: AbortSignal } {
+  return signal === undefined ? {} : { abortSignal: signal };
 }
 
 /**

@@ -154,7 +154,10 @@ export function reactionSpec<R extends Reaction>(
   return { given: (given) => when(given, []) };
 }
 
-type Settings = Required<Omit<ReactionSpecOptions, 'clientConfig'>> & { readonly clientConfig: DynamoDBClientConfig | undefined };
+// Each option resolved: present and defined (Required alone keeps `| undefined` under exactOptionalPropertyTypes).
+type Settings = { readonly [K in Exclude<keyof ReactionSpecOptions, 'clientConfig'>]-?: Exclude<ReactionSpecOptions[K], undefined> } & {
+  readonly clientConfig: DynamoDBClientConfig | undefined;
+};
 
 function resolveOptions(options: ReactionSpecOptions): Settings {
   const where = 'reactionSpec';

@@ -9,3 +9,7 @@ output "views_table" {
 output "on_failure_queue_url" {
   value = aws_sqs_queue.on_failure.url
 }
+
+output "reactions_table" {
+  value = aws_dynamodb_table.reactions.name
+}

@@ -27,7 +27,7 @@ export interface LoadOptions<State = unknown> {
 
 /** Where a load starts from and how often it saves a snapshot. @inline */
 export interface SnapshotOptions<State> {
-  /** @defaultValue {@link DEFAULT_SNAPSHOT_NAME} */
+  /** @defaultValue `'default'` (`DEFAULT_SNAPSHOT_NAME`) */
   readonly name?: string | undefined;
   /**
    * Save a snapshot when a load (or a command deciding again after a lost race, which folds on without one)
