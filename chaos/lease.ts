@@ -78,7 +78,9 @@ export async function runLeaseScenario(config: ClientConfig, client: DynamoDBCli
     await sleep(randomInt(random, 200, 600));
     a.child.kill('SIGSTOP');
     const stoppedAt = Date.now();
-    await waitUntil(() => commits(b?.child.pid) >= 1, leaseMs * 10 + 20_000, 'consumer B to take over and commit');
+    // B was started just before A stopped: its wait holds its own start (TypeScript compiled on a loaded
+    // machine, see CONSUMER_START_MS) as well as the lease running out.
+    await waitUntil(() => commits(b?.child.pid) >= 1, CONSUMER_START_MS + leaseMs * 10, 'consumer B to take over and commit');
     await sleep(randomInt(random, 0, 300));
     const resumedAt = Date.now();
     a.child.kill('SIGCONT');
