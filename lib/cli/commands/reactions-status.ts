@@ -58,7 +58,7 @@ async function countDue(timers: DynamoTimers): Promise<TimersStatus> {
 
 /** Each reaction (and workflow) among the config's projections, with the lag of the feeds that read its streams' tables. */
 export function reactionsStatus(context: CommandContext, feeds: ReadonlyArray<FeedLag>): ReactionStatus[] {
-  return Object.entries(context.model.projections ?? {}).flatMap(([name, projection]) => {
+  return Object.entries(context.projections).flatMap(([name, projection]) => {
     if (!(projection instanceof Reaction)) return [];
     const tables = new Set(projection.streams.map((stream) => stream.table));
     const reading = feeds.filter((feed) => tables.has(feed.table));
