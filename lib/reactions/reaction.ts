@@ -189,7 +189,7 @@ export class Reaction<S extends AnyEventStream = AnyEventStream>
     };
   }
 
-  /** @internal plans the effects of one of its timers firing (see `TimerOwner`): its `onTimer`'s. */
+  /** Plans the effects of one of its timers firing, its `onTimer`'s (see `TimerOwner`): the sweep calls it, an app need not. */
   async planFiring(timer: DueTimer, signal: AbortSignal | undefined): Promise<FiringPlan> {
     const where = `Reaction ${this.name}`;
     const plan = new TransactionPlan({ timers: this.timers, signal, where });

@@ -93,7 +93,7 @@ export class Workflow<S extends AnyEventStream = AnyEventStream, State = unknown
     return { state: loaded.state.state, completed: loaded.state.completed, version: loaded.version };
   }
 
-  /** @internal plans a timer's firing: an input of the instance that scheduled it (see `TimerOwner`). */
+  /** Plans a timer's firing, an input of the instance that scheduled it (see `TimerOwner`): the sweep calls it, an app need not. */
   override async planFiring(timer: DueTimer, signal: AbortSignal | undefined): Promise<FiringPlan> {
     const plan = new TransactionPlan({ timers: this.timers, signal, where: `Workflow ${this.name}` });
     const input: WorkflowInput = {
