@@ -15,7 +15,9 @@ const recordedEvent = z.object({
   timestamp: z.string(),
 });
 const recordedTimer = z.object({ name: z.string(), at: z.number(), id: z.string(), data: z.unknown().optional() });
-const recordedInput = z.discriminatedUnion('type', [
+// A plain union, not z.discriminatedUnion: the published declarations spell this type out, and
+// ZodDiscriminatedUnion takes one type argument in older zod 4 releases, two in newer ones.
+const recordedInput = z.union([
   z.object({ type: z.literal('event'), event: recordedEvent }),
   z.object({ type: z.literal('timer'), timer: recordedTimer }),
 ]);
