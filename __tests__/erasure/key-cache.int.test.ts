@@ -84,3 +84,20 @@ test('a read that joins a load which found the key missing before another proces
   await gates.advance('late');
   expect((await within(late, 10_000, 'the late read'))[0]?.data).toMatchObject({ name: 'Barbara' });
 });
+
+test("a key read answered after another process forgot the subject is held one lifetime from the read's start, not from its answer", async () => {
+  await setup.customers().append({ customerId: 'kc-5' }, [registered('Edsger')]);
+  let now = Date.UTC(2026, 0, 1);
+  const keys = subjectKeys(gatedClient, setup.tables.subjectKeys as string, setup.provider, { now: () => now });
+  const Customers = customerStream(gatedClient, setup.tables.events as string, keys);
+  const loading = gates.run('load', () => keys.load(['kc-5']));
+  // The key is read; its answer comes back after another process forgot the subject and a lifetime passed.
+  await gates.advance('load', 'answer BatchGetItemCommand');
+  await setup.keys().forget('kc-5');
+  now += keys.cacheLifetimeMs;
+  await gates.advance('load');
+  await within(loading, 10_000, 'the load');
+  // A lifetime has passed since the key was read: the next read reads the key table again and finds the marker.
+  expect((await Customers.read({ customerId: 'kc-5' }))[0]?.data).toEqual(redacted);
+  await expect(Customers.append({ customerId: 'kc-5' }, [registered('Edsger')])).rejects.toThrow(SubjectForgottenError);
+});

@@ -1,5 +1,5 @@
 /** A load's place in the order of the forgets this process completed: taken before its first request. */
-export interface LoadTicket {
+export interface FenceTicket {
   readonly epoch: number;
 }
 
@@ -18,13 +18,13 @@ export class ForgetFence {
   private readonly forgets = new Map<string, { readonly epoch: number; readonly forgottenAt: string }>();
 
   /** A ticket for a load about to read. */
-  begin(): LoadTicket {
+  begin(): FenceTicket {
     this.open.set(this.epoch, (this.open.get(this.epoch) ?? 0) + 1);
     return { epoch: this.epoch };
   }
 
   /** The load of `ticket` is done: what only it needed is let go. */
-  end(ticket: LoadTicket): void {
+  end(ticket: FenceTicket): void {
     const count = (this.open.get(ticket.epoch) ?? 0) - 1;
     if (count > 0) this.open.set(ticket.epoch, count);
     else this.open.delete(ticket.epoch);
@@ -38,7 +38,7 @@ export class ForgetFence {
   }
 
   /** When `subject` was forgotten, if this process completed a forget of it after the load of `ticket` began. */
-  forgottenSince(subject: string, ticket: LoadTicket): string | undefined {
+  forgottenSince(subject: string, ticket: FenceTicket): string | undefined {
     const forget = this.forgets.get(subject);
     return forget !== undefined && forget.epoch > ticket.epoch ? forget.forgottenAt : undefined;
   }

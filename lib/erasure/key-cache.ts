@@ -1,10 +1,13 @@
 import type { KnownKey } from '../personal';
-import { ForgetFence, type LoadTicket } from './forget-fence';
-
-export type { LoadTicket } from './forget-fence';
+import { ForgetFence, type FenceTicket } from './forget-fence';
 export type { HeldKey, KnownKey } from '../personal';
 
 type Forgotten = Extract<KnownKey, { readonly kind: 'forgotten' }>;
+
+/** A load's place among this process's forgets, and when it began: what it finds is as old as its first request. */
+export interface LoadTicket extends FenceTicket {
+  readonly startedAt: number;
+}
 
 interface Entry {
   readonly known: KnownKey;
@@ -14,8 +17,9 @@ interface Entry {
 /**
  * The keys this process has read. An entry is in one of three states, and moves between them so:
  *
- * - `key`: held for `lifetimeMs`, then read again, so that a subject forgotten by another process reads
- *   redacted here too within a lifetime.
+ * - `key`: held for `lifetimeMs` from when the load that found it began (not when its answer came: a read
+ *   answered slowly may predate another process's forget), then read again, so that a subject forgotten
+ *   by another process reads redacted here too within a lifetime.
  * - `missing`: never an answer to keep. The next load reads the subject again, since another process may
  *   have made its key since (an event sealed for the subject proves it did).
  * - `forgotten`: final. The table never gives a forgotten subject a key again, so nothing replaces the
@@ -50,7 +54,7 @@ export class KeyCache {
 
   /** A ticket for a load or a key's creation about to send its first request; give it back with `end`. */
   begin(): LoadTicket {
-    return this.fence.begin();
+    return { ...this.fence.begin(), startedAt: this.now() };
   }
 
   /** The load of `ticket` is done. */
@@ -66,7 +70,7 @@ export class KeyCache {
   settle<Found extends KnownKey>(ticket: LoadTicket, subject: string, found: Found, needed: ReadonlySet<string>): Found | Forgotten {
     const forgottenAt = this.forgottenSince(ticket, subject);
     const known: Found | Forgotten = forgottenAt === undefined ? found : { kind: 'forgotten', forgottenAt };
-    this.put(subject, known, needed);
+    this.put(subject, known, ticket.startedAt, needed);
     return known;
   }
 
@@ -79,7 +83,7 @@ export class KeyCache {
   /** This process forgot `subject`: final, whatever a load in flight finds. */
   forgot(subject: string, forgottenAt: string): void {
     this.fence.forgot(subject, forgottenAt);
-    this.put(subject, { kind: 'forgotten', forgottenAt }, new Set([subject]));
+    this.put(subject, { kind: 'forgotten', forgottenAt }, this.now(), new Set([subject]));
   }
 
   /** How many subjects are held. */
@@ -98,9 +102,9 @@ export class KeyCache {
     }
   }
 
-  private put(subject: string, known: KnownKey, needed: ReadonlySet<string>): void {
+  private put(subject: string, known: KnownKey, loadedAt: number, needed: ReadonlySet<string>): void {
     this.entries.delete(subject);
-    this.entries.set(subject, { known, loadedAt: this.now() });
+    this.entries.set(subject, { known, loadedAt });
     if (this.entries.size > this.maxEntries) this.makeRoom(needed);
   }
 
