@@ -5,7 +5,8 @@
  * fails a share of its calls with every fault, losing the answer of every kind of write after DynamoDB
  * applied it. The table's real stream records are delivered as Lambda may with a parallelisation factor up
  * to 10: shuffled, duplicated, split on concurrent lanes, each batch retried from its first reported
- * failure; some calls are cut short at a random point (an invocation killed: the requests it sent may
+ * failure, each call taken by one of two processes at random (each remembers the progress it wrote, which
+ * the other's writes make stale); some calls are cut short at a random point (an invocation killed: the requests it sent may
  * land, none after) and their batch is delivered again. Parked instances are retried once the handler is
  * fixed; timers are swept before they are due, then by concurrent sweeps, then late; late payments reach
  * completed checkouts. Afterwards every source event's effects must be in the targets exactly once, in
@@ -162,9 +163,16 @@ async function recordsOf(world: ReactionsWorld, names: ReadonlyArray<string>): P
 
 /**
  * Delivers `records` to both the reaction and the workflow as Lambda may (a schedule's own lanes, batches
- * and duplicates), a share of the calls cut short at a random point and their batch delivered again.
+ * and duplicates), each call to one of `processes` at random (each remembers the progress it wrote, which
+ * the others' writes make stale), a share of the calls cut short at a random point and their batch
+ * delivered again.
  */
-async function deliverAll(records: ReadonlyArray<_Record>, reacting: Actors, random: () => number, summary: ChaosSummary): Promise<void> {
+async function deliverAll(
+  records: ReadonlyArray<_Record>,
+  processes: ReadonlyArray<Actors>,
+  random: () => number,
+  summary: ChaosSummary,
+): Promise<void> {
   const delivery: Delivery = {
     seed: randomInt(random, 0, 2 ** 31 - 1),
     lanes: randomInt(random, 1, 10),
@@ -174,6 +182,7 @@ async function deliverAll(records: ReadonlyArray<_Record>, reacting: Actors, ran
   };
   const first = (batch: unknown[]) => ({ batchItemFailures: [{ itemIdentifier: (batch[0] as _Record).dynamodb?.SequenceNumber as string }] });
   await deliver(records, delivery, async (batch) => {
+    const reacting = processes[randomInt(random, 0, processes.length - 1)] as Actors;
     if (random() >= 0.15) {
       try {
         const failed = [
@@ -260,11 +269,13 @@ export async function runReactionsSchedule(
     const suffix = `${seed}`;
     const writer = actors(client, world, suffix, clock, fault);
     const reacting = actors(faulty, world, suffix, clock, fault);
+    // A second process of the same reaction and workflow, taking calls too.
+    const processes = [reacting, actors(faulty, world, suffix, clock, fault)];
     const expected = await writeWorkload(writer, random);
     const sources = [writer.orders.name, writer.streams.orders.name, writer.streams.payments.name];
     const early = await recordsOf(world, sources);
     summary.events += early.length;
-    await deliverAll(early, reacting, random, summary);
+    await deliverAll(early, processes, random, summary);
     fault.fixed = true;
     summary.poisonEvents += expected.poison;
     await retryAllParked(reacting.reaction, writer.reaction, summary);
@@ -286,7 +297,7 @@ export async function runReactionsSchedule(
     }
     const all = await recordsOf(world, sources);
     summary.events += all.length - early.length;
-    await deliverAll(all, reacting, random, summary);
+    await deliverAll(all, processes, random, summary);
     await retryAllParked(reacting.workflow, writer.workflow, summary);
     summary.timersFired += await sweepAll(reacting, writer, random);
     await checkEffects(writer, expected, summary, problem);

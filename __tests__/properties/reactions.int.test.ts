@@ -13,11 +13,12 @@ import { reserve, shopOrders, stockStream } from '../support/shop';
 import { readStreamRecords } from '../support/stream-records';
 
 // Reactions and workflows over small domains: a few orders' events delivered shuffled, duplicated and split
-// on parallel lanes with retries; lost answers on every kind of write; calls cut short at any point (a
-// crash between the effects' transaction and the call's answer: the batch is delivered again); handlers
-// that throw until a fix, parking their instance, then retried; timers swept before they are due, then
-// twice at once and again, late. Every source event's effects happen once, every timer fires once and
-// never early, every workflow's stream holds each input once.
+// on parallel lanes with retries, to two processes taking the calls in turn at random (each remembers the
+// progress it wrote, which the other's writes make stale); lost answers on every kind of write; calls cut
+// short at any point (a crash between the effects' transaction and the call's answer: the batch is
+// delivered again); handlers that throw until a fix, parking their instance, then retried; timers swept
+// before they are due, then twice at once and again, late. Every source event's effects happen once,
+// every timer fires once and never early, every workflow's stream holds each input once.
 const client = testClient();
 const answers = loseAnswers(client);
 let eventsTable: string;
@@ -112,7 +113,7 @@ test(
         const clock = new TestClock();
         const timers = new DynamoTimers({ client, table: reactionsTable, clock });
         const fault = { fixed: false };
-        const reaction = new Reaction({
+        const process = () => new Reaction({
           name: `property-${run}`,
           streams: [orders],
           client,
@@ -131,6 +132,9 @@ test(
           },
           onTimer: (timer) => command(stock, { sku: 'fired' }, reserve(timer.name, 0, 1)),
         });
+        const processes = [process(), process()] as const;
+        const reaction = processes[0];
+        const pick = seededRandom(faulty.seed + 7);
         const expected: string[] = [];
         const timersExpected: string[] = [];
         for (let index = 0; index < work.length; index++) {
@@ -157,7 +161,7 @@ test(
           records,
           delivery,
           faulty,
-          async (batch, signal) => (await reaction.processBatch(batch, { logger: false, signal })).response,
+          async (batch, signal) => (await processes[pick() < 0.5 ? 0 : 1].processBatch(batch, { logger: false, signal })).response,
         );
         fault.fixed = true;
         await retryAllParked(reaction);
@@ -193,7 +197,11 @@ test(
         const streams = checkoutStreams(client, eventsTable, `P${run}`);
         const clock = new TestClock();
         const { workflow, timers } = checkoutWorkflow(client, { events: eventsTable, reactions: reactionsTable }, streams, clock, `PCheckout${run}`);
-        const handle = (batch: unknown[], signal: AbortSignal | undefined) => workflow.processBatch(batch, { logger: false, signal });
+        // A second process of the workflow takes calls too (see the reaction's property).
+        const { workflow: other } = checkoutWorkflow(client, { events: eventsTable, reactions: reactionsTable }, streams, clock, `PCheckout${run}`, timers);
+        const pick = seededRandom(faulty.seed + 7);
+        const handle = (batch: unknown[], signal: AbortSignal | undefined) =>
+          (pick() < 0.5 ? workflow : other).processBatch(batch, { logger: false, signal });
         const inputs = new Map<string, number>();
         const input = (id: string) => inputs.set(id, (inputs.get(id) ?? 0) + 1);
         for (const [n, order] of work.entries()) {

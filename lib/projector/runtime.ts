@@ -4,7 +4,7 @@ import type { AnyEventStream, StreamEvent } from '../store';
 import { ReadModel } from '../read-model';
 import { requireFunction, requireInteger, requireText, resolveRetry, resolveTtl, type Logger, type RetryOptions, type Ttl } from '../util';
 import { ProjectionDefaults } from './defaults';
-import type { RowMessages, RowRuntime, RowStore } from './engine';
+import { RowMemory, type RowMemoryOptions, type RowMessages, type RowRuntime, type RowStore } from './engine';
 import { OutboxWriter, type OutboxOptions } from './outbox';
 import { rowRecords, type ParkingRuntime } from './parking';
 
@@ -70,6 +70,8 @@ export interface RowKindParts<State> {
    * effects), and whether a backfill writes them too (a reaction reacts to history as to news).
    */
   readonly messages?: { readonly writer: RowMessages; readonly inBackfill: boolean } | undefined;
+  /** Rows the engine may remember as this process wrote them instead of reading them (see `RowMemory`). @defaultValue none */
+  readonly memory?: RowMemoryOptions | undefined;
 }
 
 /**
@@ -130,5 +132,6 @@ export function resolveRuntime<State, Event>(
     concurrency,
     retry,
     backfillMessages: parts.messages?.inBackfill === true,
+    ...(parts.memory === undefined ? {} : { memory: new RowMemory(parts.memory) }),
   };
 }

@@ -19,6 +19,12 @@ export interface ProgressState extends ProgressRow {
   readonly plan?: TransactionPlan | undefined;
 }
 
+/**
+ * How many progress rows a reaction keeps in a process as it wrote them (a few hundred bytes each), so
+ * that the next event of an instance needs no read of its progress first (see `RowMemory`).
+ */
+export const REMEMBERED_PROGRESS_ROWS = 10_000;
+
 /** The read model of a reaction's progress rows: a model of its own name in the reactions table. */
 export function progressModel(client: DynamoDBClient, table: string, reaction: string): ReadModel {
   return new ReadModel({

@@ -7,7 +7,7 @@ import { commitsOf, instanceKey, type AnyEventStream, type EventsOfStream, type 
 import type { DueTimer, DynamoTimers, FiringPlan, TimerOwner } from '../timers';
 import type { Effect } from './effects';
 import { ReactionEffects } from './effect-batch';
-import { progressModel, type ProgressState } from './progress';
+import { REMEMBERED_PROGRESS_ROWS, progressModel, type ProgressState } from './progress';
 import { resolveReaction, type FiredTimer, type Reacted, type ReactionOptions } from './reaction-options';
 import { TransactionPlan, type Cause, type PlanContext, type PlanningEffect } from './transaction-plan';
 import { inReactSpan } from './trace';
@@ -99,6 +99,9 @@ export class Reaction<S extends AnyEventStream = AnyEventStream>
         checkpoints: () => singleSourceCheckpoints({ field: 'version', offset: 0, optional: false }),
         revision: true,
         messages: { writer: new ReactionEffects(name), inBackfill: true },
+        // An instance's events reach one consumer in turn (a shard's): its progress is remembered, not read
+        // again, and there is none before an instance's first event. The write's condition checks both.
+        memory: { rows: REMEMBERED_PROGRESS_ROWS, absentFor: (group) => group.events[0]?.version === 1 },
       },
     );
     this.streams = options.streams;

@@ -3,10 +3,10 @@ import { withCapacity } from '../../telemetry';
 import type { ApplyResult, Entry, FailedOutcome } from '../../outcome';
 import type { StreamEvent } from '../../store';
 import { Semaphore, type Logger } from '../../util';
-import { applyRow, type RowResult } from './apply-row';
+import { applyRow, type RowApplication, type RowResult } from './apply-row';
 import { callContext } from './call-context';
 import type { Operation } from './operation';
-import { planRows, type Key } from './plan-rows';
+import { planRows, type Key, type RowGroup } from './plan-rows';
 import { readRows } from './read-rows';
 import { rowIdOf, type RowRuntime } from './row-store';
 import type { SharedRowReads } from './shared-row-reads';
@@ -28,7 +28,7 @@ export interface EntriesCall<State> {
 
 /**
  * Applies a call's events: planned per row (sorted, deduplicated), every row read in as few requests as
- * DynamoDB allows, then each row brought forward (concurrently across rows) by `applyRow`, through the
+ * DynamoDB allows (or remembered: see `rowsOf`), then each row brought forward (concurrently across rows) by `applyRow`, through the
  * call's operation. Never rejects for a row's error: each row gets its own outcome.
  */
 export async function applyEntries<State>(
@@ -41,14 +41,10 @@ export async function applyEntries<State>(
   const foreign = entries.filter((entry) => !runtime.streams.has(entry.event.streamName));
   const plan = planRows(ours, runtime.keyOf, (key) => rowIdOf(runtime, key));
   const groups = [...plan.rows.values()];
-  // On failure each row reads itself, and reports its own error.
-  const keys = groups.map((group) => group.key);
-  const read = await (options.rowReads?.read<State>(keys) ?? readRows<State>(runtime.store, keys, options.signal)).catch(() => undefined);
+  const prefetched = await rowsOf(runtime, groups, options);
   const limit = new Semaphore(runtime.concurrency);
   const call = callContext(plan.inHand, options.signal, options.logger);
-  const rows = await Promise.all(
-    groups.map((group, index) => limit.use(() => applyRow({ runtime, group, call, operation, prefetched: read?.[index] }))),
-  );
+  const rows = await Promise.all(groups.map((group, index) => limit.use(() => applyRow({ runtime, group, call, operation, ...prefetched[index] }))));
   const keyFailures = plan.keyFailures.map<FailedOutcome>(({ entry, error }) => ({
     status: 'failed',
     key: undefined,
@@ -66,6 +62,26 @@ export async function applyEntries<State>(
     ignoredEvents: ignored.map((entry) => entry.event),
     stats: call.stats,
   };
+}
+
+/**
+ * Each group's row as this process last wrote it (see `RowMemory`; not in a backfill, whose rows others
+ * wrote), else as read for the call in as few requests as DynamoDB allows. A row whose read failed is read
+ * by its own application, which reports its own error.
+ */
+async function rowsOf<State>(
+  runtime: RowRuntime<State>,
+  groups: ReadonlyArray<RowGroup<StreamEvent, Key>>,
+  options: EntriesCall<State>,
+): Promise<Array<Pick<RowApplication<State>, 'prefetched' | 'remembered'>>> {
+  const memory = options.rowReads === undefined ? runtime.memory : undefined;
+  const remembered = groups.map((group) => memory?.take<State>(rowIdOf(runtime, group.key), group));
+  const toRead = groups.flatMap((group, index) => (remembered[index] === undefined ? [{ index, key: group.key }] : []));
+  const keys = toRead.map(({ key }) => key);
+  const read =
+    keys.length === 0 ? [] : await (options.rowReads?.read<State>(keys) ?? readRows<State>(runtime.store, keys, options.signal)).catch(() => undefined);
+  const readOf = new Map(toRead.map(({ index }, at) => [index, read?.[at]]));
+  return remembered.map((row, index) => (row === undefined ? { prefetched: readOf.get(index), remembered: false } : { prefetched: row, remembered: true }));
 }
 
 /**

@@ -11,7 +11,7 @@ import { EventFailure } from './fold-row';
 import type { Operation } from './operation';
 import type { Key, RowGroup } from './plan-rows';
 import { readRow, type ReadRow } from './read-rows';
-import type { CheckpointStrategy, RowRuntime } from './row-store';
+import { rowIdOf, type CheckpointStrategy, type RowRuntime } from './row-store';
 import { RowWatch } from './row-watch';
 import { putRow, sendRowWrite } from './write-row';
 import { Attr, inChildSpan, rowSpan, type TracedSpan } from '../../telemetry';
@@ -31,6 +31,8 @@ export interface RowApplication<State> {
   readonly operation: Operation<State>;
   /** The row as the call read it already (`readRows`); `undefined` reads it first. */
   readonly prefetched?: ReadRow<State> | undefined;
+  /** `prefetched` is the row as this process remembers it (`RowMemory`), not as read: a write it fails is no race. */
+  readonly remembered?: boolean | undefined;
 }
 
 /**
@@ -41,7 +43,7 @@ type Attempt = RowResult | 'lostRace' | 'moreWrites';
 
 /**
  * Brings one row forward: one strongly consistent read of the row (or the one read for the whole call,
- * `prefetched`), at most one read of each source instance to fill a gap, one conditional write. A lost
+ * `prefetched`, or the row as this process last wrote it, `remembered`), at most one read of each source instance to fill a gap, one conditional write. A lost
  * race re-reads the row and tries again after a jittered, growing delay, with the events already in hand
  * (a winner at or past this call's events leaves nothing to write); a row that loses `retry.attempts`
  * tries without the row moving on fails with `ConcurrentModificationError`. A row another writer is in
@@ -57,6 +59,7 @@ export async function applyRow<State>(application: RowApplication<State>): Promi
   if (cancelled(signal)) return failed(abortReason(signal));
   try {
     let read = application.prefetched;
+    let remembered = application.remembered === true;
     const started = Date.now();
     let lostRaces = 0;
     // Lost races after which the row had not moved forward: only those use up `retry.attempts`.
@@ -86,11 +89,17 @@ export async function applyRow<State>(application: RowApplication<State>): Promi
         lostOn = undefined;
       }
       const attempt = await attemptRow(application, row, steps, lostRaces > 0);
+      if (attempt !== 'lostRace') remembered = false;
       if (attempt === 'moreWrites') {
         own = true;
         continue;
       }
       if (attempt !== 'lostRace') return attempt;
+      if (remembered) {
+        // The row changed since this process wrote it (or was there after all): read it, at once.
+        remembered = false;
+        continue;
+      }
       lostOn = row;
       await sleep(backoffDelay(lostRaces, runtime.retry.backoff), signal);
       lostRaces++;
@@ -200,6 +209,7 @@ async function writeOnce<State>(
       return 'lost';
     }
     call.stats.rowsWritten++;
+    if (!built.step.more && built.step.failure === undefined) runtime.memory?.keep(runtime.store, rowIdOf(runtime, group.key), built.write.item);
     span.set({ [Attr.rowWritten]: true });
     // What came before the failing event is written; the failure is still the row's, handled by the caller.
     if (built.step.failure !== undefined) span.fail(built.step.failure.cause);

@@ -5,6 +5,7 @@ import type { ReadModel } from '../../read-model';
 import type { ResolvedRetry } from '../../util';
 import type { Evolved, FailedEvent } from './fold-row';
 import type { Key, RowGroup } from './plan-rows';
+import type { RowMemory } from './row-memory';
 import type { RowMessages } from './row-messages';
 
 type Group = RowGroup<StreamEvent, Key>;
@@ -119,6 +120,8 @@ export interface RowRuntime<State> {
   readonly outbox?: RowMessages | undefined;
   readonly concurrency: number;
   readonly retry: ResolvedRetry;
+  /** The rows this process wrote last, taken instead of read where the kind of row allows (a reaction's progress). */
+  readonly memory?: RowMemory | undefined;
 }
 
 /** The parts of a runtime that don't depend on the row's state. */
@@ -134,5 +137,6 @@ export function rowIdOf(runtime: Pick<RowBasics, 'store'>, key: Key): string {
  * become (a rebuild, a replay) runs on.
  */
 export function withRecords<State>(runtime: RowRuntime<State>, records: RecordStrategy): RowRuntime<State> {
-  return { ...runtime, store: { ...runtime.store, records } };
+  // What it writes is read back under other records: the live calls read those rows, they don't remember them.
+  return { ...runtime, memory: undefined, store: { ...runtime.store, records } };
 }
