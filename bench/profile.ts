@@ -1,18 +1,25 @@
 /**
  * One kind of operation, one at a time, for a CPU profile of it: `node --cpu-prof --import tsx
- * bench/profile.ts <dynafold|bare> <append|command|load|snapshot-load> [count] [events per append]` (with
+ * bench/profile.ts <dynafold|bare> <append|command|load|snapshot-load|project> [count] [events per append]` (with
  * `TSX_TSCONFIG_PATH=tsconfig.bench-dist.json`, dynafold's build; see `npm run bench:built`). It prints this
  * process's CPU and wall time per operation and the requests each sent; `--cpu-prof` writes the profile.
- * The operations are the peers scenario's, on 50 streams of a DynamoDB Local of their own, after a warm-up.
+ * The operations are the peers scenario's, on 50 streams of a DynamoDB Local of their own, after a warm-up;
+ * `project` is per event of in-order deliveries of 100 orders' records to fresh projections.
  */
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { barePeer } from './peers/bare-peer';
 import { dynafoldPeer } from './peers/dynafold-peer';
+import type { Metered } from './peers/measure';
 import type { Peer } from './peers/peer';
+import { EVENTS_PER_ORDER, inOrderLanes, recordsOf, writeWorkload } from './peers/projection';
+import { deliverOnLanes } from './support/lanes';
 import { endpointOf, startLocal } from './support/local';
 
 const STREAMS = 50;
 const WARM_UP = 200;
-const operations = ['append', 'command', 'load', 'snapshot-load'] as const;
+const operations = ['append', 'command', 'load', 'snapshot-load', 'project'] as const;
+/** Orders of 10 events the `project` operation delivers, in order (one lane, batches of 100): an operation is one event. */
+const PROJECTED_ORDERS = 100;
 type Operation = (typeof operations)[number];
 
 function operationOf(peer: Peer, operation: Operation, size: number): (index: number) => Promise<unknown> {
@@ -31,7 +38,34 @@ function operationOf(peer: Peer, operation: Operation, size: number): (index: nu
       return (index) => peer.load(id(index));
     case 'snapshot-load':
       return (index) => (peer.loadWithSnapshot as (orderId: string) => Promise<unknown>)(id(index));
+    case 'project':
+      throw new Error('project runs whole deliveries: see projectRounds');
   }
+}
+
+/**
+ * `project`: the peer's stream records of `PROJECTED_ORDERS` orders of 10 events delivered in order to a
+ * fresh projection, again and again until `count` events were projected; a warm-up delivery first.
+ */
+async function projectRounds(peer: Peer, endpoint: ReturnType<typeof endpointOf>, count: number): Promise<() => Promise<number>> {
+  const m = { peer } as unknown as Metered;
+  const ids = Array.from({ length: PROJECTED_ORDERS }, (_, i) => `proj-${i}`);
+  await writeWorkload(m, ids);
+  const streams = new DynamoDBStreamsClient({ ...endpoint, maxAttempts: 3 });
+  const records = await recordsOf(streams, m);
+  streams.destroy();
+  const events = PROJECTED_ORDERS * EVENTS_PER_ORDER;
+  let round = 0;
+  const deliverOnce = async () => {
+    const projector = await peer.projector(`Profile${round++}`);
+    const outcome = await deliverOnLanes(inOrderLanes(records), (batch) => projector.project(batch), 2);
+    if (outcome.givenUp > 0) throw new Error(`${peer.name} gave up ${outcome.givenUp} records`);
+  };
+  await deliverOnce();
+  return async () => {
+    for (let projected = 0; projected < count; projected += events) await deliverOnce();
+    return Math.ceil(count / events) * events;
+  };
 }
 
 async function main(): Promise<void> {
@@ -47,8 +81,9 @@ async function main(): Promise<void> {
       for (let stream = 0; stream < STREAMS; stream++) for (let event = 0; event < 10; event++) await peer.command(`profile-${stream}`);
       if (operation === 'snapshot-load') for (let stream = 0; stream < STREAMS; stream++) await peer.prepareSnapshot(`profile-${stream}`);
     }
-    const run = operationOf(peer, operation, Number(size));
-    for (let index = 0; index < WARM_UP; index++) await run(index);
+    const rounds = operation === 'project' ? await projectRounds(peer, endpointOf(local), Number(count)) : undefined;
+    const run = operation === 'project' ? undefined : operationOf(peer, operation, Number(size));
+    if (run !== undefined) for (let index = 0; index < WARM_UP; index++) await run(index);
     const requests = new Map<string, number>();
     peer.client.middlewareStack.add(
       (next, context) => (args) => {
@@ -57,10 +92,11 @@ async function main(): Promise<void> {
       },
       { step: 'initialize', name: 'profileRequests' },
     );
-    const times = Number(count);
+    let times = Number(count);
     const cpu = process.cpuUsage();
     const started = performance.now();
-    for (let index = 0; index < times; index++) await run(WARM_UP + index);
+    if (rounds !== undefined) times = await rounds();
+    else if (run !== undefined) for (let index = 0; index < times; index++) await run(WARM_UP + index);
     const { user, system } = process.cpuUsage(cpu);
     const perOperation = [...requests].map(([name, n]) => `${name} ${(n / times).toFixed(2)}`).join(', ');
     process.stdout.write(

@@ -77,11 +77,11 @@ export async function inProcessSpan<T>(spec: SpanSpec, fn: (span: TracedSpan, st
 /**
  * Runs `fn` inside a child span of the active span, when that one records: the spans of a row's writes,
  * which a call makes many of, cost nothing where their parent is not traced (no SDK, not sampled, a
- * backfill's rows).
+ * backfill's rows). `spec` is only made then.
  */
-export async function inChildSpan<T>(spec: SpanSpec, fn: (span: TracedSpan) => Promise<T> | T): Promise<T> {
+export async function inChildSpan<T>(spec: () => SpanSpec, fn: (span: TracedSpan) => Promise<T> | T): Promise<T> {
   if (!tracing() || activeSpan()?.isRecording() !== true || activeRole() === 'bulk') return fn(NO_SPAN);
-  return run(spec, fn);
+  return run(spec(), fn);
 }
 
 async function run<T>(spec: SpanSpec, fn: (span: TracedSpan) => Promise<T> | T, process?: SpanSpec): Promise<T> {

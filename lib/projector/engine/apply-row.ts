@@ -172,7 +172,7 @@ interface WriteAttempt<State> {
  */
 function tryWrite<State>(attempt: WriteAttempt<State>): Promise<Step | 'lost'> {
   const { runtime } = attempt.application;
-  return inChildSpan(rowSpan(runtime.name, runtime.store.readModel.table, attempt.group.key), async (span) => {
+  return inChildSpan(() => rowSpan(runtime.name, runtime.store.readModel.table, attempt.group.key), async (span) => {
     const folded: StreamEvent[] = [];
     try {
       return await writeOnce(attempt, span, folded);
