@@ -113,25 +113,26 @@ test(
         const clock = new TestClock();
         const timers = new DynamoTimers({ client, table: reactionsTable, clock });
         const fault = { fixed: false };
-        const process = () => new Reaction({
-          name: `property-${run}`,
-          streams: [orders],
-          client,
-          table: reactionsTable,
-          timers,
-          poison: { park: { afterAttempts: 1 } },
-          react: (event) => {
-            if (event.type === 'PaymentReceived') {
-              if (!fault.fixed) throw new Error('poison');
-              return undefined;
-            }
-            if (event.type !== 'ItemAdded') return undefined;
-            const reserving = command(stock, { sku: event.data.sku }, reserve(event.streamId, event.version, 1));
-            if (event.data.sku !== 't') return reserving;
-            return [reserving, schedule(`t-${event.streamId}-${event.version}`, Date.parse(event.timestamp) + 3_600_000)];
-          },
-          onTimer: (timer) => command(stock, { sku: 'fired' }, reserve(timer.name, 0, 1)),
-        });
+        const process = () =>
+          new Reaction({
+            name: `property-${run}`,
+            streams: [orders],
+            client,
+            table: reactionsTable,
+            timers,
+            poison: { park: { afterAttempts: 1 } },
+            react: (event) => {
+              if (event.type === 'PaymentReceived') {
+                if (!fault.fixed) throw new Error('poison');
+                return undefined;
+              }
+              if (event.type !== 'ItemAdded') return undefined;
+              const reserving = command(stock, { sku: event.data.sku }, reserve(event.streamId, event.version, 1));
+              if (event.data.sku !== 't') return reserving;
+              return [reserving, schedule(`t-${event.streamId}-${event.version}`, Date.parse(event.timestamp) + 3_600_000)];
+            },
+            onTimer: (timer) => command(stock, { sku: 'fired' }, reserve(timer.name, 0, 1)),
+          });
         const processes = [process(), process()] as const;
         const reaction = processes[0];
         const pick = seededRandom(faulty.seed + 7);
@@ -198,7 +199,14 @@ test(
         const clock = new TestClock();
         const { workflow, timers } = checkoutWorkflow(client, { events: eventsTable, reactions: reactionsTable }, streams, clock, `PCheckout${run}`);
         // A second process of the workflow takes calls too (see the reaction's property).
-        const { workflow: other } = checkoutWorkflow(client, { events: eventsTable, reactions: reactionsTable }, streams, clock, `PCheckout${run}`, timers);
+        const { workflow: other } = checkoutWorkflow(
+          client,
+          { events: eventsTable, reactions: reactionsTable },
+          streams,
+          clock,
+          `PCheckout${run}`,
+          timers,
+        );
         const pick = seededRandom(faulty.seed + 7);
         const handle = (batch: unknown[], signal: AbortSignal | undefined) =>
           (pick() < 0.5 ? workflow : other).processBatch(batch, { logger: false, signal });

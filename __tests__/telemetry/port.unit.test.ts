@@ -67,7 +67,10 @@ describe('the guard', () => {
             { streamName: 'Order', streamId: 'o-1', version: 1, trace: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } },
           ]);
           span.fail(new Error('marked'));
-          return inChildSpan(() => ({ name: 'child', kind: 'client' }), () => 'done');
+          return inChildSpan(
+            () => ({ name: 'child', kind: 'client' }),
+            () => 'done',
+          );
         }),
       ).resolves.toBe('done');
       expect(runs).toBe(2);

@@ -16,8 +16,11 @@ function reactSpan(reaction: string, event: StreamEvent): SpanSpec {
 
 /** Runs the planning of `event`'s effects inside its span (see {@link reactSpan}); no span where the row's is not traced. */
 export function inReactSpan<T>(reaction: string, event: StreamEvent, plan: () => Promise<T>): Promise<T> {
-  return inChildSpan(() => reactSpan(reaction, event), async (span) => {
-    if (span.recording) span.link([event]);
-    return plan();
-  });
+  return inChildSpan(
+    () => reactSpan(reaction, event),
+    async (span) => {
+      if (span.recording) span.link([event]);
+      return plan();
+    },
+  );
 }

@@ -79,9 +79,13 @@ async function rowsOf<State>(
   const toRead = groups.flatMap((group, index) => (remembered[index] === undefined ? [{ index, key: group.key }] : []));
   const keys = toRead.map(({ key }) => key);
   const read =
-    keys.length === 0 ? [] : await (options.rowReads?.read<State>(keys) ?? readRows<State>(runtime.store, keys, options.signal)).catch(() => undefined);
+    keys.length === 0
+      ? []
+      : await (options.rowReads?.read<State>(keys) ?? readRows<State>(runtime.store, keys, options.signal)).catch(() => undefined);
   const readOf = new Map(toRead.map(({ index }, at) => [index, read?.[at]]));
-  return remembered.map((row, index) => (row === undefined ? { prefetched: readOf.get(index), remembered: false } : { prefetched: row, remembered: true }));
+  return remembered.map((row, index) =>
+    row === undefined ? { prefetched: readOf.get(index), remembered: false } : { prefetched: row, remembered: true },
+  );
 }
 
 /**

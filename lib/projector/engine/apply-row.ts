@@ -172,16 +172,19 @@ interface WriteAttempt<State> {
  */
 function tryWrite<State>(attempt: WriteAttempt<State>): Promise<Step | 'lost'> {
   const { runtime } = attempt.application;
-  return inChildSpan(() => rowSpan(runtime.name, runtime.store.readModel.table, attempt.group.key), async (span) => {
-    const folded: StreamEvent[] = [];
-    try {
-      return await writeOnce(attempt, span, folded);
-    } finally {
-      // Linked once the fold is known, the delivered events' appends first: what a gap read brought is
-      // only known then, and an SDK keeps the first links of a span past its limit (128 by default).
-      if (span.recording) span.link([...attempt.group.events, ...folded]);
-    }
-  });
+  return inChildSpan(
+    () => rowSpan(runtime.name, runtime.store.readModel.table, attempt.group.key),
+    async (span) => {
+      const folded: StreamEvent[] = [];
+      try {
+        return await writeOnce(attempt, span, folded);
+      } finally {
+        // Linked once the fold is known, the delivered events' appends first: what a gap read brought is
+        // only known then, and an SDK keeps the first links of a span past its limit (128 by default).
+        if (span.recording) span.link([...attempt.group.events, ...folded]);
+      }
+    },
+  );
 }
 
 /** `folded` is given the events the fold applied, for the span's links. */
