@@ -7,7 +7,7 @@ import { applyRow, type RowApplication, type RowResult } from './apply-row';
 import { callContext } from './call-context';
 import type { Operation } from './operation';
 import { planRows, type Key, type RowGroup } from './plan-rows';
-import { readRows } from './read-rows';
+import { readRows, rowFromItem } from './read-rows';
 import { rowIdOf, type RowRuntime } from './row-store';
 import type { SharedRowReads } from './shared-row-reads';
 
@@ -75,7 +75,10 @@ async function rowsOf<State>(
   options: EntriesCall<State>,
 ): Promise<Array<Pick<RowApplication<State>, 'prefetched' | 'remembered'>>> {
   const memory = options.rowReads === undefined ? runtime.memory : undefined;
-  const remembered = groups.map((group) => memory?.take<State>(rowIdOf(runtime, group.key), group));
+  const remembered = groups.map((group) => {
+    const known = memory?.take(rowIdOf(runtime, group.key), group);
+    return known === undefined ? undefined : rowFromItem<State>(runtime.store, known === 'absent' ? undefined : known.item);
+  });
   const toRead = groups.flatMap((group, index) => (remembered[index] === undefined ? [{ index, key: group.key }] : []));
   const keys = toRead.map(({ key }) => key);
   const read =

@@ -212,7 +212,7 @@ async function writeOnce<State>(
       return 'lost';
     }
     call.stats.rowsWritten++;
-    if (!built.step.more && built.step.failure === undefined) runtime.memory?.keep(runtime.store, rowIdOf(runtime, group.key), built.write.item);
+    if (!built.step.more && built.step.failure === undefined) runtime.memory?.keep(rowIdOf(runtime, group.key), built.write.item);
     span.set({ [Attr.rowWritten]: true });
     // What came before the failing event is written; the failure is still the row's, handled by the caller.
     if (built.step.failure !== undefined) span.fail(built.step.failure.cause);

@@ -1,9 +1,11 @@
 import type { StreamEvent } from '../../store';
 import type { Key, RowGroup } from './plan-rows';
-import { rowFromItem, type ReadRow } from './read-rows';
-import type { RowStore } from './row-store';
 
 type Group = RowGroup<StreamEvent, Key>;
+type Item = Readonly<Record<string, unknown>>;
+
+/** What a process knows of a row without reading it: the item it last wrote, or that there is none yet. */
+export type KnownRow = { readonly item: Item } | 'absent';
 
 /** What a kind of row lets the engine remember of its rows, instead of reading them (see `RowMemory`). */
 export interface RowMemoryOptions {
@@ -28,33 +30,30 @@ export interface RowMemoryOptions {
  * two calls never fold one remembered copy, and a failed or parked row is read by the next call.
  */
 export class RowMemory {
-  private readonly rows = new Map<string, ReadRow<unknown>>();
+  private readonly items = new Map<string, Item>();
 
   constructor(readonly options: RowMemoryOptions) {}
 
-  /** The row of `id` as last written here, or a row not there yet where the kind says it can't be; `undefined`: read it. */
-  take<State>(id: string, group: Group): ReadRow<State> | undefined {
-    const row = this.rows.get(id);
-    if (row !== undefined) {
-      this.rows.delete(id);
-      return row as ReadRow<State>;
+  /** The row of `id` as last written here, or none where the kind says there can't be one; `undefined`: read it. */
+  take(id: string, group: Group): KnownRow | undefined {
+    const item = this.items.get(id);
+    if (item !== undefined) {
+      this.items.delete(id);
+      return { item };
     }
-    return this.options.absentFor?.(group) === true ? rowFromItem<State>(NO_STORE, undefined) : undefined;
+    return this.options.absentFor?.(group) === true ? 'absent' : undefined;
   }
 
   /** A call's last write of the row of `id` went through with `item`. */
-  keep(store: RowStore, id: string, item: Readonly<Record<string, unknown>>): void {
-    this.rows.delete(id);
-    this.rows.set(id, rowFromItem(store, item));
+  keep(id: string, item: Item): void {
+    this.items.delete(id);
+    this.items.set(id, item);
     // Map order is write order: the first entry is the least recently written.
-    if (this.rows.size > this.options.rows) this.rows.delete(this.rows.keys().next().value as string);
+    if (this.items.size > this.options.rows) this.items.delete(this.items.keys().next().value as string);
   }
 
   /** How many rows are kept. */
   get size(): number {
-    return this.rows.size;
+    return this.items.size;
   }
 }
-
-// A row that does not exist reads nothing of its store.
-const NO_STORE = undefined as unknown as RowStore;
