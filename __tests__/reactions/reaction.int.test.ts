@@ -1,14 +1,17 @@
 /**
  * A reaction's effects happen once per source event, whatever the delivery: redelivered, out of order,
- * concurrent, with gaps, the same target commanded by several events of one write.
+ * concurrent, with gaps, the same target commanded by several events of one write; and a process that
+ * remembers the progress it wrote where another process wrote since.
  */
 import { eventsTableDefinition } from 'dynafold';
 import { OutboxRelay, outboxTableDefinition, type OutboxMessage } from 'dynafold/outbox';
 import { Reaction, append, command, message, reactionsTableDefinition } from 'dynafold/reactions';
 import { createTestTable, testClient } from '../support/dynamo';
-import { reservations, reserve, shopOrders, stockStream, type ShopOrderEvent } from '../support/shop';
+import { countRequests } from '../support/requests';
+import { reservations, reserve, reservingShop, shopOrders, stockStream, type ShopOrderEvent } from '../support/shop';
 
 const client = testClient();
+const requests = countRequests(client);
 let eventsTable: string;
 let reactionsTable: string;
 let outboxTable: string;
@@ -24,19 +27,13 @@ afterAll(() => client.destroy());
 /** A shop whose reaction reserves the stock of every order event with a quantity, under names of its own. */
 function shop() {
   const run = ++runs;
-  const orders = shopOrders(client, eventsTable, `Order${run}`);
-  const stock = stockStream(client, eventsTable, `Stock${run}`);
-  const reaction = new Reaction({
-    name: `reserve-${run}`,
-    streams: [orders],
+  const { orders, stock, reaction } = reservingShop(
     client,
-    table: reactionsTable,
-    react: (event) =>
-      event.type === 'OrderPlaced' || event.type === 'ItemAdded'
-        ? command(stock, { sku: event.data.sku }, reserve(event.streamId, event.version, event.data.quantity))
-        : undefined,
-  });
-  return { orders, stock, reaction };
+    { events: eventsTable, reactions: reactionsTable },
+    { orders: `Order${run}`, stock: `Stock${run}`, reaction: `reserve-${run}` },
+  );
+  // `process()`: another process of the same reaction, with its own memory of the progress it wrote.
+  return { orders, stock, reaction: reaction(), process: reaction };
 }
 
 test('each event reserves once; a redelivery writes nothing', async () => {
@@ -224,4 +221,70 @@ test("appends and outbox messages go with the progress; the relay publishes a so
   expect(mine.map((entry) => entry.message)).toEqual(events.map((event) => ({ type: event.type, order: 'm-1', version: event.version })));
   expect(mine.map((entry) => entry.id)).toEqual(events.map((event) => `${orders.name}#m-1@${event.version}#0`));
   expect((await audit.read({ sku: 'log' })).map((event) => event.data)).toEqual([{ quantity: 1 }, { quantity: 2 }, { quantity: 3 }]);
+});
+
+// A process remembers the progress it wrote, so an instance's next event reads none, and its first event
+// reads none either (there is no progress before it). The transaction's condition on the progress row is
+// what keeps that safe: a row another process wrote since, or one there after all (a redelivery in a fresh
+// process), fails the write, which reads the row at once and goes on from it.
+
+/** Appends of one event to an order: its placing, an item added. */
+function appendsTo(orders: ReturnType<typeof shop>['orders']) {
+  const one = async (orderId: string, type: 'OrderPlaced' | 'ItemAdded') =>
+    (await orders.append({ orderId }, [{ type, data: { sku: 'pen', quantity: 1 } }])).events;
+  return { placed: (orderId: string) => one(orderId, 'OrderPlaced'), added: (orderId: string) => one(orderId, 'ItemAdded') };
+}
+
+const progressReads = () => requests.count('GetItemCommand') + requests.count('BatchGetItemCommand');
+
+test("a process reads no progress: not before an instance's first event, nor before the next ones it wrote the progress of", async () => {
+  const { orders, stock, process } = shop();
+  const { placed, added } = appendsTo(orders);
+  const reaction = process();
+  const first = await placed('o-1');
+  requests.reset();
+  expect((await reaction.applyBatch(first)).outcomes[0]).toMatchObject({ status: 'applied', applied: first });
+  expect(progressReads()).toBe(0);
+  expect(requests.count('TransactWriteItemsCommand')).toBe(1);
+  for (let n = 0; n < 3; n++) {
+    const next = await added('o-1');
+    requests.reset();
+    expect((await reaction.applyBatch(next)).outcomes[0]).toMatchObject({ status: 'applied', applied: next });
+    expect(progressReads()).toBe(0);
+    expect(requests.count('TransactWriteItemsCommand')).toBe(1);
+    expect(requests.failures.size).toBe(0);
+  }
+  expect(await reservations(stock, 'pen')).toEqual(['o-1@1', 'o-1@2', 'o-1@3', 'o-1@4']);
+});
+
+test("another process's write in between fails the remembered progress's write: the row is read at once and each event reserves once", async () => {
+  const { orders, stock, process } = shop();
+  const { placed, added } = appendsTo(orders);
+  const here = process();
+  const there = process();
+  await here.applyBatch(await placed('o-2'));
+  await there.applyBatch(await added('o-2'));
+  const third = await added('o-2');
+  requests.reset();
+  const { outcomes } = await here.applyBatch(third);
+  expect(outcomes[0]).toMatchObject({ status: 'applied', applied: third });
+  expect(requests.failures.get('TransactWriteItemsCommand:TransactionCanceledException')).toBe(1);
+  expect(requests.count('GetItemCommand')).toBe(1);
+  expect(await reservations(stock, 'pen')).toEqual(['o-2@1', 'o-2@2', 'o-2@3']);
+  // What it read and wrote then is remembered: the next event reads nothing.
+  const fourth = await added('o-2');
+  requests.reset();
+  await here.applyBatch(fourth);
+  expect(progressReads()).toBe(0);
+  expect(requests.failures.size).toBe(0);
+});
+
+test("a fresh process given an instance's first event again finds its progress there after all, and writes nothing", async () => {
+  const { orders, stock, process } = shop();
+  const { placed, added } = appendsTo(orders);
+  const first = await placed('o-3');
+  await process().applyBatch([...first, ...(await added('o-3'))]);
+  const { outcomes } = await process().applyBatch(first);
+  expect(outcomes[0]).toMatchObject({ status: 'applied', applied: [], alreadyApplied: first });
+  expect(await reservations(stock, 'pen')).toEqual(['o-3@1', 'o-3@2']);
 });

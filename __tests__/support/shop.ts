@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import { EventStream, type Decider, type EventOf, type NewEventOf } from 'dynafold';
+import { Reaction, command } from 'dynafold/reactions';
 
 /**
  * A shop for the reactions' tests: orders (the source) whose items reserve stock (the target). The stock's
@@ -46,4 +47,29 @@ export function reserve(orderId: string, version: number, quantity: number): Dec
 export async function reservations(stock: ReturnType<typeof stockStream>, sku: string): Promise<string[]> {
   const events = await stock.read({ sku });
   return events.flatMap((event) => (event.type === 'Reserved' ? [`${event.data.orderId}@${event.data.version}`] : []));
+}
+
+/**
+ * A shop whose reaction reserves the stock of every order event with a quantity, under the names given;
+ * each `reaction()` is another process of the same reaction (its own memory of the progress it wrote).
+ */
+export function reservingShop(
+  client: DynamoDBClient,
+  tables: { readonly events: string; readonly reactions: string },
+  names: { readonly orders: string; readonly stock: string; readonly reaction: string },
+) {
+  const orders = shopOrders(client, tables.events, names.orders);
+  const stock = stockStream(client, tables.events, names.stock);
+  const reaction = () =>
+    new Reaction({
+      name: names.reaction,
+      streams: [orders],
+      client,
+      table: tables.reactions,
+      react: (event) =>
+        event.type === 'OrderPlaced' || event.type === 'ItemAdded'
+          ? command(stock, { sku: event.data.sku }, reserve(event.streamId, event.version, event.data.quantity))
+          : undefined,
+    });
+  return { orders, stock, reaction };
 }

@@ -26,7 +26,7 @@ function sizes(quick: boolean) {
         commandsPerWriter: 4,
         contendedRounds: 12,
         contendedWriters: 10,
-        contendedPerWriter: 2,
+        contendedPerWriter: 4,
         loadRounds: 8,
         perLength: 2,
         loadsPerRound: 12,

@@ -122,7 +122,8 @@ export class Reaction<S extends AnyEventStream = AnyEventStream>
 
   /**
    * Reacts to decoded events: per source instance (concurrently across instances) sort and dedupe, read its
-   * progress, fill any gap with one read, plan each event's effects, write them with the progress. Never
+   * progress (unless this process wrote it last, or the instance starts here), fill any gap with one read,
+   * plan each event's effects, write them with the progress. Never
    * rejects for an instance's error: each gets its own outcome, whose `applied` lists the events whose
    * effects this call wrote.
    */
