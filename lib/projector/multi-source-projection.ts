@@ -100,10 +100,7 @@ export class MultiSourceProjection<
     events: ReadonlyArray<SourceEvents<Streams>>,
     options: CallOptions = {},
   ): Promise<ApplyResult<SourceEvents<Streams>, Key, MultiSourceRowOutcome<SourceEvents<Streams>, Key>>> {
-    return this.applyEntries(
-      (events as ReadonlyArray<StreamEvent>).map((event, position) => ({ event, position })),
-      options,
-    ) as Promise<ApplyResult<SourceEvents<Streams>, Key, MultiSourceRowOutcome<SourceEvents<Streams>, Key>>>;
+    return this.applyListed(events, options) as Promise<ApplyResult<SourceEvents<Streams>, Key, MultiSourceRowOutcome<SourceEvents<Streams>, Key>>>;
   }
 
   /**

@@ -42,6 +42,23 @@ export abstract class ProjectionBase<M extends ReadModel, State, Event, Handled 
     return deliver(this.runtime, entries, { signal: options.signal, logger: options.logger }) as Promise<ApplyResult<StreamEvent, Key, Handled>>;
   }
 
+  /** Applies decoded events at their positions in the list: what each kind's `applyBatch` does. */
+  protected applyListed(events: ReadonlyArray<unknown>, options: CallOptions): Promise<ApplyResult<StreamEvent, Key, Handled>> {
+    return this.applyEntries(
+      (events as ReadonlyArray<StreamEvent>).map((event, position) => ({ event, position })),
+      options,
+    );
+  }
+
+  /** The outcome of applying one event: `undefined` for an event of no row; rejects with the row's error. */
+  protected async applyOne(event: unknown, options: CallOptions): Promise<Exclude<Handled, { readonly status: 'failed' }> | undefined> {
+    const { outcomes } = await this.applyListed([event], options);
+    const outcome = outcomes[0];
+    if (outcome === undefined) return undefined;
+    if (outcome.status === 'failed') throw outcome.error;
+    return outcome as Exclude<Handled, { readonly status: 'failed' }>;
+  }
+
   /**
    * Brings every row up to date over the whole history, while deliveries go on: a parallel Scan lists the
    * stream instances (one scan per events table of its streams), and each instance's events are applied

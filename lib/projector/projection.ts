@@ -81,10 +81,7 @@ export class Projection<
    * with one read, fold, write once. Never rejects for a row's error: each row gets its own outcome.
    */
   applyBatch(events: ReadonlyArray<EventsOfStream<S>>, options: CallOptions = {}): Promise<ApplyResult<EventsOfStream<S>, Key>> {
-    return this.applyEntries(
-      events.map((event, position) => ({ event: event, position })),
-      options,
-    ) as Promise<ApplyResult<EventsOfStream<S>, Key>>;
+    return this.applyListed(events, options) as Promise<ApplyResult<EventsOfStream<S>, Key>>;
   }
 
   /** Applies one event; rejects with the row's error. Resolves `undefined` for an event that addresses no row. */
@@ -92,11 +89,7 @@ export class Projection<
     event: EventsOfStream<S>,
     options: CallOptions = {},
   ): Promise<AppliedOutcome<EventsOfStream<S>, Key> | ParkedOutcome<Key, EventsOfStream<S>> | undefined> {
-    const { outcomes } = await this.applyBatch([event], options);
-    const outcome = outcomes[0];
-    if (outcome === undefined) return undefined;
-    if (outcome.status === 'failed') throw outcome.error;
-    return outcome;
+    return (await this.applyOne(event, options)) as AppliedOutcome<EventsOfStream<S>, Key> | ParkedOutcome<Key, EventsOfStream<S>> | undefined;
   }
 
   /**

@@ -128,10 +128,7 @@ export class Reaction<S extends AnyEventStream = AnyEventStream>
    * effects this call wrote.
    */
   applyBatch(events: ReadonlyArray<EventsOfStream<S>>, options: CallOptions = {}): Promise<ApplyResult<EventsOfStream<S>, Key>> {
-    return this.applyEntries(
-      events.map((event, position) => ({ event: event, position })),
-      options,
-    ) as Promise<ApplyResult<EventsOfStream<S>, Key>>;
+    return this.applyListed(events, options) as Promise<ApplyResult<EventsOfStream<S>, Key>>;
   }
 
   /** Reacts to one event (and any before it not reacted to yet); rejects with its instance's error. `undefined` for an event `filter` passes over. */
@@ -139,11 +136,7 @@ export class Reaction<S extends AnyEventStream = AnyEventStream>
     event: EventsOfStream<S>,
     options: CallOptions = {},
   ): Promise<AppliedOutcome<EventsOfStream<S>, Key> | ParkedOutcome<Key, EventsOfStream<S>> | undefined> {
-    const { outcomes } = await this.applyBatch([event], options);
-    const outcome = outcomes[0];
-    if (outcome === undefined) return undefined;
-    if (outcome.status === 'failed') throw outcome.error;
-    return outcome;
+    return (await this.applyOne(event, options)) as AppliedOutcome<EventsOfStream<S>, Key> | ParkedOutcome<Key, EventsOfStream<S>> | undefined;
   }
 
   /**
