@@ -108,3 +108,69 @@ test('a race lost to a lane further on costs a read of the row: no gap read agai
     lane.destroy();
   }
 });
+
+// Lanes of one process (one projection object) take turns on a row: see `RowTurns`.
+test('batches of one row applied at once by one process are written in turn: one row read, no gap read, no lost race', async () => {
+  const lane = testClient();
+  try {
+    const requests = countRequests(lane);
+    const read = countItemsRead(lane);
+    const projection = orderSummaryProjection(orderStream(lane, eventsTable), orderSummaries(lane, viewsTable, 'HotTurns'));
+
+    const results = await Promise.all([versions(1, 10), versions(11, 20), versions(21, 30)].map((batch) => projection.applyBatch(batch)));
+
+    expect(results.map((result) => result.outcomes.map((outcome) => outcome.status))).toEqual([['applied'], ['applied'], ['applied']]);
+    expect(results.map((result) => result.stats)).toEqual(
+      Array.from({ length: 3 }, () => expect.objectContaining({ gapReads: 0, lostRaces: 0, rowsWritten: 1 })),
+    );
+    // The first call reads the row; the others are handed it as the call before wrote it.
+    expect(requests.count('GetItemCommand') + requests.count('BatchGetItemCommand')).toBe(1);
+    expect(read.items).toBe(0);
+    expect(requests.failures.size).toBe(0);
+    const row = await orderSummaries(client, viewsTable, 'HotTurns').get({ orderId: 'hot' }, { consistent: true });
+    expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
+      ...foldSummary('hot', truth),
+      createdAt: undefined,
+      updatedAt: undefined,
+    });
+  } finally {
+    lane.destroy();
+  }
+});
+
+test('a row handed on stale (another process wrote it in between) fails its write and is read again at once', async () => {
+  const lane = testClient();
+  try {
+    const other = orderSummaryProjection(stream, orderSummaries(client, viewsTable, 'HotStale'));
+    let puts = 0;
+    lane.middlewareStack.add(
+      (next, context) => async (args) => {
+        // Before the second call's write, another process brings the row to 15.
+        if (context.commandName === 'PutItemCommand' && ++puts === 2) await other.applyBatch(versions(11, 15));
+        return next(args);
+      },
+      { step: 'initialize', name: 'otherProcessWritesBetween' },
+    );
+    const requests = countRequests(lane);
+    const projection = orderSummaryProjection(orderStream(lane, eventsTable), orderSummaries(lane, viewsTable, 'HotStale'));
+
+    const [first, second] = await Promise.all([projection.applyBatch(versions(1, 10)), projection.applyBatch(versions(11, 20))]);
+
+    expect(first?.stats).toMatchObject({ lostRaces: 0, rowsWritten: 1 });
+    expect(second?.outcomes).toEqual([
+      expect.objectContaining({ status: 'applied', applied: versions(16, 20).map((event) => expect.objectContaining({ version: event.version })) }),
+    ]);
+    expect(second?.stats).toMatchObject({ lostRaces: 1, rowsWritten: 1, gapReads: 0 });
+    // The first call's read, and the second's after its handed row's write failed.
+    expect(requests.count('GetItemCommand') + requests.count('BatchGetItemCommand')).toBe(2);
+    expect(requests.failures).toEqual(new Map([['PutItemCommand:ConditionalCheckFailedException', 1]]));
+    const row = await orderSummaries(client, viewsTable, 'HotStale').get({ orderId: 'hot' }, { consistent: true });
+    expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
+      ...foldSummary('hot', versions(1, 20)),
+      createdAt: undefined,
+      updatedAt: undefined,
+    });
+  } finally {
+    lane.destroy();
+  }
+});

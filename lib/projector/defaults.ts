@@ -15,6 +15,11 @@ export const ProjectionDefaults = {
    * two writes if that is longer: then the writer is taken to have stopped, and the row is written over.
    */
   watchStallMs: 1000,
+  /**
+   * Calls of one process on the same row take turns (see `RowTurns`); a call waits at most 5 s for the one
+   * before it, then races it as calls of different processes do.
+   */
+  turnWaitMs: 5000,
   /** The attribute DynamoDB TTL expires tombstones on, when `tombstoneTtl` is set. */
   tombstoneTtlAttribute: 'ttl',
   /**

@@ -4,7 +4,7 @@ import type { AnyEventStream, StreamEvent } from '../store';
 import { ReadModel } from '../read-model';
 import { requireFunction, requireInteger, requireText, resolveRetry, resolveTtl, type Logger, type RetryOptions, type Ttl } from '../util';
 import { ProjectionDefaults } from './defaults';
-import { RowMemory, type RowMemoryOptions, type RowMessages, type RowRuntime, type RowStore } from './engine';
+import { RowMemory, RowTurns, type RowMemoryOptions, type RowMessages, type RowRuntime, type RowStore } from './engine';
 import { OutboxWriter, type OutboxOptions } from './outbox';
 import { rowRecords, type ParkingRuntime } from './parking';
 
@@ -133,5 +133,6 @@ export function resolveRuntime<State, Event>(
     retry,
     backfillMessages: parts.messages?.inBackfill === true,
     ...(parts.memory === undefined ? {} : { memory: new RowMemory(parts.memory) }),
+    turns: new RowTurns(ProjectionDefaults.turnWaitMs),
   };
 }

@@ -8,7 +8,9 @@ import { callContext } from './call-context';
 import type { Operation } from './operation';
 import { planRows, type Key, type RowGroup } from './plan-rows';
 import { readRows, rowFromItem } from './read-rows';
+import type { KnownRow } from './row-memory';
 import { rowIdOf, type RowRuntime } from './row-store';
+import type { Turn } from './row-turns';
 import type { SharedRowReads } from './shared-row-reads';
 
 /** A call of `applyEntries`: its events, the operation each row goes through, and the caller's signal and logger. */
@@ -28,8 +30,9 @@ export interface EntriesCall<State> {
 
 /**
  * Applies a call's events: planned per row (sorted, deduplicated), every row read in as few requests as
- * DynamoDB allows (or remembered: see `rowsOf`), then each row brought forward (concurrently across rows) by `applyRow`, through the
- * call's operation. Never rejects for a row's error: each row gets its own outcome.
+ * DynamoDB allows (or remembered: see `rowsOf`; or, where another call of this process has it, handed on
+ * by that call: see `RowTurns`), then each row brought forward (concurrently across rows) by `applyRow`,
+ * through the call's operation. Never rejects for a row's error: each row gets its own outcome.
  */
 export async function applyEntries<State>(
   projection: RowRuntime<State>,
@@ -41,10 +44,33 @@ export async function applyEntries<State>(
   const foreign = entries.filter((entry) => !runtime.streams.has(entry.event.streamName));
   const plan = planRows(ours, runtime.keyOf, (key) => rowIdOf(runtime, key));
   const groups = [...plan.rows.values()];
-  const prefetched = await rowsOf(runtime, groups, options);
-  const limit = new Semaphore(runtime.concurrency);
+  // Taken at once, before anything is awaited: see `RowTurns.enter`.
+  const turns = runtime.turns?.enter(groups.map((group) => rowIdOf(runtime, group.key)));
   const call = callContext(plan.inHand, options.signal, options.logger);
-  const rows = await Promise.all(groups.map((group, index) => limit.use(() => applyRow({ runtime, group, call, operation, ...prefetched[index] }))));
+  let rows: RowResult[];
+  try {
+    const prefetched = await rowsOf(runtime, groups, options, turns);
+    const limit = new Semaphore(runtime.concurrency);
+    rows = await Promise.all(
+      groups.map((group, index) =>
+        limit.use(async () => {
+          const turn = turns?.[index];
+          try {
+            const start = prefetched[index] ?? (await rowAfterTurn(runtime, group, turn, options));
+            const result = await applyRow({ runtime, group, call, operation, ...start, turn });
+            // A row that failed or parked is read by the next call: what it is now is not known here.
+            if (result.status !== 'applied') turn?.leave(undefined);
+            return result;
+          } finally {
+            turn?.release();
+          }
+        }),
+      ),
+    );
+  } finally {
+    // Whatever the call ended in, no row is left held.
+    for (const turn of turns ?? []) turn.release();
+  }
   const keyFailures = plan.keyFailures.map<FailedOutcome>(({ entry, error }) => ({
     status: 'failed',
     key: undefined,
@@ -64,31 +90,61 @@ export async function applyEntries<State>(
   };
 }
 
+type RowStart<State> = Pick<RowApplication<State>, 'prefetched' | 'remembered'>;
+
 /**
  * Each group's row as this process last wrote it (see `RowMemory`; not in a backfill, whose rows others
  * wrote), else as read for the call in as few requests as DynamoDB allows. A row whose read failed is read
- * by its own application, which reports its own error.
+ * by its own application, which reports its own error. A row another call of this process has (its turn
+ * `waits`) is neither: it is taken after that call (`rowAfterTurn`), and is `undefined` here.
  */
 async function rowsOf<State>(
   runtime: RowRuntime<State>,
   groups: ReadonlyArray<RowGroup<StreamEvent, Key>>,
   options: EntriesCall<State>,
-): Promise<Array<Pick<RowApplication<State>, 'prefetched' | 'remembered'>>> {
-  const memory = options.rowReads === undefined ? runtime.memory : undefined;
-  const remembered = groups.map((group) => {
-    const known = memory?.take(rowIdOf(runtime, group.key), group);
-    return known === undefined ? undefined : rowFromItem<State>(runtime.store, known === 'absent' ? undefined : known.item);
-  });
-  const toRead = groups.flatMap((group, index) => (remembered[index] === undefined ? [{ index, key: group.key }] : []));
+  turns: ReadonlyArray<Turn> | undefined,
+): Promise<Array<RowStart<State> | undefined>> {
+  const later = groups.map((_, index) => turns?.[index]?.waits === true);
+  const remembered = groups.map((group, index) => (later[index] === true ? undefined : rememberedRow(runtime, group, options)));
+  const toRead = groups.flatMap((group, index) => (remembered[index] === undefined && later[index] !== true ? [{ index, key: group.key }] : []));
   const keys = toRead.map(({ key }) => key);
   const read =
     keys.length === 0
       ? []
       : await (options.rowReads?.read<State>(keys) ?? readRows<State>(runtime.store, keys, options.signal)).catch(() => undefined);
   const readOf = new Map(toRead.map(({ index }, at) => [index, read?.[at]]));
-  return remembered.map((row, index) =>
-    row === undefined ? { prefetched: readOf.get(index), remembered: false } : { prefetched: row, remembered: true },
-  );
+  return remembered.map((known, index) => {
+    if (later[index] === true) return undefined;
+    if (known === undefined) return { prefetched: readOf.get(index), remembered: false };
+    turns?.[index]?.leave(known);
+    return startFrom(runtime, known);
+  });
+}
+
+/** The row as this process last wrote it, or known not to exist (see `RowMemory`); `undefined`: read it. */
+function rememberedRow<State>(runtime: RowRuntime<State>, group: RowGroup<StreamEvent, Key>, options: EntriesCall<State>): KnownRow | undefined {
+  const memory = options.rowReads === undefined ? runtime.memory : undefined;
+  return memory?.take(rowIdOf(runtime, group.key), group);
+}
+
+/** A row known without a read, as a fold starts from it: a write it fails is no race (see `applyRow`). */
+function startFrom<State>(runtime: RowRuntime<State>, known: KnownRow): RowStart<State> {
+  return { prefetched: rowFromItem<State>(runtime.store, known === 'absent' ? undefined : known.item), remembered: true };
+}
+
+/**
+ * The row once the call of this process before this one is done with it: as that call left it when it
+ * knows, else as remembered, else `undefined` (`applyRow` reads it).
+ */
+async function rowAfterTurn<State>(
+  runtime: RowRuntime<State>,
+  group: RowGroup<StreamEvent, Key>,
+  turn: Turn | undefined,
+  options: EntriesCall<State>,
+): Promise<RowStart<State>> {
+  const known = (await turn?.taken(options.signal)) ?? rememberedRow(runtime, group, options);
+  turn?.leave(known);
+  return known === undefined ? { prefetched: undefined, remembered: false } : startFrom(runtime, known);
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Key, RowGroup } from './plan-rows';
 import { readRow, type ReadRow } from './read-rows';
 import { rowIdOf, type CheckpointStrategy, type RowRuntime } from './row-store';
 import { RowWatch } from './row-watch';
+import type { Turn } from './row-turns';
 import { putRow, sendRowWrite } from './write-row';
 import { Attr, inChildSpan, rowSpan, type TracedSpan } from '../../telemetry';
 
@@ -33,6 +34,8 @@ export interface RowApplication<State> {
   readonly prefetched?: ReadRow<State> | undefined;
   /** `prefetched` is the row as this process remembers it (`RowMemory`), not as read: a write it fails is no race. */
   readonly remembered?: boolean | undefined;
+  /** The call's turn on the row in this process (see `RowTurns`): told what the row is left as. */
+  readonly turn?: Turn | undefined;
 }
 
 /**
@@ -74,6 +77,7 @@ export async function applyRow<State>(application: RowApplication<State>): Promi
       backoff: runtime.retry.backoff,
     });
     for (;;) {
+      if (read === undefined) application.turn?.leave(undefined);
       const row = read ?? (await readRow<State>(runtime.store, group.key));
       read = undefined;
       if (!own && watch.holdsOff(row, Date.now())) {
@@ -212,7 +216,10 @@ async function writeOnce<State>(
       return 'lost';
     }
     call.stats.rowsWritten++;
-    if (!built.step.more && built.step.failure === undefined) runtime.memory?.keep(rowIdOf(runtime, group.key), built.write.item);
+    // The row as written, for the next call of this process (the last write of a fold that went through only).
+    const complete = !built.step.more && built.step.failure === undefined;
+    application.turn?.leave(complete ? { item: built.write.item } : undefined);
+    if (complete) runtime.memory?.keep(rowIdOf(runtime, group.key), built.write.item);
     span.set({ [Attr.rowWritten]: true });
     // What came before the failing event is written; the failure is still the row's, handled by the caller.
     if (built.step.failure !== undefined) span.fail(built.step.failure.cause);

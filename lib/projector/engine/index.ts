@@ -1,5 +1,6 @@
 // The row engine, in the order a call's events flow through it: plan them per row (plan-rows), read the
-// rows (read-rows; or take them as this process last wrote them, row-memory), fill gaps (read-gaps), fold
+// rows (read-rows; or take them as this process last wrote them, row-memory, or as the call before left
+// them, row-turns), fill gaps (read-gaps), fold
 // each row's events (fold-row), build the conditional write (build-write, and write-row: the one place a
 // row's write is built and sent), apply it, retrying lost races (apply-row, claim-row, row-watch), for every
 // row of a call (apply-entries), or hand the writes to a transaction of the caller's (build-transaction).
@@ -24,6 +25,7 @@ export { eventsAbove } from './read-gaps';
 export type { ExtraPut, MessageBatch, RowMessages } from './row-messages';
 export { RowMemory } from './row-memory';
 export type { RowMemoryOptions } from './row-memory';
+export { RowTurns } from './row-turns';
 export { rowIdOf, withRecords } from './row-store';
 export { SharedRowReads } from './shared-row-reads';
 export type { CheckpointStrategy, RecordStrategy, RowBasics, RowRecords, RowRuntime, RowStore } from './row-store';

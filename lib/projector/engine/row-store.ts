@@ -6,6 +6,7 @@ import type { ResolvedRetry } from '../../util';
 import type { Evolved, FailedEvent } from './fold-row';
 import type { Key, RowGroup } from './plan-rows';
 import type { RowMemory } from './row-memory';
+import type { RowTurns } from './row-turns';
 import type { RowMessages } from './row-messages';
 
 type Group = RowGroup<StreamEvent, Key>;
@@ -122,6 +123,8 @@ export interface RowRuntime<State> {
   readonly retry: ResolvedRetry;
   /** The rows this process wrote last, taken instead of read where the kind of row allows (a reaction's progress). */
   readonly memory?: RowMemory | undefined;
+  /** The calls of this process on one row, one at a time, each handed the row as the one before left it. */
+  readonly turns?: RowTurns | undefined;
 }
 
 /** The parts of a runtime that don't depend on the row's state. */
@@ -137,6 +140,6 @@ export function rowIdOf(runtime: Pick<RowBasics, 'store'>, key: Key): string {
  * become (a rebuild, a replay) runs on.
  */
 export function withRecords<State>(runtime: RowRuntime<State>, records: RecordStrategy): RowRuntime<State> {
-  // What it writes is read back under other records: the live calls read those rows, they don't remember them.
-  return { ...runtime, memory: undefined, store: { ...runtime.store, records } };
+  // What it writes is read back under other records: the live calls read those rows, they are not handed them.
+  return { ...runtime, memory: undefined, turns: undefined, store: { ...runtime.store, records } };
 }
