@@ -45,7 +45,7 @@ export async function applyEntries<State>(
   const plan = planRows(ours, runtime.keyOf, (key) => rowIdOf(runtime, key));
   const groups = [...plan.rows.values()];
   // Taken at once, before anything is awaited: see `RowTurns.enter`.
-  const turns = runtime.turns?.enter(groups.map((group) => rowIdOf(runtime, group.key)));
+  const turns = runtime.turns?.enter(groups.map((group) => group.rowId));
   const call = callContext(plan.inHand, options.signal, options.logger);
   let rows: RowResult[];
   try {
@@ -124,7 +124,7 @@ async function rowsOf<State>(
 /** The row as this process last wrote it, or known not to exist (see `RowMemory`); `undefined`: read it. */
 function rememberedRow<State>(runtime: RowRuntime<State>, group: RowGroup<StreamEvent, Key>, options: EntriesCall<State>): KnownRow | undefined {
   const memory = options.rowReads === undefined ? runtime.memory : undefined;
-  return memory?.take(rowIdOf(runtime, group.key), group);
+  return memory?.take(group.rowId, group);
 }
 
 /** A row known without a read, as a fold starts from it: a write it fails is no race (see `applyRow`). */

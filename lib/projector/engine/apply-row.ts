@@ -11,7 +11,7 @@ import { EventFailure } from './fold-row';
 import type { Operation } from './operation';
 import type { Key, RowGroup } from './plan-rows';
 import { readRow, type ReadRow } from './read-rows';
-import { rowIdOf, type CheckpointStrategy, type RowRuntime } from './row-store';
+import type { CheckpointStrategy, RowRuntime } from './row-store';
 import { RowWatch } from './row-watch';
 import type { Turn } from './row-turns';
 import { putRow, sendRowWrite } from './write-row';
@@ -219,7 +219,7 @@ async function writeOnce<State>(
     // The row as written, for the next call of this process (the last write of a fold that went through only).
     const complete = !built.step.more && built.step.failure === undefined;
     application.turn?.leave(complete ? { item: built.write.item } : undefined);
-    if (complete) runtime.memory?.keep(rowIdOf(runtime, group.key), built.write.item);
+    if (complete) runtime.memory?.keep(group.rowId, built.write.item);
     span.set({ [Attr.rowWritten]: true });
     // What came before the failing event is written; the failure is still the row's, handled by the caller.
     if (built.step.failure !== undefined) span.fail(built.step.failure.cause);

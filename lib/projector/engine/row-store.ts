@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AppliedOutcome, MultiSourceAppliedOutcome } from '../../outcome';
 import type { AnyEventStream, StreamEvent } from '../../store';
-import type { ReadModel } from '../../read-model';
+import type { PrimaryKeyDefinition, ReadModel } from '../../read-model';
 import type { ResolvedRetry } from '../../util';
 import type { Evolved, FailedEvent } from './fold-row';
 import type { Key, RowGroup } from './plan-rows';
@@ -130,9 +130,44 @@ export interface RowRuntime<State> {
 /** The parts of a runtime that don't depend on the row's state. */
 export type RowBasics = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' | 'keyOf'>;
 
+// Row ids by read model, by the values of its key fields (see `keyValuesOf`): a call asks for the id of
+// each of its events' rows, and a fold for each event it folds, and making the stored key is the costly part.
+const rowIds = new WeakMap<object, Map<string, string>>();
+const ROW_IDS_KEPT = 10_000;
+
 /** A row's stable identity: its stored key. */
 export function rowIdOf(runtime: Pick<RowBasics, 'store'>, key: Key): string {
-  return JSON.stringify(runtime.store.readModel.keyOf(key));
+  const { readModel } = runtime.store;
+  const values = keyValuesOf(readModel.key, key);
+  if (values === undefined) return JSON.stringify(readModel.keyOf(key));
+  let ids = rowIds.get(readModel);
+  if (ids === undefined) rowIds.set(readModel, (ids = new Map()));
+  let id = ids.get(values);
+  if (id === undefined) {
+    id = JSON.stringify(readModel.keyOf(key));
+    if (ids.size >= ROW_IDS_KEPT) ids.clear();
+    ids.set(values, id);
+  }
+  return id;
+}
+
+/**
+ * The values of the fields the stored key is made of, as one string: equal for two keys only when those
+ * values are (of the same type and text: `1` and `'1'` differ); `undefined` when one is not a string,
+ * number or boolean (its id is made each time).
+ */
+function keyValuesOf(definition: PrimaryKeyDefinition, key: Key): string | undefined {
+  let text = '';
+  for (const fields of [definition.pk.composite, definition.sk?.composite ?? []]) {
+    for (const field of fields) {
+      const value = key[field];
+      const type = typeof value;
+      if (type !== 'string' && type !== 'number' && type !== 'boolean') return undefined;
+      text += type === 'string' ? `${JSON.stringify(value)},` : `${type[0] as string}${String(value)},`;
+    }
+    text += '|';
+  }
+  return text;
 }
 
 /**
