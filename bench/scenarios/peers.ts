@@ -21,18 +21,18 @@ import { median, sum } from '../support/stats';
 function sizes(quick: boolean) {
   return quick
     ? {
-        appendRounds: 8,
+        appendRounds: 16,
         appendsPerWriter: 3,
         commandsPerWriter: 4,
-        contendedRounds: 12,
+        contendedRounds: 24,
         contendedWriters: 10,
         contendedPerWriter: 4,
-        loadRounds: 8,
+        loadRounds: 12,
         perLength: 2,
         loadsPerRound: 12,
         orders: 20,
         deliveries: 1,
-        cpuRounds: 6,
+        cpuRounds: 8,
         cpuOperations: 40,
       }
     : {
@@ -198,6 +198,9 @@ export const peers: Scenario = {
       const cpu: Record<string, unknown> = {};
       for (const operation of cpuOperations(size.cpuOperations, size.perLength, (m) => records.get(m.peer.name) ?? [], size.orders)) {
         const able = all.filter((m) => operation.available?.(m) ?? true);
+        // A warm-up round each, not counted: V8 compiles a library's code as it runs it, so the first rounds of
+        // an operation little run before (the projection's) would measure the compiler as much as the library.
+        for (const m of able) await cpuRound(m, operation, size.cpuRounds);
         const by = byName(await alternate(able, size.cpuRounds, (m, round) => cpuRound(m, operation, round)));
         cpu[operation.name] = Object.fromEntries([...by].map(([name, list]) => [name, list.map((s) => (s.cpuMs * 1000) / s.events)]));
         const perOperation: Figure = { measure: 'µs ↓', pick: (s) => s.cpuUsPerEvent, round: RoundFigures.cpuUsPerEvent, bare: true };
@@ -252,7 +255,7 @@ function notes(size: ReturnType<typeof sizes>): string[] {
     ...GUARANTEES,
     `${BARE}: dynafold's requests sent by hand with the document client on dynafold's table layout, and nothing else (no validation, no spans, no decoding beyond reading attributes, no backoff): the CPU dynafold is held to.`,
     `Rounds rotate the libraries' order (${size.appendRounds} append, ${size.contendedRounds} contended, ${size.loadRounds} load rounds of ${size.loadsPerRound} loads, ${size.cpuRounds} CPU rounds); events/s is the median round, percentiles pool the rounds. A ratio with a spread is the median of the rounds' ratios (each round's figures ran within seconds of each other), the spread their lowest and highest.`,
-    `CPU per operation: this process's user + system time over ${size.cpuOperations} operations run one at a time (a tenth of that for loads of 1,000 events, in-order deliveries of every record to fresh projections for the projection, ${PROJECTED_PER_ROUND} events at least), the counting middleware passed over; DynamoDB Local's CPU is its own process's. Tracing: @opentelemetry/api is installed and no SDK is registered, as in most apps.`,
+    `CPU per operation: after a warm-up round of each operation for each library, this process's user + system time over ${size.cpuOperations} operations run one at a time (a tenth of that for loads of 1,000 events, in-order deliveries of every record to fresh projections for the projection, ${PROJECTED_PER_ROUND} events at least), the counting middleware passed over; DynamoDB Local's CPU is its own process's. Tracing: @opentelemetry/api is installed and no SDK is registered, as in most apps.`,
     'Capacity units are what DynamoDB Local reports with ReturnConsumedCapacity TOTAL (set on every request by middleware); it does not double transactional writes as AWS bills them.',
     `AWS-billed units: every request each library sent, priced by AWS's rules (bench/cost/pricing.ts: writes per 1 KB, reads per 4 KB, a Query's items summed, eventually consistent at half, transaction items twice, UpdateItem at the larger size, index writes on top) at on-demand us-east-1 prices ($${ON_DEMAND_PRICES.dollarsPerMillionWriteUnits} per million write units, $${ON_DEMAND_PRICES.dollarsPerMillionReadUnits} per million read units). Stream reads by Lambda are free and not counted.`,
     "Projection: the peers' real stream records in batches of 100 with Lambda's retry contract (MaximumRetryAttempts 2): in order on one lane (ParallelizationFactor 1, the default), and shuffled, dealt round-robin to 10 lanes; latency is per handler call. equinox-js figures stop at its index (no row): not comparable with a row's cost.",

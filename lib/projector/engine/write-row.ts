@@ -1,5 +1,6 @@
 import { PutCommand, TransactWriteCommand, UpdateCommand, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { RowAttributes } from '../../read-model';
+import { isoTime } from '../../util';
 import { asRequestError, cancellationCodes, getItem, landedDespite, sendConditional, type OwnItem } from '../../dynamo';
 import { holdsWrite, nextWrite, writeIdOf } from './row-writes';
 import type { Key } from './plan-rows';
@@ -27,14 +28,15 @@ export interface RowMarks {
 
 /** The item a fold writes: the row validated, with checkpoints, revision and tombstone marks, `createdAt` kept. */
 export function rowItem(store: RowStore, read: ReadRow<unknown>, row: Readonly<Record<string, unknown>>, marks: RowMarks): Record<string, unknown> {
-  const now = new Date();
+  const now = Date.now();
+  const at = isoTime(now);
   const fields = store.checkpoints.withField(row, marks.checkpoints);
-  const item = store.readModel.toItem(fields, { createdAt: read.createdAt ?? now.toISOString(), updatedAt: now.toISOString() });
+  const item = store.readModel.toItem(fields, { createdAt: read.createdAt ?? at, updatedAt: at });
   markBookkeeping(store, read, item, marks);
   if (marks.removed) {
     item[RowAttributes.deleted] = true;
     // DynamoDB's TTL attribute holds epoch seconds.
-    if (store.tombstoneTtl !== undefined) item[store.tombstoneTtl.attribute] = Math.floor((now.getTime() + store.tombstoneTtl.durationMs) / 1000);
+    if (store.tombstoneTtl !== undefined) item[store.tombstoneTtl.attribute] = Math.floor((now + store.tombstoneTtl.durationMs) / 1000);
   }
   return item;
 }
