@@ -51,11 +51,23 @@ export function describeDataIssues(issues: ReadonlyArray<ValidationIssue>): stri
   return issues.map((issue) => `${issue.path.join('.')} ${issue.message}`).join('; ');
 }
 
-/** A value still to check, where it is, and how many objects or arrays hold it (for an attribute, the item counts as one). */
+/**
+ * A value still to check, where it is (its holder and its field or index there: the path is only spelled
+ * out for an issue, most data has none), and how many objects or arrays hold it (for an attribute, the
+ * item counts as one).
+ */
 interface Pending {
   readonly value: unknown;
-  readonly path: Path;
+  readonly holder: Pending | undefined;
+  readonly at: string | number | undefined;
   readonly depth: number;
+}
+
+/** The path to a pending value: the root's, then each field or index down to it. */
+function pathOf(pending: Pending, rootPath: Path): Path {
+  const steps: Array<string | number> = [];
+  for (let at: Pending | undefined = pending; at?.holder !== undefined; at = at.holder) steps.push(at.at as string | number);
+  return [...rootPath, ...steps.reverse()];
 }
 
 /**
@@ -64,28 +76,41 @@ interface Pending {
  */
 function walk(root: unknown, rootPath: Path, issues: ValidationIssue[], attributes: boolean, rootDepth: number): void {
   const maxDepth = attributes ? DataLimits.attributeDepth : DataLimits.jsonDepth;
-  const stack: Pending[] = [{ value: root, path: rootPath, depth: rootDepth }];
+  const stack: Pending[] = [{ value: root, holder: undefined, at: undefined, depth: rootDepth }];
   while (stack.length > 0 && issues.length < 10) {
-    const { value, path, depth } = stack.pop() as Pending;
+    const pending = stack.pop() as Pending;
+    const { value, depth } = pending;
     const problem = scalarProblem(value, attributes) ?? containerProblem(value, attributes, depth, maxDepth);
     if (problem !== undefined) {
-      issues.push({ path, message: problem });
+      issues.push({ path: pathOf(pending, rootPath), message: problem });
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
-    const members: Pending[] = [];
+    const before = stack.length;
     if (Array.isArray(value)) {
-      value.forEach((member: unknown, index) => members.push({ value: member, path: [...path, index], depth: depth + 1 }));
+      value.forEach((member: unknown, index) => stack.push({ value: member, holder: pending, at: index, depth: depth + 1 }));
     } else {
-      for (const [field, member] of Object.entries(value as Record<string, unknown>)) {
+      for (const field in value) {
+        if (!Object.hasOwn(value, field)) continue;
+        const member = (value as Record<string, unknown>)[field];
         if (member === undefined) continue; // JSON leaves the field out, as an optional field reads it
-        if (attributes && field === '') issues.push({ path, message: "has an empty field name, which a DynamoDB map can't hold" });
-        if (!isWellFormed(field)) issues.push({ path, message: `has a field name that ${ILL_FORMED}` });
-        members.push({ value: member, path: [...path, field], depth: depth + 1 });
+        if (attributes && field === '')
+          issues.push({ path: pathOf(pending, rootPath), message: "has an empty field name, which a DynamoDB map can't hold" });
+        if (!isWellFormed(field)) issues.push({ path: pathOf(pending, rootPath), message: `has a field name that ${ILL_FORMED}` });
+        stack.push({ value: member, holder: pending, at: field, depth: depth + 1 });
       }
     }
-    // Reversed onto the stack, so that members are checked in order.
-    for (let index = members.length - 1; index >= 0; index--) stack.push(members[index] as Pending);
+    // Reversed on the stack, so that members are checked in order.
+    reverseFrom(stack, before);
+  }
+}
+
+/** Reverses `items` from `start` to the end, in place. */
+function reverseFrom(items: Pending[], start: number): void {
+  for (let low = start, high = items.length - 1; low < high; low++, high--) {
+    const item = items[low] as Pending;
+    items[low] = items[high] as Pending;
+    items[high] = item;
   }
 }
 

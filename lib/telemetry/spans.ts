@@ -51,13 +51,14 @@ const processSpans = new WeakMap<OtelSpan, { readonly traced: TracedSpan; readon
 /**
  * Runs `fn` inside a span (the active span while it runs, so the spans and requests it makes are its
  * children); a throw is recorded on the span (its `DynafoldError` code as `error.type`) and rethrown.
- * Without `@opentelemetry/api`, or when the app's SDK fails to start the span, `fn` runs alone.
+ * Without `@opentelemetry/api`, or when the app's SDK fails to start the span, `fn` runs alone. `spec` may
+ * be a function, called only when a span is started: the hot paths build no attributes nobody reads.
  */
-export async function inSpan<T>(spec: SpanSpec, fn: (span: TracedSpan) => Promise<T> | T): Promise<T> {
+export async function inSpan<T>(spec: SpanSpec | (() => SpanSpec), fn: (span: TracedSpan) => Promise<T> | T): Promise<T> {
   const ready = otelReady();
   if (ready !== undefined) await ready;
   if (!tracing()) return fn(NO_SPAN);
-  return run(spec, fn);
+  return run(typeof spec === 'function' ? spec() : spec, fn);
 }
 
 /**

@@ -52,13 +52,20 @@ export interface AppendOptions {
  */
 export type AppendRetry = RetryOptions;
 
+const resolvedDefaults = new WeakMap<object, ResolvedRetry>();
+
 /**
  * A call's retry options with `defaults` applied. A call has no construction to fail: an option it can't
  * honour fails the call with `ValidationError`, as its other options do.
  */
 export function resolveCallRetry(retry: RetryOptions | undefined, defaults: Parameters<typeof resolveRetry>[1], whose: string): ResolvedRetry {
+  // A call without its own retry (most) takes the defaults, resolved once.
+  const known = retry === undefined ? resolvedDefaults.get(defaults) : undefined;
+  if (known !== undefined) return known;
   try {
-    return resolveRetry(retry, defaults, whose === '' ? undefined : `Options of ${whose}`);
+    const resolved = resolveRetry(retry, defaults, whose === '' ? undefined : `Options of ${whose}`);
+    if (retry === undefined) resolvedDefaults.set(defaults, resolved);
+    return resolved;
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
     throw new ValidationError(error.message, [{ path: ['retry'], message: 'out of range' }]);

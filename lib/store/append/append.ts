@@ -25,15 +25,18 @@ export async function append(
     const result = await append(stream, id, events, write);
     return { ...result, projected: await waitForProjections(result.events, waitFor, options.signal) };
   }
-  const counts = { [Attr.eventCount]: Array.isArray(events) ? events.length : undefined, [Attr.expectedVersion]: options.expectedVersion };
-  return inSpan(streamSpan('append', stream, counts), async (span) => {
-    // Named before anything can fail, so that a failed append's span says which stream it failed on.
-    const streamId = formatStreamId(stream, id);
-    span.set({ [Attr.streamId]: streamId });
-    const result = await appendOnce(stream, streamId, events, options);
-    span.set({ [Attr.version]: result.version });
-    return result;
-  });
+  const counts = () => ({ [Attr.eventCount]: Array.isArray(events) ? events.length : undefined, [Attr.expectedVersion]: options.expectedVersion });
+  return inSpan(
+    () => streamSpan('append', stream, counts()),
+    async (span) => {
+      // Named before anything can fail, so that a failed append's span says which stream it failed on.
+      const streamId = formatStreamId(stream, id);
+      span.set({ [Attr.streamId]: streamId });
+      const result = await appendOnce(stream, streamId, events, options);
+      span.set({ [Attr.version]: result.version });
+      return result;
+    },
+  );
 }
 
 async function appendOnce(
@@ -66,13 +69,16 @@ export async function appendAfterLoad(
   events: ReadonlyArray<unknown>,
   options: AppendOptions & { readonly expectedVersion: number },
 ): Promise<AppendResult<StreamEvent> | LostRace<StreamEvent>> {
-  const attributes = { [Attr.streamId]: streamId, [Attr.eventCount]: events.length, [Attr.expectedVersion]: options.expectedVersion };
-  return inSpan(streamSpan('append', stream, attributes), async (span) => {
-    const appended = await appendLoaded(stream, streamId, events, options);
-    // The try that won says the version it appended at; a lost one, none (the command's retry event names the winner's).
-    if ('version' in appended) span.set({ [Attr.version]: appended.version });
-    return appended;
-  });
+  const attributes = () => ({ [Attr.streamId]: streamId, [Attr.eventCount]: events.length, [Attr.expectedVersion]: options.expectedVersion });
+  return inSpan(
+    () => streamSpan('append', stream, attributes()),
+    async (span) => {
+      const appended = await appendLoaded(stream, streamId, events, options);
+      // The try that won says the version it appended at; a lost one, none (the command's retry event names the winner's).
+      if ('version' in appended) span.set({ [Attr.version]: appended.version });
+      return appended;
+    },
+  );
 }
 
 async function appendLoaded(

@@ -92,7 +92,8 @@ export function storedForm(codec: EventCodec, where: string, index: number, data
   }
   const json = JSON.stringify(data ?? null);
   if (codec.compression !== false && Buffer.byteLength(json) > codec.compression.thresholdBytes) return { json, compressed: true };
-  const unfit = attributeIssues(JSON.parse(json) as unknown, ['data']);
+  // Data JSON keeps as it is (checked above) is its JSON form: checked as it is, without parsing the JSON back.
+  const unfit = attributeIssues(data, ['data']);
   if (unfit.length === 0) return { json, compressed: false };
   if (codec.compression !== false) return { json, compressed: true };
   throw new ValidationError(

@@ -72,13 +72,16 @@ export async function execute<State>(
   options: CommandOptions<State> = {},
 ): Promise<CommandResult<State, StreamEvent>> {
   const { waitFor, ...command } = options;
-  const result = await inSpan(streamSpan('execute', stream), async (span) => {
-    const streamId = formatStreamId(stream, id);
-    span.set({ [Attr.streamId]: streamId });
-    const executed = await executeCommand(stream, streamId, decider, command);
-    span.set({ [Attr.version]: executed.version, [Attr.eventCount]: executed.events.length });
-    return executed;
-  });
+  const result = await inSpan(
+    () => streamSpan('execute', stream),
+    async (span) => {
+      const streamId = formatStreamId(stream, id);
+      span.set({ [Attr.streamId]: streamId });
+      const executed = await executeCommand(stream, streamId, decider, command);
+      span.set({ [Attr.version]: executed.version, [Attr.eventCount]: executed.events.length });
+      return executed;
+    },
+  );
   // A command that decided nothing wrote nothing to wait for.
   return waitFor === undefined || result.events.length === 0
     ? result

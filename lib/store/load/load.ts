@@ -11,11 +11,14 @@ export async function load<State>(
   fold: Pick<Decider<State, StreamEvent, unknown>, 'initial' | 'evolve'>,
   options: LoadOptions<State> = {},
 ): Promise<Loaded<State>> {
-  return inSpan(streamSpan('load', stream), async (span) => {
-    const streamId = formatStreamId(stream, id);
-    span.set({ [Attr.streamId]: streamId });
-    const loaded = await loadState(stream, streamId, fold, options, readConsistency(options.consistent, true));
-    span.set({ [Attr.version]: loaded.version });
-    return loaded;
-  });
+  return inSpan(
+    () => streamSpan('load', stream),
+    async (span) => {
+      const streamId = formatStreamId(stream, id);
+      span.set({ [Attr.streamId]: streamId });
+      const loaded = await loadState(stream, streamId, fold, options, readConsistency(options.consistent, true));
+      span.set({ [Attr.version]: loaded.version });
+      return loaded;
+    },
+  );
 }
