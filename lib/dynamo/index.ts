@@ -11,7 +11,7 @@ export { tableFailure } from './failures';
 export { pages } from './pages';
 export { sameItem } from './stored-item';
 export type { Page } from './pages';
-export { itemSize } from './item-size';
+export { itemFits, itemSize } from './item-size';
 export { TransactionLimits, KeyLimits, assertKeyLength } from './limits';
 export { keyedTableDefinition, CheckpointTable } from './tables';
 export { compress, decompress } from './compression';

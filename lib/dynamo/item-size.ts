@@ -30,3 +30,36 @@ function valueSize(value: unknown): number {
   }
   return 0;
 }
+
+/**
+ * Whether an item is at most `limit` bytes by {@link itemSize}. Most items are far below DynamoDB's limits, so
+ * a bound that needs no UTF-8 encoding (3 bytes per UTF-16 code unit, which no string exceeds) answers
+ * first; only an item the bound can't settle is sized byte by byte.
+ */
+export function itemFits(item: Readonly<Record<string, unknown>>, limit: number): boolean {
+  return itemSizeBound(item) <= limit || itemSize(item) <= limit;
+}
+
+function itemSizeBound(item: Readonly<Record<string, unknown>>): number {
+  let size = 0;
+  for (const name in item) {
+    const value = item[name];
+    if (value !== undefined && Object.hasOwn(item, name)) size += name.length * 3 + valueSizeBound(value);
+  }
+  return size;
+}
+
+function valueSizeBound(value: unknown): number {
+  if (typeof value === 'string') return value.length * 3;
+  if (typeof value === 'object' && value !== null && !(value instanceof Uint8Array) && !(value instanceof Set) && !Array.isArray(value)) {
+    let size = 3;
+    for (const name in value) {
+      const member = (value as Record<string, unknown>)[name];
+      if (member !== undefined && Object.hasOwn(value, name)) size += 1 + name.length * 3 + valueSizeBound(member);
+    }
+    return size;
+  }
+  if (Array.isArray(value)) return 3 + value.reduce((sum: number, member) => sum + 1 + valueSizeBound(member), 0);
+  if (value instanceof Set) return [...value].reduce((sum: number, member) => sum + valueSizeBound(member), 0);
+  return valueSize(value);
+}

@@ -1,5 +1,5 @@
 import { ConfigurationError, RowTooLargeError, ValidationError } from '../../errors';
-import { TransactionLimits, itemSize } from '../../dynamo';
+import { TransactionLimits, itemFits, itemSize } from '../../dynamo';
 import { instanceKey, type AnyEventStream, type StreamEvent } from '../../store';
 import { EventFailure, foldRow, type FoldResult } from './fold-row';
 import type { Rejected } from '../../outcome';
@@ -224,7 +224,6 @@ function assertSameRow(runtime: Rows, key: Key, item: Record<string, unknown>): 
 
 /** A row past DynamoDB's item limit would fail at the write: refuse it clearly instead. */
 function assertFits(runtime: Rows, key: Key, item: Record<string, unknown>, instances: number): void {
-  const size = itemSize(item);
-  if (size <= TransactionLimits.itemBytes) return;
-  throw new RowTooLargeError(runtime.name, key, size, runtime.store.checkpoints.sourcesOfTooLarge(instances));
+  if (itemFits(item, TransactionLimits.itemBytes)) return;
+  throw new RowTooLargeError(runtime.name, key, itemSize(item), runtime.store.checkpoints.sourcesOfTooLarge(instances));
 }

@@ -1,5 +1,5 @@
 import { TransactionLimitError, ValidationError } from '../../errors';
-import { TransactionLimits, itemSize } from '../../dynamo';
+import { TransactionLimits, itemFits, itemSize } from '../../dynamo';
 import { type EventCodec, type ValidEvent, toCommitItem, storedEventAttributes } from '../codec';
 import { MAX_VERSION } from '../layout';
 import type { ResolvedTtl } from '../../util';
@@ -71,7 +71,7 @@ function cutIntoCommits(codec: EventCodec, plan: AppendPlan): Record<string, unk
   }
   const commitOf = (from: number, to: number) => toCommitItem(codec, plan.streamId, plan.expectedVersion + 1 + from, stored.slice(from, to), stamp);
   const whole = commitOf(0, plan.events.length);
-  if (itemSize(whole) <= TransactionLimits.itemBytes) return [whole];
+  if (itemFits(whole, TransactionLimits.itemBytes)) return [whole];
   const commits: Record<string, unknown>[] = [];
   let from = 0;
   while (from < plan.events.length) {
