@@ -9,7 +9,7 @@ import type { Key, RowGroup } from './plan-rows';
 import type { ReadRow } from './read-rows';
 import { eventsAbove } from './read-gaps';
 import type { ExtraPut, MessageBatch } from './row-messages';
-import { rowIdOf, type RowRuntime } from './row-store';
+import { rowIdOf, storedKeyOf, type RowRuntime } from './row-store';
 import { rowItem, stubItem, type RowMarks } from './write-row';
 
 type Group = RowGroup<StreamEvent, Key>;
@@ -134,7 +134,9 @@ async function foldRange<State>(
   const passesOver = (event: StreamEvent) => runtime.store.records.passesOver(input.row.records, event);
   const checkpoint = folded.checkpoints.get(instance) ?? 0;
   const passing = inRange.filter((event) => event.version > checkpoint && passesOver(event));
-  const events = inRange.filter((event) => !passesOver(event) && addresses(runtime, event, group.rowId));
+  // The call's own events of the row were planned into it already; events read to fill a gap are asked.
+  const planned = new Set<StreamEvent>(group.events);
+  const events = inRange.filter((event) => !passesOver(event) && (planned.has(event) || addresses(runtime, event, group.rowId)));
   const first = events[0];
   if (first !== undefined) input.attempting?.(first);
   const result = await foldRow<State, StreamEvent>({
@@ -212,7 +214,7 @@ export function addresses(runtime: Rows, event: StreamEvent, rowId: string): boo
 }
 
 function assertSameRow(runtime: Rows, key: Key, item: Record<string, unknown>): void {
-  for (const [attribute, value] of Object.entries(runtime.store.readModel.keyOf(key))) {
+  for (const [attribute, value] of Object.entries(storedKeyOf(runtime, key).attributes)) {
     if (item[attribute] !== value) {
       throw new ValidationError(
         `Projection ${runtime.name}: the folded row's key fields no longer match the key ${JSON.stringify(key)}; ` +

@@ -130,25 +130,41 @@ export interface RowRuntime<State> {
 /** The parts of a runtime that don't depend on the row's state. */
 export type RowBasics = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' | 'keyOf'>;
 
-// Row ids by read model, by the values of its key fields (see `keyValuesOf`): a call asks for the id of
-// each of its events' rows, and a fold for each event it folds, and making the stored key is the costly part.
-const rowIds = new WeakMap<object, Map<string, string>>();
-const ROW_IDS_KEPT = 10_000;
+// Rows' stored keys by read model, by the values of their key fields (see `keyValuesOf`): a call asks for
+// the id of each of its events' rows, a fold for each event it folds and a write for its row's key, and
+// making the stored key is the costly part.
+const storedKeys = new WeakMap<object, Map<string, StoredKey>>();
+const STORED_KEYS_KEPT = 10_000;
+
+/** A row's key attributes as stored, and as one string: the row's identity. */
+interface StoredKey {
+  readonly id: string;
+  readonly attributes: Readonly<Record<string, string>>;
+}
 
 /** A row's stable identity: its stored key. */
 export function rowIdOf(runtime: Pick<RowBasics, 'store'>, key: Key): string {
+  return storedKeyOf(runtime, key).id;
+}
+
+/** A row's key attributes as stored (not to be changed: they are kept for the next call). */
+export function storedKeyOf(runtime: Pick<RowBasics, 'store'>, key: Key): StoredKey {
   const { readModel } = runtime.store;
   const values = keyValuesOf(readModel.key, key);
-  if (values === undefined) return JSON.stringify(readModel.keyOf(key));
-  let ids = rowIds.get(readModel);
-  if (ids === undefined) rowIds.set(readModel, (ids = new Map()));
-  let id = ids.get(values);
-  if (id === undefined) {
-    id = JSON.stringify(readModel.keyOf(key));
-    if (ids.size >= ROW_IDS_KEPT) ids.clear();
-    ids.set(values, id);
+  if (values === undefined) return storedKey(readModel.keyOf(key));
+  let known = storedKeys.get(readModel);
+  if (known === undefined) storedKeys.set(readModel, (known = new Map()));
+  let stored = known.get(values);
+  if (stored === undefined) {
+    stored = storedKey(readModel.keyOf(key));
+    if (known.size >= STORED_KEYS_KEPT) known.clear();
+    known.set(values, stored);
   }
-  return id;
+  return stored;
+}
+
+function storedKey(attributes: Record<string, string>): StoredKey {
+  return { id: JSON.stringify(attributes), attributes };
 }
 
 /**
