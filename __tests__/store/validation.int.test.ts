@@ -242,6 +242,10 @@ describe('stream ids', () => {
     const result = await stream.append({ tenant: 'acme', orderId: 'o-2' }, [{ type: 'OrderPlaced', data: { customer: 'ada' } }]);
     expect(result.events[0]?.streamId).toBe('acme#o-2');
     expect(stream.parseStreamId('acme#o-2')).toEqual({ tenant: 'acme', orderId: 'o-2' });
+    // Each parse is an object of the caller's: changing one changes no later parse.
+    const parsed = stream.parseStreamId('acme#o-2');
+    parsed.tenant = 'changed';
+    expect(stream.parseStreamId('acme#o-2')).toEqual({ tenant: 'acme', orderId: 'o-2' });
     expect(await stream.read('acme#o-2')).toEqual(result.events);
     // a single-field id may contain "#"
     const single = await Orders.append({ orderId: 'a#b' }, [{ type: 'OrderShipped', data: {} }]);

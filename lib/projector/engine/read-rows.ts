@@ -6,7 +6,7 @@ import { backoffDelay, sleep, type Backoff } from '../../util';
 import { ProjectionDefaults } from '../defaults';
 import type { Key } from './plan-rows';
 import { writesOf } from './row-writes';
-import type { RowRecords, RowStore, StoredCheckpoints } from './row-store';
+import { storedKeyOf, type RowRecords, type RowStore, type StoredCheckpoints } from './row-store';
 
 /** A row as read for a fold: its state, checkpoints and what the conditional write must find unchanged. */
 export interface ReadRow<State> extends StoredCheckpoints {
@@ -98,11 +98,13 @@ export async function readRows<State>(
 ): Promise<Array<ReadRow<State>>> {
   if (keys.length === 1) return [await readRow<State>(store, keys[0] as Key)];
   const { readModel } = store;
-  const ids = keys.map((key) => readModel.keyOf(key));
+  const ids = keys.map((key) => storedKeyOf({ store }, key).attributes);
   const found = new Map<string, Record<string, unknown>>();
-  const idOf = (key: Key) => JSON.stringify(Object.keys(ids[0] ?? {}).map((attribute) => key[attribute]));
+  const attributes = Object.keys(ids[0] ?? {});
+  const idOf = (key: Readonly<Record<string, unknown>>) => JSON.stringify(attributes.map((attribute) => key[attribute]));
   for (let start = 0; start < ids.length; start += KeyLimits.batchGetKeys) {
-    let pending: Record<string, unknown>[] = ids.slice(start, start + KeyLimits.batchGetKeys);
+    // The kept stored keys themselves: the request reads them, nothing changes them.
+    let pending = ids.slice(start, start + KeyLimits.batchGetKeys) as Record<string, unknown>[];
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === retry.attempts) throw unprocessed(readModel.table, pending.length, attempt);
       if (attempt > 0) await sleep(backoffDelay(attempt - 1, retry.backoff), signal);
