@@ -243,8 +243,7 @@ describe('stream ids', () => {
     expect(result.events[0]?.streamId).toBe('acme#o-2');
     expect(stream.parseStreamId('acme#o-2')).toEqual({ tenant: 'acme', orderId: 'o-2' });
     // Each parse is an object of the caller's: changing one changes no later parse.
-    const parsed = stream.parseStreamId('acme#o-2');
-    parsed.tenant = 'changed';
+    Object.assign(stream.parseStreamId('acme#o-2'), { tenant: 'changed' });
     expect(stream.parseStreamId('acme#o-2')).toEqual({ tenant: 'acme', orderId: 'o-2' });
     expect(await stream.read('acme#o-2')).toEqual(result.events);
     // a single-field id may contain "#"

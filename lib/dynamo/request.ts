@@ -1,7 +1,8 @@
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynafoldError, DynamoRequestError } from '../errors';
 import { isAbortReason } from './abort';
 import { tableFailure } from './failures';
+import { sendGetItem } from './plain-requests';
 
 /** The table a request addresses, or every table a transaction or batch does (the main one first). */
 export type RequestTables = string | ReadonlyArray<string>;
@@ -52,6 +53,6 @@ export async function getItem(
   key: Record<string, string>,
   consistent = true,
 ): Promise<Record<string, unknown> | undefined> {
-  const result = await request('GetItem', table, () => documents.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: consistent })));
+  const result = await request('GetItem', table, () => sendGetItem(documents, { TableName: table, Key: key, ConsistentRead: consistent }));
   return result.Item;
 }

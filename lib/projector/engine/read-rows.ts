@@ -1,7 +1,6 @@
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoRequestError } from '../../errors';
 import { RowAttributes } from '../../read-model';
-import { KeyLimits, request } from '../../dynamo';
+import { KeyLimits, request, sendBatchGet, sendGetItem } from '../../dynamo';
 import { backoffDelay, sleep, type Backoff } from '../../util';
 import { ProjectionDefaults } from '../defaults';
 import type { Key } from './plan-rows';
@@ -72,7 +71,7 @@ export function rowFromItem<State>(store: RowStore, item: Readonly<Record<string
 export async function readRow<State>(store: RowStore, key: Key): Promise<ReadRow<State>> {
   const { readModel } = store;
   const result = await request('GetItem', readModel.table, () =>
-    store.documents.send(new GetCommand({ TableName: readModel.table, Key: readModel.keyOf(key), ConsistentRead: true })),
+    sendGetItem(store.documents, { TableName: readModel.table, Key: readModel.keyOf(key), ConsistentRead: true }),
   );
   return rowFromItem(store, result.Item);
 }
@@ -110,7 +109,7 @@ export async function readRows<State>(
       if (attempt > 0) await sleep(backoffDelay(attempt - 1, retry.backoff), signal);
       const keysToRead = pending;
       const result = await request('BatchGetItem', readModel.table, () =>
-        store.documents.send(new BatchGetCommand({ RequestItems: { [readModel.table]: { Keys: keysToRead, ConsistentRead: true } } })),
+        sendBatchGet(store.documents, { RequestItems: { [readModel.table]: { Keys: keysToRead, ConsistentRead: true } } }),
       );
       for (const item of result.Responses?.[readModel.table] ?? []) found.set(idOf(item), item);
       pending = (result.UnprocessedKeys?.[readModel.table]?.Keys ?? []) as Record<string, unknown>[];

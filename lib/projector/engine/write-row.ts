@@ -1,7 +1,7 @@
-import { PutCommand, TransactWriteCommand, UpdateCommand, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { RowAttributes } from '../../read-model';
 import { isoTime } from '../../util';
-import { asRequestError, cancellationCodes, getItem, landedDespite, sendConditional, type OwnItem } from '../../dynamo';
+import { asRequestError, cancellationCodes, getItem, landedDespite, sendConditional, sendPutItem, sendUpdateItem, type OwnItem } from '../../dynamo';
 import { holdsWrite, nextWrite, writeIdOf } from './row-writes';
 import type { Key } from './plan-rows';
 import type { ReadRow } from './read-rows';
@@ -228,8 +228,8 @@ export async function sendRowWrite(store: RowStore, write: RowWrite, extras: Rea
     store.readModel.table,
     () =>
       write.operation === 'PutItem'
-        ? store.documents.send(new PutCommand(asked as PutCommandInput))
-        : store.documents.send(new UpdateCommand(asked as UpdateCommandInput)),
+        ? sendPutItem(store.documents, asked as PutCommandInput)
+        : sendUpdateItem(store.documents, asked as UpdateCommandInput),
     own,
   );
   return outcome.kind === 'written';

@@ -1,12 +1,5 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type DynamoDBDocumentClient,
-  type PutCommandInput,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type DynamoDBDocumentClient, type PutCommandInput, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import {
   asRequestError,
   cancellationCodes,
@@ -17,6 +10,8 @@ import {
   request,
   sameItem,
   sendConditional,
+  sendPutItem,
+  sendQuery,
   withSignal,
   type OwnItem,
 } from '../../dynamo';
@@ -249,7 +244,7 @@ export class CommitLog {
     const outcome = await sendConditional(
       'PutItem',
       this.table,
-      () => documents.send(new PutCommand({ TableName: this.table, Item: item, ...condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })),
+      () => sendPutItem(documents, { TableName: this.table, Item: item, ...condition, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
       { isOwn: (found) => sameItem(item, found), read: () => getItem(documents, this.table, key) },
     );
     return outcome.kind === 'written';
@@ -278,14 +273,14 @@ export class CommitLog {
    */
   async putCommit(streamId: string, item: Item, appendId: string, signal: AbortSignal | undefined): Promise<CommitPutOutcome> {
     const documents = this.withSignal(signal);
-    const put = new PutCommand({
+    const put: PutCommandInput = {
       TableName: this.table,
       Item: item,
       ConditionExpression: 'attribute_not_exists(#pk)',
       ExpressionAttributeNames: { '#pk': Layout.partitionKey },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
-    const outcome = await sendConditional('PutItem', this.table, () => documents.send(put), this.ownCommit(documents, appendId, item));
+    };
+    const outcome = await sendConditional('PutItem', this.table, () => sendPutItem(documents, put), this.ownCommit(documents, appendId, item));
     if (outcome.kind === 'written') {
       this.learned(streamId, commitEndOf(this.codec, item));
       return { kind: 'appended' };
@@ -411,7 +406,7 @@ export class CommitLog {
   }
 
   private query(input: QueryCommandInput, signal: AbortSignal | undefined) {
-    return request('Query', this.table, () => this.withSignal(signal).send(new QueryCommand(input)));
+    return request('Query', this.table, () => sendQuery(this.withSignal(signal), input));
   }
 
   private withSignal(signal: AbortSignal | undefined): DynamoDBDocumentClient {
