@@ -112,7 +112,7 @@ export async function readRows<State>(
         sendBatchGet(store.documents, { RequestItems: { [readModel.table]: { Keys: keysToRead, ConsistentRead: true } } }),
       );
       for (const item of result.Responses?.[readModel.table] ?? []) found.set(idOf(item), item);
-      pending = (result.UnprocessedKeys?.[readModel.table]?.Keys ?? []);
+      pending = result.UnprocessedKeys?.[readModel.table]?.Keys ?? [];
     }
   }
   return ids.map((id) => rowFromItem<State>(store, found.get(idOf(id))));
