@@ -48,6 +48,16 @@ function countItemsRead(lane: DynamoDBClient): { items: number } {
 
 const versions = (from: number, to: number) => truth.slice(from - 1, to);
 
+/** The row of the model named `name` is the fold of `events`, its times aside. */
+async function expectFolded(name: string, events: ReadonlyArray<OrderEvent>): Promise<void> {
+  const row = await orderSummaries(client, viewsTable, name).get({ orderId: 'hot' }, { consistent: true });
+  expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
+    ...foldSummary('hot', events),
+    createdAt: undefined,
+    updatedAt: undefined,
+  });
+}
+
 test('a lane whose batch is ahead of the row reads only the versions between the row and its batch', async () => {
   const lane = testClient();
   try {
@@ -58,12 +68,7 @@ test('a lane whose batch is ahead of the row reads only the versions between the
     await expect(ahead.applyBatch(versions(21, 30))).resolves.toMatchObject({ stats: { gapReads: 1 } });
 
     expect(read.items).toBe(15); // versions 6 to 20: the batch's own 21 to 30 are not read again
-    const row = await orderSummaries(client, viewsTable, 'HotAhead').get({ orderId: 'hot' }, { consistent: true });
-    expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
-      ...foldSummary('hot', truth),
-      createdAt: undefined,
-      updatedAt: undefined,
-    });
+    await expectFolded('HotAhead', truth);
   } finally {
     lane.destroy();
   }
@@ -127,12 +132,7 @@ test('batches of one row applied at once by one process are written in turn: one
     expect(requests.count('GetItemCommand') + requests.count('BatchGetItemCommand')).toBe(1);
     expect(read.items).toBe(0);
     expect(requests.failures.size).toBe(0);
-    const row = await orderSummaries(client, viewsTable, 'HotTurns').get({ orderId: 'hot' }, { consistent: true });
-    expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
-      ...foldSummary('hot', truth),
-      createdAt: undefined,
-      updatedAt: undefined,
-    });
+    await expectFolded('HotTurns', truth);
   } finally {
     lane.destroy();
   }
@@ -164,12 +164,7 @@ test('a row handed on stale (another process wrote it in between) fails its writ
     // The first call's read, and the second's after its handed row's write failed.
     expect(requests.count('GetItemCommand') + requests.count('BatchGetItemCommand')).toBe(2);
     expect(requests.failures).toEqual(new Map([['PutItemCommand:ConditionalCheckFailedException', 1]]));
-    const row = await orderSummaries(client, viewsTable, 'HotStale').get({ orderId: 'hot' }, { consistent: true });
-    expect({ ...row, createdAt: undefined, updatedAt: undefined }).toEqual({
-      ...foldSummary('hot', versions(1, 20)),
-      createdAt: undefined,
-      updatedAt: undefined,
-    });
+    await expectFolded('HotStale', versions(1, 20));
   } finally {
     lane.destroy();
   }

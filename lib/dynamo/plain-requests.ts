@@ -1,4 +1,12 @@
-import { BatchGetItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type PutItemCommandInput,
+  type UpdateItemCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import type { BatchGetCommandInput, DynamoDBDocumentClient, GetCommandInput, PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 
@@ -66,28 +74,19 @@ export async function sendBatchGet(
 
 /** A PutItem of a plain item (and plain condition values). */
 export function sendPutItem(documents: DynamoDBDocumentClient, input: PutCommandInput): Promise<unknown> {
-  const { Item, ExpressionAttributeValues, ...rest } = input;
-  return send(
-    documents,
-    new PutItemCommand({
-      ...rest,
-      Item: toAttributes(Item as Item),
-      ...(ExpressionAttributeValues === undefined ? {} : { ExpressionAttributeValues: toAttributes(ExpressionAttributeValues) }),
-    }),
-  );
+  return send(documents, new PutItemCommand(withAttributes(input, 'Item') as PutItemCommandInput));
 }
 
 /** An UpdateItem of a plain key (and plain expression values). */
 export function sendUpdateItem(documents: DynamoDBDocumentClient, input: UpdateCommandInput): Promise<unknown> {
-  const { Key, ExpressionAttributeValues, ...rest } = input;
-  return send(
-    documents,
-    new UpdateItemCommand({
-      ...rest,
-      Key: toAttributes(Key as Item),
-      ...(ExpressionAttributeValues === undefined ? {} : { ExpressionAttributeValues: toAttributes(ExpressionAttributeValues) }),
-    }),
-  );
+  return send(documents, new UpdateItemCommand(withAttributes(input, 'Key') as UpdateItemCommandInput));
+}
+
+/** A write's input with its item or key, and its expression values, as DynamoDB's attribute values. */
+function withAttributes(input: PutCommandInput | UpdateCommandInput, field: 'Item' | 'Key'): unknown {
+  const { ExpressionAttributeValues: values, ...rest } = input;
+  const plain = (input as Record<string, unknown>)[field] as Item;
+  return { ...rest, [field]: toAttributes(plain), ...(values === undefined ? {} : { ExpressionAttributeValues: toAttributes(values) }) };
 }
 
 function mapValues<T, U>(record: Record<string, T>, f: (value: T) => U): Record<string, U> {
