@@ -6,7 +6,7 @@
 export { request, asRequestError, errorName, isConditionFailure, cancellationCodes, getItem } from './request';
 export type { RequestTables } from './request';
 export { documentClient } from './document-client';
-export { sendBatchGet, sendGetItem, sendPutItem, sendUpdateItem } from './plain-requests';
+export { sendBatchGet, sendGetItem, sendPutItem, sendQuery, sendUpdateItem } from './plain-requests';
 export { withSignal, abortReason, isAbortReason, cancelled } from './abort';
 export { tableFailure } from './failures';
 export { pages } from './pages';

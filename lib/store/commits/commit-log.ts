@@ -1,5 +1,5 @@
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient, type PutCommandInput, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type DynamoDBDocumentClient, type PutCommandInput, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import {
   asRequestError,
   cancellationCodes,
@@ -11,6 +11,7 @@ import {
   sameItem,
   sendConditional,
   sendPutItem,
+  sendQuery,
   withSignal,
   type OwnItem,
 } from '../../dynamo';
@@ -404,9 +405,8 @@ export class CommitLog {
     }
   }
 
-  // Through the document client, unlike the small requests (see `plain-requests`): its Query of many events answers sooner.
   private query(input: QueryCommandInput, signal: AbortSignal | undefined) {
-    return request('Query', this.table, () => this.withSignal(signal).send(new QueryCommand(input)));
+    return request('Query', this.table, () => sendQuery(this.withSignal(signal), input));
   }
 
   private withSignal(signal: AbortSignal | undefined): DynamoDBDocumentClient {
