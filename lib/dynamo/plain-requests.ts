@@ -9,7 +9,14 @@ import {
   type PutItemCommandInput,
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import type { BatchGetCommandInput, DynamoDBDocumentClient, GetCommandInput, PutCommandInput, QueryCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type {
+  BatchGetCommandInput,
+  DynamoDBDocumentClient,
+  GetCommandInput,
+  PutCommandInput,
+  QueryCommandInput,
+  UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 
 /*
