@@ -1,4 +1,5 @@
 import { RoundFigures, pairedRatio, rotation, summed, type Sample } from '../../bench/peers/measure';
+import { TWIN, lineRows, withGoal } from '../../bench/peers/rows';
 
 const sample = (ms: number, events: number, latencies: number[], extra: Partial<Sample> = {}): Sample => ({
   ms,
@@ -50,5 +51,22 @@ describe('the peers benchmark measures', () => {
     expect(paired?.ratio).toBe(2); // rounds at 2, 2, 3 and 1: the middle two's mean
     expect(paired?.spread).toEqual([1, 3]);
     expect(pairedRatio(ours, [sample(1000, 0, [])], RoundFigures.p50)).toBeUndefined();
+  });
+
+  test('dynafold against itself (A/A) is shown for the figures of a round, never with a target', () => {
+    const rounds = new Map([
+      ['dynafold', [sample(1000, 100, [5]), sample(1000, 100, [5])]],
+      ['Castore', [sample(1000, 90, [6]), sample(1000, 110, [6])]],
+      [TWIN, [sample(1000, 80, [5]), sample(1000, 125, [5])]],
+    ]);
+    const rows = lineRows('command', rounds, [
+      { measure: 'events/s ↑', pick: (s) => s.eventsPerSecond, round: RoundFigures.eventsPerSecond, bare: true },
+      { measure: 'requests/event ↓', pick: (s) => s.requestsPerEvent },
+    ]).map(withGoal);
+    const twin = rows.filter((row) => row.against === TWIN);
+    expect(twin).toHaveLength(1);
+    expect(twin[0]).toMatchObject({ measure: 'command: events/s ↑', ratio: (1.25 + 0.8) / 2, spread: [0.8, 1.25] });
+    expect(twin[0]?.target).toBeUndefined();
+    expect(rows.find((row) => row.against === 'Castore' && row.measure === 'command: events/s ↑')?.target).toBe('≥ 1.00×');
   });
 });

@@ -4,6 +4,11 @@ import { pairedRatio, summed, type RoundFigure, type Sample, type Summed } from 
 export const SCENARIO = '9 peers';
 /** The hand-written baseline: dynafold's requests, nothing else (see `barePeer`). */
 export const BARE = 'bare SDK';
+/**
+ * dynafold again, on tables of its own, in the same rounds: dynafold ÷ itself is the bench's resolution on
+ * a line (the same code measured twice), shown beside the peers' ratios with no target.
+ */
+export const TWIN = 'dynafold (A/A)';
 
 /** Each library's samples of one line, round by round (round r of each ran side by side). */
 export type Rounds = ReadonlyMap<string, ReadonlyArray<Sample>>;
@@ -29,7 +34,7 @@ export function lineRows(label: string, rounds: Rounds, figures: ReadonlyArray<F
   const rows: Row[] = [];
   for (const figure of figures) {
     for (const [name, theirs] of rounds) {
-      if (name === 'dynafold' || (name === BARE && figure.bare !== true)) continue;
+      if (name === 'dynafold' || ((name === BARE || name === TWIN) && figure.bare !== true)) continue;
       const dynafold = figure.pick(oursSummed);
       const baseline = figure.pick(summed(theirs));
       const paired = figure.round === undefined ? undefined : pairedRatio(ours, theirs, figure.round);

@@ -8,7 +8,7 @@ import { GUARANTEES } from '../peers/guarantees';
 import { fillForLoad, loadRound, LOAD_LENGTHS } from '../peers/load';
 import { alternate, metered, RoundFigures, summed, type Metered, type Sample } from '../peers/measure';
 import { deliver, expectedSummary, inOrderLanes, projectedIds, recordsOf, shuffledLanes, writeWorkload, type Delivery } from '../peers/projection';
-import { BARE, compare, lineRows, withGoal, type Figure, type Rounds } from '../peers/rows';
+import { BARE, TWIN, compare, lineRows, withGoal, type Figure, type Rounds } from '../peers/rows';
 import { ON_DEMAND_PRICES } from '../cost/pricing';
 import { clients } from '../support/local';
 import type { Row, Scenario, ScenarioContext, ScenarioResult } from '../support/report';
@@ -22,8 +22,8 @@ function sizes(quick: boolean) {
   return quick
     ? {
         appendRounds: 16,
-        appendsPerWriter: 3,
-        commandsPerWriter: 4,
+        appendsPerWriter: 6,
+        commandsPerWriter: 12,
         contendedRounds: 24,
         contendedWriters: 10,
         contendedPerWriter: 4,
@@ -38,7 +38,7 @@ function sizes(quick: boolean) {
     : {
         appendRounds: 8,
         appendsPerWriter: 20,
-        commandsPerWriter: 10,
+        commandsPerWriter: 30,
         contendedRounds: 8,
         contendedWriters: 50,
         contendedPerWriter: 3,
@@ -81,12 +81,21 @@ export const peers: Scenario = {
   async run(context: ScenarioContext): Promise<ScenarioResult> {
     const size = sizes(context.quick);
     const all: Metered[] = [];
+    const twins: Metered[] = [];
     const reader = clients(context.endpoint);
     const rows: Row[] = [];
     const details: Record<string, unknown> = { size };
     try {
       for (const factory of [dynafoldPeer, equinoxPeer, castorePeer, barePeer]) all.push(await metered(factory, context.endpoint, 'peers'));
-      for (const m of all) await warmUp(m);
+      // The lines where dynafold and a peer are close also run dynafold a second time: the A/A ratio.
+      const twin = await metered(
+        async (endpoint, prefix) => ({ ...(await dynafoldPeer(endpoint, prefix)), name: TWIN }),
+        context.endpoint,
+        'peers-aa',
+      );
+      twins.push(twin);
+      const withTwin = [...all, twin];
+      for (const m of withTwin) await warmUp(m);
 
       const appends = byName(await alternate(all, size.appendRounds, (m, round) => appendRound(m, round, size.appendsPerWriter)));
       details['append'] = summedOf(appends);
@@ -104,7 +113,7 @@ export const peers: Scenario = {
 
       // The same number of events, one an append, each at the version of the writer's own last append.
       const singles = byName(
-        await alternate(all, size.appendRounds, (m, round) => appendRound(m, round, size.appendsPerWriter * EVENTS_PER_APPEND, 1)),
+        await alternate(withTwin, size.appendRounds, (m, round) => appendRound(m, round, size.appendsPerWriter * EVENTS_PER_APPEND, 1)),
       );
       details['appendOne'] = summedOf(singles);
       context.log(`  append one: ${JSON.stringify(details['appendOne'])}`);
@@ -117,7 +126,7 @@ export const peers: Scenario = {
         ]),
       );
 
-      const commands = byName(await alternate(all, size.appendRounds, (m, round) => commandRound(m, round, size.commandsPerWriter)));
+      const commands = byName(await alternate(withTwin, size.appendRounds, (m, round) => commandRound(m, round, size.commandsPerWriter)));
       details['command'] = summedOf(commands);
       context.log(`  command: ${JSON.stringify(details['command'])}`);
       rows.push(
@@ -210,7 +219,7 @@ export const peers: Scenario = {
       details['cpuUsPerOperation'] = cpu;
       context.log(`  CPU µs per operation, by round: ${JSON.stringify(cpu)}`);
     } finally {
-      for (const m of all) m.peer.destroy();
+      for (const m of [...all, ...twins]) m.peer.destroy();
       reader.destroy();
     }
     return { rows: rows.map(withGoal), notes: notes(size), details };
@@ -255,6 +264,7 @@ function notes(size: ReturnType<typeof sizes>): string[] {
     ...GUARANTEES,
     `${BARE}: dynafold's requests sent by hand with the document client on dynafold's table layout, and nothing else (no validation, no spans, no decoding beyond reading attributes, no backoff): the CPU dynafold is held to.`,
     `Rounds rotate the libraries' order (${size.appendRounds} append, ${size.contendedRounds} contended, ${size.loadRounds} load rounds of ${size.loadsPerRound} loads, ${size.cpuRounds} CPU rounds); events/s is the median round, percentiles pool the rounds. A ratio with a spread is the median of the rounds' ratios (each round's figures ran within seconds of each other), the spread their lowest and highest.`,
+    `${TWIN}: dynafold once more, on tables of its own, in the rounds of the one-event appends and the commands: dynafold ÷ ${TWIN} is the same code measured twice, so a peer's ratio inside its spread is a tie the bench can't tell apart.`,
     `CPU per operation: after a warm-up round of each operation for each library, this process's user + system time over ${size.cpuOperations} operations run one at a time (a tenth of that for loads of 1,000 events, in-order deliveries of every record to fresh projections for the projection, ${PROJECTED_PER_ROUND} events at least), the counting middleware passed over; DynamoDB Local's CPU is its own process's. Tracing: @opentelemetry/api is installed and no SDK is registered, as in most apps.`,
     'Capacity units are what DynamoDB Local reports with ReturnConsumedCapacity TOTAL (set on every request by middleware); it does not double transactional writes as AWS bills them.',
     `AWS-billed units: every request each library sent, priced by AWS's rules (bench/cost/pricing.ts: writes per 1 KB, reads per 4 KB, a Query's items summed, eventually consistent at half, transaction items twice, UpdateItem at the larger size, index writes on top) at on-demand us-east-1 prices ($${ON_DEMAND_PRICES.dollarsPerMillionWriteUnits} per million write units, $${ON_DEMAND_PRICES.dollarsPerMillionReadUnits} per million read units). Stream reads by Lambda are free and not counted.`,
