@@ -79,4 +79,18 @@ describe('the billing middleware on a real client', () => {
     ).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
     expect(bill.writeUnits).toBe(3); // the failed condition bills the item that is there
   });
+
+  test('bills answers when its figures are read, in the order they were answered, however many wait', async () => {
+    const bill = await billed(client);
+    bill.reset();
+    // 300 writes of one item, growing then shrinking: each bills the larger of the item it replaced and its own.
+    const sizes = Array.from({ length: 300 }, (_, i) => (i < 150 ? 100 + i * 20 : 3100 - (i - 150) * 20));
+    for (const bytes of sizes) await documents.send(new PutCommand({ TableName: table, Item: { pk: 'order', sk: 1, data: data(bytes) } }));
+    const expected = sizes.reduce(
+      (sum, bytes, i) =>
+        sum + Math.ceil((Math.max(bytes, sizes[i - 1] ?? 0) + 'pk'.length + 'order'.length + 'sk'.length + 2 + 'data'.length) / 1024),
+      0,
+    );
+    expect(bill.writeUnits).toBe(expected);
+  });
 });

@@ -3,12 +3,17 @@ import { ItemBook, schemaOf, type Item } from './item-book';
 import { billRequest, type Outcome } from './request-bill';
 import { dollars } from './pricing';
 
-/** Request units AWS would bill for what a client sent, by the rules of `pricing.ts`. */
+/**
+ * Request units AWS would bill for what a client sent, by the rules of `pricing.ts`. The bill is made when
+ * its figures are read, not as each answer comes: sizing an item costs this process CPU (a wire item is
+ * unmarshalled first), which would otherwise land in the latency of the library that sent it, more for one
+ * that sends the low-level commands than for one that reads a document client's plain items.
+ */
 export interface Billed {
-  readUnits: number;
-  writeUnits: number;
+  readonly readUnits: number;
+  readonly writeUnits: number;
   /** Requests whose bill was partly estimated (an Update in a transaction, a filtered Query, a nested projection). */
-  approximations: number;
+  readonly approximations: number;
   /** While set, requests pass unbilled (see `unmetered`): items written meanwhile are not in the book. */
   paused: boolean;
   /** On-demand dollars of the units so far. */
@@ -79,24 +84,47 @@ function rewrite(operation: string, input: Input): { sent: Input; answer: (outpu
   return { sent: input, answer: keep };
 }
 
+/** Answers waiting for their bill, at most: past it they are billed at once (a long run holds no more of them). */
+const PENDING_KEPT = 128;
+
 /** Adds the billing middleware to `client`, keeping item sizes in `book`. */
 export function attachBilling(client: DynamoDBClient, book: ItemBook): Billed {
-  const b: Billed = {
-    readUnits: 0,
-    writeUnits: 0,
-    approximations: 0,
-    paused: false,
-    dollars: () => dollars(b.writeUnits, b.readUnits),
-    reset: () => {
-      b.readUnits = b.writeUnits = b.approximations = 0;
-    },
+  const units = { readUnits: 0, writeUnits: 0, approximations: 0 };
+  // In the order they were answered: a write's bill depends on the size of the item it replaced.
+  const pending: Array<() => void> = [];
+  const settle = () => {
+    for (const bill of pending.splice(0)) bill();
   };
   const add = (operation: string, input: Input, outcome: Outcome) => {
     const bill = billRequest(book, operation, input, outcome);
     if (bill === undefined) return;
-    b.readUnits += bill.readUnits;
-    b.writeUnits += bill.writeUnits;
-    b.approximations += bill.approximations + (input['ProjectionExpression'] === undefined ? 0 : 1);
+    units.readUnits += bill.readUnits;
+    units.writeUnits += bill.writeUnits;
+    units.approximations += bill.approximations + (input['ProjectionExpression'] === undefined ? 0 : 1);
+  };
+  const later = (bill: () => void) => {
+    pending.push(bill);
+    if (pending.length > PENDING_KEPT) settle();
+  };
+  const b: Billed = {
+    get readUnits() {
+      settle();
+      return units.readUnits;
+    },
+    get writeUnits() {
+      settle();
+      return units.writeUnits;
+    },
+    get approximations() {
+      settle();
+      return units.approximations;
+    },
+    paused: false,
+    dollars: () => dollars(b.writeUnits, b.readUnits),
+    reset: () => {
+      settle();
+      units.readUnits = units.writeUnits = units.approximations = 0;
+    },
   };
   const id = Math.random().toString(36).slice(2);
   // Above the SDK's retry loop: AWS bills the request that was answered, not a throttled attempt.
@@ -110,12 +138,14 @@ export function attachBilling(client: DynamoDBClient, book: ItemBook): Billed {
         result = await next({ ...args, input: sent });
       } catch (error) {
         const failed = CONDITION_FAILURES[(error as { name?: string }).name ?? ''];
-        if (failed !== undefined) add(operation, sent, { failed });
+        if (failed !== undefined) later(() => add(operation, sent, { failed }));
         throw error;
       }
       const output = result.output as unknown as Item;
-      if (operation === 'CreateTable') book.describe(String(sent['TableName']), schemaOf(sent));
-      add(operation, sent, { output });
+      later(() => {
+        if (operation === 'CreateTable') book.describe(String(sent['TableName']), schemaOf(sent));
+        add(operation, sent, { output });
+      });
       return { ...result, output: answer(output) as unknown as typeof result.output };
     },
     { step: 'initialize', name: `benchBilled-${id}` },
