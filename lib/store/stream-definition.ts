@@ -1,6 +1,6 @@
 import { ConfigurationError, ValidationError } from '../errors';
 import { assertKeyLength } from '../dynamo';
-import type { ResolvedTtl } from '../util';
+import { OwnedMemo, type ResolvedTtl } from '../util';
 import type { SubjectKeys } from '../erasure';
 import { eventCodec, joinComposite, splitComposite, type EventCodec } from './codec';
 import { CommitLog } from './commits';
@@ -82,23 +82,14 @@ export function formatStreamId(stream: StreamDefinition, id: unknown): string {
 
 // Parsed stream ids by stream, the last few thousand: a batch's events mostly share their instances, and a
 // projection's `key` parses each event's id.
-const parsedIds = new WeakMap<StreamDefinition, Map<string, Readonly<Record<string, string>>>>();
-const PARSED_IDS_KEPT = 4_096;
+const parsedIds = new OwnedMemo<StreamDefinition, Readonly<Record<string, string>>>(4_096);
 
 /**
  * The structured form of a stream id's string form (a new object each time: the caller may keep or change
  * it). A multi-field id with a `#` in a value is ambiguous: `ValidationError`.
  */
 export function parseStreamId(stream: StreamDefinition, streamId: string): Record<string, string> {
-  let parsed = parsedIds.get(stream);
-  if (parsed === undefined) parsedIds.set(stream, (parsed = new Map()));
-  let fields = parsed.get(streamId);
-  if (fields === undefined) {
-    fields = splitComposite(`Stream id of ${stream.name}`, stream.streamIdFields, streamId);
-    if (parsed.size >= PARSED_IDS_KEPT) parsed.clear();
-    parsed.set(streamId, fields);
-  }
-  return { ...fields };
+  return { ...parsedIds.get(stream, streamId, () => splitComposite(`Stream id of ${stream.name}`, stream.streamIdFields, streamId)) };
 }
 
 /** The definition of each `EventStream`, by the stream: its actions, and the package's other modules, reach it here. */

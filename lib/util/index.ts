@@ -16,5 +16,6 @@ export { isoTime } from './iso-time';
 export type { Logger, LogLevel } from './logger';
 export { consoleLogger, resolveLogger } from './console-logger';
 export { Semaphore } from './semaphore';
+export { OwnedMemo } from './owned-memo';
 export { RecordedErrorLimits, boundedMessage, recordedError } from './recorded-error';
 export type { RecordedError } from './recorded-error';

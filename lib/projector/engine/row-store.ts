@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AppliedOutcome, MultiSourceAppliedOutcome } from '../../outcome';
 import type { AnyEventStream, StreamEvent } from '../../store';
 import type { PrimaryKeyDefinition, ReadModel } from '../../read-model';
-import type { ResolvedRetry } from '../../util';
+import { OwnedMemo, type ResolvedRetry } from '../../util';
 import type { Evolved, FailedEvent } from './fold-row';
 import type { Key, RowGroup } from './plan-rows';
 import type { RowMemory } from './row-memory';
@@ -133,8 +133,7 @@ export type RowBasics = Pick<RowRuntime<unknown>, 'name' | 'store' | 'streams' |
 // Rows' stored keys by read model, by the values of their key fields (see `keyValuesOf`): a call asks for
 // the id of each of its events' rows, a fold for each event it folds and a write for its row's key, and
 // making the stored key is the costly part.
-const storedKeys = new WeakMap<object, Map<string, StoredKey>>();
-const STORED_KEYS_KEPT = 10_000;
+const storedKeys = new OwnedMemo<object, StoredKey>(10_000);
 
 /** A row's key attributes as stored, and as one string: the row's identity. */
 interface StoredKey {
@@ -151,16 +150,8 @@ export function rowIdOf(runtime: Pick<RowBasics, 'store'>, key: Key): string {
 export function storedKeyOf(runtime: Pick<RowBasics, 'store'>, key: Key): StoredKey {
   const { readModel } = runtime.store;
   const values = keyValuesOf(readModel.key, key);
-  if (values === undefined) return storedKey(readModel.keyOf(key));
-  let known = storedKeys.get(readModel);
-  if (known === undefined) storedKeys.set(readModel, (known = new Map()));
-  let stored = known.get(values);
-  if (stored === undefined) {
-    stored = storedKey(readModel.keyOf(key));
-    if (known.size >= STORED_KEYS_KEPT) known.clear();
-    known.set(values, stored);
-  }
-  return stored;
+  const make = () => storedKey(readModel.keyOf(key));
+  return values === undefined ? make() : storedKeys.get(readModel, values, make);
 }
 
 function storedKey(attributes: Record<string, string>): StoredKey {
