@@ -187,6 +187,62 @@ describe('a load from a snapshot reads it and the events after it in one Query',
     expect(loaded).toEqual(await Orders.load('long-tail', fold().fold));
   }, 60_000);
 
+  test("it reads as many commits with the snapshot as the instance's last load found past it, plus those appended since", async () => {
+    const limits: number[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'QueryCommand') limits.push((args.input as { Limit?: number }).Limit ?? 0);
+        return next(args);
+      },
+      { step: 'initialize', name: 'queryLimits' },
+    );
+    try {
+      await fillOrder('ahead', 19, 1); // 20 commits of one event
+      const state = (await Orders.load('ahead', fold().fold)).state;
+      await Orders.saveSnapshot('ahead', { version: 20, state });
+      const Fresh = orderStream(client, table); // has loaded nothing yet
+      const Other = orderStream(client, table); // another writer
+      const load = async () => {
+        limits.length = 0;
+        requests.reset();
+        const loaded = await Fresh.load('ahead', fold().fold, { snapshot: {} });
+        const read = { limits: [...limits], queries: requests.count('QueryCommand'), gets: requests.count('GetItemCommand') };
+        expect(loaded).toEqual(await Orders.load('ahead', fold().fold));
+        return read;
+      };
+      const newest = { queries: 1, gets: 0 };
+      // Not loaded before: the snapshot and 4 commits (`snapshotReadAhead`). At the head, the next reads one.
+      expect(await load()).toEqual({ limits: [5], ...newest });
+      expect(await load()).toEqual({ limits: [2], ...newest });
+      // Two commits of its own since: one each, and one more.
+      for (let n = 0; n < 2; n++) await Fresh.append('ahead', [{ type: 'ItemAdded', data: { sku: `own-${n}`, price: 1 } }]);
+      expect(await load()).toEqual({ limits: [4], ...newest });
+      // Another writer's commit is the one more.
+      await Other.append('ahead', [{ type: 'ItemAdded', data: { sku: 'other-0', price: 1 } }]);
+      expect(await load()).toEqual({ limits: [4], ...newest });
+      // Three of another writer's: the Query falls short, the rest are read ascending (six commits past the
+      // snapshot: so do the next loads, reading 4 again).
+      for (let n = 1; n <= 3; n++) await Other.append('ahead', [{ type: 'ItemAdded', data: { sku: `other-${n}`, price: 1 } }]);
+      const shortOf = { limits: [5, 1001], queries: 2, gets: 0 };
+      expect(await load()).toEqual(shortOf);
+      expect(await load()).toEqual(shortOf);
+      // A snapshot at the head again: the next load reads 4 (its last found 4 or more), the one after it 1.
+      await Fresh.saveSnapshot('ahead', await Fresh.load('ahead', fold().fold));
+      expect(await load()).toEqual({ limits: [5], ...newest });
+      expect(await load()).toEqual({ limits: [2], ...newest });
+      // Remembering nothing (`rememberedVersions: 0`), every load reads 4.
+      const Forgetful = orderStream(client, table, { rememberedVersions: 0 });
+      for (let n = 0; n < 2; n++) {
+        limits.length = 0;
+        await Forgetful.load('ahead', fold().fold, { snapshot: {} });
+        expect(limits).toEqual([5]);
+        if (n === 0) await Forgetful.append('ahead', [{ type: 'ItemAdded', data: { sku: 'forgetful', price: 1 } }]);
+      }
+    } finally {
+      client.middlewareStack.remove('queryLimits');
+    }
+  }, 60_000);
+
   test('events the snapshot covers are not decoded: one that no longer decodes does not fail a load from the snapshot', async () => {
     await fillOrder('covered', 9, 1);
     const full = await Orders.load('covered', fold().fold, { snapshot: { every: 5 } }); // saves one at 10

@@ -45,11 +45,13 @@ export const EventStreamDefaults = {
   /** Commits (items) per Query page when reading a stream. */
   readPageSize: 1000,
   /**
-   * Commits (appends) a load from a snapshot reads in the same Query as the snapshot (fewer with a smaller
-   * `snapshot.every`): those since the snapshot when they are few, and at most 4 it did not need (read from
-   * the head down to the snapshot's version, which the Query can't know beforehand). A commit holds an
-   * append's events, so a larger read-ahead would read many events for nothing after bulk appends;
-   * commits past these are read in one more Query, only those the snapshot does not cover.
+   * Commits (appends) a load from a snapshot reads at most in the same Query as the snapshot (fewer with a
+   * smaller `snapshot.every`), read from the head down to the snapshot's version, which the Query can't
+   * know beforehand. A stream instance loaded lately reads as many as its last load found past the snapshot,
+   * plus one per version appended since that the `EventStream` saw, plus one; one it has not loaded (or past
+   * `rememberedVersions` instances) reads 4. A commit holds an append's events, so a larger read-ahead would
+   * read many events for nothing after bulk appends; commits past these are read in one more Query, only
+   * those the snapshot does not cover.
    */
   snapshotReadAhead: 4,
   /** The attribute DynamoDB TTL expires idempotency sentinels on, when `idempotencyTtl` is set. */

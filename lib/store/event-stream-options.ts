@@ -89,7 +89,9 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
    * never changed or deleted, so what it remembers stays true; only deleting a table's items under a
    * running stream (a test that recreates the table under the same name) would make it wrong: give such
    * a test a new `EventStream`, or 0 here. 0 remembers nothing, and every such append is read first.
-   * @defaultValue 10,000 instances ({@link EventStreamDefaults.rememberedVersions}): about 1 MB for ids of a few dozen characters
+   * As many instances loaded from a snapshot are remembered with how far the load found the snapshot
+   * behind, so the next load reads as many commits with it (see {@link EventStreamDefaults.snapshotReadAhead}).
+   * @defaultValue 10,000 instances ({@link EventStreamDefaults.rememberedVersions}): about 1 MB for ids of a few dozen characters (2 MB with loads from snapshots)
    */
   readonly rememberedVersions?: number | undefined;
 }

@@ -17,5 +17,6 @@ export type { Logger, LogLevel } from './logger';
 export { consoleLogger, resolveLogger } from './console-logger';
 export { Semaphore } from './semaphore';
 export { OwnedMemo } from './owned-memo';
+export { RecentlyUsed } from './recently-used';
 export { RecordedErrorLimits, boundedMessage, recordedError } from './recorded-error';
 export type { RecordedError } from './recorded-error';

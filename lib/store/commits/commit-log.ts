@@ -35,6 +35,7 @@ import { instancePages, type InstancePage, type InstanceSegment } from './instan
 import { loadKeysFor } from './keys-before-decoding';
 import { KnownCommitEnds } from './known-commit-ends';
 import { snapshotPageOf, type SnapshotPage } from './snapshot-page';
+import { SnapshotReadAhead } from './snapshot-read-ahead';
 
 type Item = Record<string, unknown>;
 
@@ -72,6 +73,7 @@ export type CommitPutOutcome =
 export class CommitLog {
   private readonly documents: DynamoDBDocumentClient;
   private readonly ends: KnownCommitEnds;
+  private readonly readAhead: SnapshotReadAhead;
 
   constructor(
     readonly table: string,
@@ -82,6 +84,7 @@ export class CommitLog {
     // Every request tells the span of the operation that sends it what it consumed.
     this.documents = withCapacity(documentClient(client));
     this.ends = new KnownCommitEnds(rememberedVersions);
+    this.readAhead = new SnapshotReadAhead(rememberedVersions, this.ends);
   }
 
   /** A new append's id: every try of the append stamps its commits with it (see `Layout.appendId`). */
@@ -200,20 +203,30 @@ export class CommitLog {
   }
 
   /**
-   * The snapshot at `slot` and the newest events in ONE Query, newest first, `limit` items at most (see
-   * `snapshotPageQuery`); the newest event read ends the newest commit.
+   * The snapshot at `slot` and the newest events in ONE Query, newest first (see `snapshotPageQuery`): the
+   * snapshot and as many commits as the instance's last load suggests, `readAhead` at most (see
+   * `SnapshotReadAhead`). The newest event read ends the newest commit.
    */
   async snapshotPage(
     streamId: string,
     slot: SnapshotSlot,
-    reading: { readonly limit: number; readonly consistent: boolean; readonly signal: AbortSignal | undefined },
+    reading: { readonly readAhead: number; readonly consistent: boolean; readonly signal: AbortSignal | undefined },
   ): Promise<SnapshotPage> {
-    const page = await this.query(snapshotPageQuery(this.table, this.partitionKey(streamId), slot.sortKey, reading), reading.signal);
+    const limit = 1 + this.readAhead.commits(streamId, slot.sortKey, reading.readAhead);
+    const page = await this.query(
+      snapshotPageQuery(this.table, this.partitionKey(streamId), slot.sortKey, { consistent: reading.consistent, limit }),
+      reading.signal,
+    );
     const items = page.Items ?? [];
     await this.loadKeys(items, reading.signal);
     const read = snapshotPageOf(this.codec, streamId, slot, items, page.LastEvaluatedKey === undefined);
-    const head = read.newest.at(-1);
-    if (head !== undefined) this.learned(streamId, head.version);
+    const newest = read.newest.at(-1)?.version;
+    if (newest !== undefined) this.learned(streamId, newest);
+    // A snapshot's version is not learned: one saved by hand may name any version.
+    const covered = read.snapshot?.version ?? 0;
+    // Short of the snapshot's version, the commits past it were `readAhead` or more.
+    const commitsPast = read.from <= covered + 1 ? read.newestCommits : reading.readAhead;
+    this.readAhead.found(streamId, slot.sortKey, { head: newest ?? covered, commitsPast });
     return read;
   }
 

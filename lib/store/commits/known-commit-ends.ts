@@ -1,3 +1,5 @@
+import { RecentlyUsed } from '../../util';
+
 /**
  * The last version an `EventStream` saw end a commit, per stream instance, for its most recently used
  * instances: what it appended, the head a load or a read of the head reached, the end of a commit that beat
@@ -8,26 +10,24 @@
  * Bounded: past `capacity` instances the least recently used is forgotten, and then proved by a read again.
  */
 export class KnownCommitEnds {
-  /** By stream id, least recently used first (a `Map` keeps insertion order). */
-  private readonly ends = new Map<string, number>();
+  private readonly ends: RecentlyUsed<number>;
 
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.ends = new RecentlyUsed(capacity);
+  }
 
   /** Notes that a commit of `streamId` ends at `version`. */
   remember(streamId: string, version: number): void {
-    if (this.capacity === 0 || version <= 0) return;
-    this.ends.delete(streamId);
-    this.ends.set(streamId, version);
-    if (this.ends.size > this.capacity) this.ends.delete(this.ends.keys().next().value as string);
+    if (version > 0) this.ends.set(streamId, version);
   }
 
   /** Whether `version` is known to end a commit of `streamId`. */
   holds(streamId: string, version: number): boolean {
-    const end = this.ends.get(streamId);
-    if (end !== version) return false;
-    // Used: it moves to the most recent end.
-    this.ends.delete(streamId);
-    this.ends.set(streamId, end);
-    return true;
+    return this.latest(streamId) === version;
+  }
+
+  /** The last version known to end a commit of `streamId`, if one is. */
+  latest(streamId: string): number | undefined {
+    return this.ends.get(streamId);
   }
 }

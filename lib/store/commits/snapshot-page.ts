@@ -14,6 +14,8 @@ export interface SnapshotPage<Event = StreamEvent> {
   readonly newest: ReadonlyArray<Event>;
   /** `newest` holds every event from this version to the head the Query saw (1 when it read them all). */
   readonly from: number;
+  /** The commits `newest` came from. */
+  readonly newestCommits: number;
 }
 
 /**
@@ -50,5 +52,11 @@ export function snapshotPageOf(
   const newest = commits.reverse().flat();
   // Having read every item, the Query read every commit; otherwise those from the lowest it reached.
   const reached = readAll ? 1 : (lowest ?? MAX_VERSION + 1);
-  return { snapshot: found, forgottenSnapshot: stored !== undefined && found === undefined, newest, from: Math.max(reached, covered + 1) };
+  return {
+    snapshot: found,
+    forgottenSnapshot: stored !== undefined && found === undefined,
+    newest,
+    from: Math.max(reached, covered + 1),
+    newestCommits: commits.length,
+  };
 }

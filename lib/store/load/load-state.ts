@@ -52,7 +52,7 @@ export async function loadAndSnapshot<State, Event extends StreamEvent>(
     options.snapshot === undefined
       ? undefined
       : ((await snapshotPage(stream, streamId, options.snapshot.name, {
-          limit: snapshotPageLimit(options.snapshot),
+          readAhead: snapshotReadAhead(options.snapshot),
           consistent,
           signal,
         })) as SnapshotPage<Event>);
@@ -112,18 +112,18 @@ function snapshotStateVersion(options: SnapshotOptions<unknown> | undefined): nu
 }
 
 /**
- * How many items a load's first Query reads: the snapshot and the commits after it, up to a snapshot
- * interval (a load that folds `every` events saves a new one, and each commit holds one or more) or
- * `EventStreamDefaults.snapshotReadAhead`.
+ * How many commits a load's first Query reads at most with the snapshot: up to a snapshot interval (a load
+ * that folds `every` events saves a new one, and each commit holds one or more) or
+ * `EventStreamDefaults.snapshotReadAhead` (see `SnapshotReadAhead` for how many it reads).
  */
-function snapshotPageLimit(options: SnapshotOptions<unknown>): number {
+function snapshotReadAhead(options: SnapshotOptions<unknown>): number {
   const { every } = options;
   if (every !== undefined && (!Number.isSafeInteger(every) || every < 1)) {
     throw new ValidationError(`Expected \`snapshot.every\` to be an integer ≥ 1, got ${String(every)}.`, [
       { path: ['snapshot', 'every'], message: 'not an integer ≥ 1' },
     ]);
   }
-  return Math.min(every ?? EventStreamDefaults.snapshotReadAhead, EventStreamDefaults.snapshotReadAhead) + 1;
+  return Math.min(every ?? EventStreamDefaults.snapshotReadAhead, EventStreamDefaults.snapshotReadAhead);
 }
 
 /** A snapshot of today's state version as it is, one of an older version upcast when there is a function for it, else none. */

@@ -102,7 +102,7 @@ export async function snapshotPage(
   stream: StreamDefinition,
   streamId: string,
   name: string | undefined,
-  reading: { readonly limit: number; readonly consistent: boolean; readonly signal: AbortSignal | undefined },
+  reading: { readonly readAhead: number; readonly consistent: boolean; readonly signal: AbortSignal | undefined },
 ): Promise<SnapshotPage> {
   const snapshotName = name ?? DEFAULT_SNAPSHOT_NAME;
   const page = await stream.commits.snapshotPage(streamId, today(snapshotName), reading);
