@@ -90,7 +90,7 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
    * running stream (a test that recreates the table under the same name) would make it wrong: give such
    * a test a new `EventStream`, or 0 here. 0 remembers nothing, and every such append is read first.
    * As many instances loaded from a snapshot are remembered with how far the load found the snapshot
-   * behind, so the next load reads as many commits with it (see {@link EventStreamDefaults.snapshotReadAhead}).
+   * behind, so the next load reads as many commits with it (see `snapshotReadAhead` of the defaults).
    * @defaultValue 10,000 instances ({@link EventStreamDefaults.rememberedVersions}): about 1 MB for ids of a few dozen characters (2 MB with loads from snapshots)
    */
   readonly rememberedVersions?: number | undefined;
