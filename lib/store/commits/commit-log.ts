@@ -220,13 +220,10 @@ export class CommitLog {
     const items = page.Items ?? [];
     await this.loadKeys(items, reading.signal);
     const read = snapshotPageOf(this.codec, streamId, slot, items, page.LastEvaluatedKey === undefined);
-    const newest = read.newest.at(-1)?.version;
-    if (newest !== undefined) this.learned(streamId, newest);
-    // A snapshot's version is not learned: one saved by hand may name any version.
-    const covered = read.snapshot?.version ?? 0;
-    // Short of the snapshot's version, the commits past it were `readAhead` or more.
-    const commitsPast = read.from <= covered + 1 ? read.newestCommits : reading.readAhead;
-    this.readAhead.found(streamId, slot.sortKey, { head: newest ?? covered, commitsPast });
+    // The newest event read ends a commit; a snapshot's version is not learned (one saved by hand may name any).
+    const newest = read.newest.at(-1);
+    if (newest !== undefined) this.learned(streamId, newest.version);
+    this.readAhead.found(streamId, slot.sortKey, read, reading.readAhead);
     return read;
   }
 

@@ -1,8 +1,9 @@
 import { RecentlyUsed } from '../../util';
 import type { KnownCommitEnds } from './known-commit-ends';
+import type { SnapshotPage } from './snapshot-page';
 
 /** What a load from a snapshot found: the head version it reached, and how many commits were past the snapshot. */
-export interface SnapshotDistance {
+interface SnapshotDistance {
   readonly head: number;
   readonly commitsPast: number;
 }
@@ -33,11 +34,13 @@ export class SnapshotReadAhead {
     return Math.min(most, last.commitsPast + appendedSince + 1);
   }
 
-  /** Notes what a load found past the snapshot at `sortKey`: `commitsPast` is `most` or more when its Query did not reach the snapshot's version. */
-  found(streamId: string, sortKey: string, distance: SnapshotDistance): void {
-    if (this.capacity === 0) return;
+  /** Notes what a load's `page`, read with at most `most` commits, found past the snapshot at `sortKey`. */
+  found(streamId: string, sortKey: string, page: SnapshotPage, most: number): void {
+    const covered = page.snapshot?.version ?? 0;
+    // Short of the snapshot's version, the commits past it were `most` or more.
+    const commitsPast = page.from <= covered + 1 ? page.newestCommits : most;
     let distances = this.bySnapshot.get(sortKey);
     if (distances === undefined) this.bySnapshot.set(sortKey, (distances = new RecentlyUsed(this.capacity)));
-    distances.set(streamId, distance);
+    distances.set(streamId, { head: page.newest.at(-1)?.version ?? covered, commitsPast });
   }
 }
