@@ -84,11 +84,16 @@ function rewrite(operation: string, input: Input): { sent: Input; answer: (outpu
   return { sent: input, answer: keep };
 }
 
-/** Answers waiting for their bill, at most: past it they are billed at once (a long run holds no more of them). */
-const PENDING_KEPT = 128;
+/**
+ * Answers waiting for their bill, at most: past it they are billed at once (a long run holds no more of them).
+ * As many as the largest timed round answers (Castore's projection in the full peers run: 6,000 requests),
+ * so that no round's time holds its own billing (at 128, the quick run's command rounds billed two thirds of
+ * their answers inside their own time).
+ */
+const PENDING_KEPT = 8_192;
 
-/** Adds the billing middleware to `client`, keeping item sizes in `book`. */
-export function attachBilling(client: DynamoDBClient, book: ItemBook): Billed {
+/** Adds the billing middleware to `client`, keeping item sizes in `book` and at most `pendingKept` answers unbilled. */
+export function attachBilling(client: DynamoDBClient, book: ItemBook, pendingKept = PENDING_KEPT): Billed {
   const units = { readUnits: 0, writeUnits: 0, approximations: 0 };
   // In the order they were answered: a write's bill depends on the size of the item it replaced.
   const pending: Array<() => void> = [];
@@ -104,7 +109,7 @@ export function attachBilling(client: DynamoDBClient, book: ItemBook): Billed {
   };
   const later = (bill: () => void) => {
     pending.push(bill);
-    if (pending.length > PENDING_KEPT) settle();
+    if (pending.length > pendingKept) settle();
   };
   const b: Billed = {
     get readUnits() {
@@ -154,7 +159,7 @@ export function attachBilling(client: DynamoDBClient, book: ItemBook): Billed {
 }
 
 /** Learns the schema of every table on the client's endpoint, then adds the billing middleware. */
-export async function billed(client: DynamoDBClient): Promise<Billed> {
+export async function billed(client: DynamoDBClient, pendingKept = PENDING_KEPT): Promise<Billed> {
   const book = new ItemBook();
   let start: string | undefined;
   do {
@@ -165,5 +170,5 @@ export async function billed(client: DynamoDBClient): Promise<Billed> {
     }
     start = page.LastEvaluatedTableName;
   } while (start !== undefined);
-  return attachBilling(client, book);
+  return attachBilling(client, book, pendingKept);
 }
