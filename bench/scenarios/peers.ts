@@ -52,6 +52,13 @@ function sizes(quick: boolean) {
       };
 }
 
+/**
+ * CPU rounds of each operation run before the measured ones. With one, the projection's first two measured
+ * rounds still ran 1.35–1.56× the bare SDK's CPU and the later ones 1.11–1.40× (dynafold's CPU per event
+ * falling from 70 µs to 50 over the rounds, the bare SDK's from 48 to 40): still compiling, not steady.
+ */
+const CPU_WARM_UP_ROUNDS = 3;
+
 const eventsPerSecond: Figure = { measure: 'events/s ↑', pick: (s) => s.eventsPerSecond, round: RoundFigures.eventsPerSecond, bare: true };
 const p50: Figure = { measure: 'p50 ms ↓', pick: (s) => s.p50, round: RoundFigures.p50, bare: true };
 const p99: Figure = { measure: 'p99 ms ↓', pick: (s) => s.p99, round: RoundFigures.p99 };
@@ -207,9 +214,9 @@ export const peers: Scenario = {
       const cpu: Record<string, unknown> = {};
       for (const operation of cpuOperations(size.cpuOperations, size.perLength, (m) => records.get(m.peer.name) ?? [], size.orders)) {
         const able = all.filter((m) => operation.available?.(m) ?? true);
-        // A warm-up round each, not counted: V8 compiles a library's code as it runs it, so the first rounds of
+        // Warm-up rounds each, not counted: V8 compiles a library's code as it runs it, so the first rounds of
         // an operation little run before (the projection's) would measure the compiler as much as the library.
-        for (const m of able) await cpuRound(m, operation, size.cpuRounds);
+        for (let warm = 0; warm < CPU_WARM_UP_ROUNDS; warm++) for (const m of able) await cpuRound(m, operation, size.cpuRounds + warm);
         const by = byName(await alternate(able, size.cpuRounds, (m, round) => cpuRound(m, operation, round)));
         cpu[operation.name] = Object.fromEntries([...by].map(([name, list]) => [name, list.map((s) => (s.cpuMs * 1000) / s.events)]));
         const perOperation: Figure = { measure: 'µs ↓', pick: (s) => s.cpuUsPerEvent, round: RoundFigures.cpuUsPerEvent, bare: true };
@@ -265,7 +272,7 @@ function notes(size: ReturnType<typeof sizes>): string[] {
     `${BARE}: dynafold's requests sent by hand with the document client on dynafold's table layout, and nothing else (no validation, no spans, no decoding beyond reading attributes, no backoff): the CPU dynafold is held to.`,
     `Rounds rotate the libraries' order (${size.appendRounds} append, ${size.contendedRounds} contended, ${size.loadRounds} load rounds of ${size.loadsPerRound} loads, ${size.cpuRounds} CPU rounds); events/s is the median round, percentiles pool the rounds. A ratio with a spread is the median of the rounds' ratios (each round's figures ran within seconds of each other), the spread their lowest and highest.`,
     `${TWIN}: dynafold once more, on tables of its own, in the rounds of the one-event appends and the commands: dynafold ÷ ${TWIN} is the same code measured twice, so a peer's ratio inside its spread is a tie the bench can't tell apart.`,
-    `CPU per operation: after a warm-up round of each operation for each library, this process's user + system time over ${size.cpuOperations} operations run one at a time (a tenth of that for loads of 1,000 events, in-order deliveries of every record to fresh projections for the projection, ${PROJECTED_PER_ROUND} events at least), the counting middleware passed over; DynamoDB Local's CPU is its own process's. Tracing: @opentelemetry/api is installed and no SDK is registered, as in most apps.`,
+    `CPU per operation: after ${CPU_WARM_UP_ROUNDS} warm-up rounds of each operation for each library, this process's user + system time over ${size.cpuOperations} operations run one at a time (a tenth of that for loads of 1,000 events, in-order deliveries of every record to fresh projections for the projection, ${PROJECTED_PER_ROUND} events at least), the counting middleware passed over; DynamoDB Local's CPU is its own process's. Tracing: @opentelemetry/api is installed and no SDK is registered, as in most apps.`,
     'Capacity units are what DynamoDB Local reports with ReturnConsumedCapacity TOTAL (set on every request by middleware); it does not double transactional writes as AWS bills them.',
     `AWS-billed units: every request each library sent, priced by AWS's rules (bench/cost/pricing.ts: writes per 1 KB, reads per 4 KB, a Query's items summed, eventually consistent at half, transaction items twice, UpdateItem at the larger size, index writes on top) at on-demand us-east-1 prices ($${ON_DEMAND_PRICES.dollarsPerMillionWriteUnits} per million write units, $${ON_DEMAND_PRICES.dollarsPerMillionReadUnits} per million read units). Stream reads by Lambda are free and not counted.`,
     "Projection: the peers' real stream records in batches of 100 with Lambda's retry contract (MaximumRetryAttempts 2): in order on one lane (ParallelizationFactor 1, the default), and shuffled, dealt round-robin to 10 lanes; latency is per handler call. equinox-js figures stop at its index (no row): not comparable with a row's cost.",
