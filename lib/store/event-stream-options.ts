@@ -89,9 +89,9 @@ export interface EventStreamOptions<Name extends string, Fields extends Readonly
    * never changed or deleted, so what it remembers stays true; only deleting a table's items under a
    * running stream (a test that recreates the table under the same name) would make it wrong: give such
    * a test a new `EventStream`, or 0 here. 0 remembers nothing, and every such append is read first.
-   * As many instances loaded from a snapshot are remembered with how far the load found the snapshot
-   * behind, so the next load reads as many commits with it (see `snapshotReadAhead` of the defaults).
-   * @defaultValue 10,000 instances ({@link EventStreamDefaults.rememberedVersions}): about 1 MB for ids of a few dozen characters (2 MB with loads from snapshots)
+   * As many instances loaded from each snapshot name are remembered with how far the load found the
+   * snapshot behind, so the next load reads as many commits with it (see `snapshotReadAhead` of the defaults).
+   * @defaultValue 10,000 instances ({@link EventStreamDefaults.rememberedVersions}): about 1 MB for ids of a few dozen characters, and 1 MB more for each snapshot name loads use
    */
   readonly rememberedVersions?: number | undefined;
 }
